@@ -1,0 +1,3 @@
+from bouts.cli.main import app
+
+app()

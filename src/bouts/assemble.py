@@ -1,0 +1,262 @@
+"""Turn measurements into a scorecard. Pure: models in, a Scorecard out (no files, no clock).
+
+Components that later judges measure are reported as not scored, with the reason; the profiles
+that need them are provisional (see bouts.scoring.profiles).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from bouts import __version__
+from bouts.models.challenge import Challenge
+from bouts.models.results import Outcome, RunReport, TestResult
+from bouts.models.scorecard import (
+    ComponentScore,
+    FlagModel,
+    ProfileScore,
+    Reproducibility,
+    Scorecard,
+    TestOutcomeModel,
+)
+from bouts.models.submission import SubmissionMeta
+from bouts.scoring import components as c
+from bouts.scoring import profiles
+from bouts.scoring.explain import Explained, NotScored, Result
+from bouts.scoring.placeholder import placeholder_reason
+from bouts.scoring.review import Flag, divergence
+from bouts.scoring.weights import resolve_weights
+
+COMPONENT_ORDER = (
+    "static_tests",
+    "adversarial",
+    "code_quality",
+    "deliverables",
+    "security",
+    "stability",
+    "objective",
+    "process",
+    "strategy",
+    "integrity",
+    "recovery",
+    "efficiency",
+)
+
+# Components whose judges are not part of the engine yet, and where they will come from.
+PENDING: Mapping[str, str] = {
+    "code_quality": "no code-quality judge is configured yet (the static judge panel is still to be built)",
+    "security": "no security scanner is configured yet (Semgrep/Bandit judges are still to be built)",
+    "process": "the trajectory judges are still to be built",
+    "strategy": "the trajectory judges are still to be built",
+    "recovery": "the trajectory judges are still to be built",
+    "efficiency": "the trajectory judges are still to be built",
+    "integrity": "the integrity detectors are still to be built",
+}
+
+
+@dataclass(frozen=True)
+class Measurements:
+    """Everything measured about one submission, by the I/O edge."""
+
+    run: RunReport
+    deliverable_texts: Mapping[str, str | None] = field(default_factory=dict)
+    """Required deliverable path → its text, or None when the file is missing."""
+    submission_hash: str = ""
+
+
+def _static(run: RunReport) -> Result:
+    tests = [r for r in run.results if r.suite in ("visible", "hidden")]
+    passed = sum(1 for r in tests if r.outcome is Outcome.PASSED)
+    return c.static_tests(passed, len(tests))
+
+
+def _adversarial(run: RunReport, challenge: Challenge) -> Result:
+    weights = challenge.spec.adversarial.severity_weights
+    prebuilt_tests = [
+        c.WeightedTest(r.severity or challenge.spec.adversarial.default_severity, r.outcome is Outcome.PASSED)
+        for r in run.by_suite("adversarial")
+    ]
+    prebuilt = (
+        c.adversarial(prebuilt_tests, weights)
+        if prebuilt_tests
+        else NotScored("the challenge has no pre-built adversarial tests")
+    )
+    generated = NotScored("adversarial tests generated from the submission are still to be built")
+    return c.adversarial_split(prebuilt, generated, challenge.spec.adversarial.prebuilt_share)
+
+
+def _deliverables(challenge: Challenge, texts: Mapping[str, str | None]) -> Result:
+    required = [d for d in challenge.spec.deliverables if d.required]
+    if not required:
+        return NotScored("the challenge asks for no deliverables")
+    absent: list[Explained] = []
+    present: list[str] = []
+    for d in required:
+        text = texts.get(d.path)
+        if text is None:
+            absent.append(c.deliverable_absent(d.path, "missing"))
+        elif placeholder_reason(text):
+            absent.append(Explained(0.0, (f"{d.path}: placeholder ({placeholder_reason(text)}) → 0",)))
+        else:
+            present.append(d.path)
+    if present:
+        return NotScored(
+            f"no deliverables judge is configured yet to read {', '.join(present)}",
+            tuple(line for a in absent for line in a.math),
+        )
+    return c.deliverables(absent)
+
+
+def _stability(run: RunReport) -> Result:
+    level = c.stability_level(run.stability.warnings, run.stability.crashes)
+    result = c.stability(level)
+    seen = run.stability.crashes if level == "crash" else run.stability.warnings
+    if seen:
+        shown = "; ".join(seen[:5]) + (f"; … {len(seen) - 5} more" if len(seen) > 5 else "")
+        result = Explained(result.value, result.math + (f"seen: {shown}",))
+    return result
+
+
+def _public_id(result: TestResult) -> str:
+    """A hidden test's parameters may spell out expected values: replace them with a short hash."""
+    if result.suite != "hidden" or "[" not in result.id:
+        return result.id
+    base, _, params = result.id.partition("[")
+    return f"{base}[#{hashlib.sha256(params.encode()).hexdigest()[:8]}]"
+
+
+def _redact(result: TestResult) -> str:
+    """Hidden tests' source and expected values never appear: keep only the exception's type."""
+    if result.suite != "hidden" or not result.detail:
+        return result.detail
+    head = result.detail.split(":", 1)[0].strip()
+    return head if head.isidentifier() else result.outcome.value
+
+
+def _component(result: Result, weight: float | None, contribution: profiles.Contribution | None) -> ComponentScore:
+    if isinstance(result, NotScored):
+        return ComponentScore(
+            score=None,
+            weight=weight,
+            effective_weight=0.0 if weight is not None else None,
+            status="not_scored",
+            reason=result.reason,
+            math=list(result.math),
+        )
+    return ComponentScore(
+        score=result.value,
+        weight=weight,
+        effective_weight=contribution.effective_weight if contribution else None,
+        points=contribution.points if contribution else None,
+        math=list(result.math),
+    )
+
+
+def build_scorecard(challenge: Challenge, meta: SubmissionMeta, m: Measurements) -> Scorecard:
+    """Score one submission from its measurements."""
+    spec = challenge.spec
+    weights = resolve_weights(spec.family, spec.weights.model_dump() if spec.weights else None)
+    run = m.run
+    scores: dict[str, Result]
+    if run.infra_error:
+        why = f"infrastructure failure, not the agent's: {run.infra_error}"
+        scores = {name: NotScored(why) for name in COMPONENT_ORDER}
+    else:
+        scores = {name: NotScored(reason) for name, reason in PENDING.items()}
+        scores["static_tests"] = _static(run)
+        scores["adversarial"] = _adversarial(run, challenge)
+        scores["deliverables"] = _deliverables(challenge, m.deliverable_texts)
+        scores["stability"] = _stability(run)
+        scores["objective"] = c.objective(scores["static_tests"], scores["adversarial"])
+
+    adjustments = profiles.Adjustments(
+        integrity=Explained(0.0, ("integrity_adjustment: the integrity detectors are still to be built → 0",)),
+        exploit_penalties=Explained(0.0, ("exploit_penalties: no exploit detector is built yet → 0",)),
+        calibration=Explained(
+            0.0, ("calibration: stated confidence is read by the trajectory judges, still to be built → 0",)
+        ),
+    )
+    results = profiles.all_profiles(scores, weights, adjustments)
+    chosen = results[spec.profile]
+
+    flags: list[Flag] = []
+    if any(r.provisional for r in results.values()):
+        flags.append(
+            Flag(
+                "provisional",
+                f"{spec.profile} profile is provisional: {', '.join(chosen.missing) or 'other profiles'} not scored",
+            )
+        )
+    if d := divergence(scores):
+        flags.append(d)
+    if run.removed:
+        flags.append(
+            Flag(
+                "steering_files_removed",
+                f"removed before grading (they could steer the test run): {', '.join(run.removed)}",
+            )
+        )
+    if run.infra_error:
+        flags.append(Flag("infrastructure_failure", run.infra_error))
+
+    comps = {
+        name: _component(scores[name], _nominal(chosen, name), chosen.contributions.get(name))
+        for name in COMPONENT_ORDER
+    }
+    math = [line for name in COMPONENT_ORDER for line in scores[name].math]
+    math += list(chosen.math)
+    return Scorecard(
+        challenge=spec.id,
+        agent=meta.agent,
+        iteration=meta.iteration,
+        profile=spec.profile,
+        family=spec.family,
+        weights=weights.as_dict(),
+        weights_source=weights.source,
+        final=chosen.final,
+        raw=chosen.raw,
+        band=chosen.band,
+        provisional=chosen.provisional,
+        components=comps,
+        adjustments=dict(chosen.adjustments) if spec.profile == "composite" else {},
+        profiles={name: r.final for name, r in results.items()},
+        profile_details={
+            name: ProfileScore(
+                final=r.final, raw=r.raw, band=r.band, provisional=r.provisional, missing=list(r.missing)
+            )
+            for name, r in results.items()
+        },
+        flags=[FlagModel(code=f.code, message=f.message, level=f.level) for f in flags],
+        math=math,
+        tests=[
+            TestOutcomeModel(
+                id=_public_id(r),
+                suite=r.suite,
+                outcome=r.outcome,
+                duration_s=round(r.duration_s, 4),
+                detail=_redact(r),
+                severity=r.severity,
+            )
+            for r in run.results
+        ],
+        removed_files=list(run.removed),
+        infra_error=run.infra_error,
+        reproducibility=Reproducibility(
+            engine_version=__version__,
+            challenge_hash=challenge.content_hash,
+            suite_hashes=dict(challenge.suite_hashes),
+            submission_hash=m.submission_hash,
+            rule_sets={"scoring": "spec-2026.1"},
+            judges=[],
+            seeds=list(run.seeds),
+            sandbox=run.sandbox,
+        ),
+        elapsed_s=meta.elapsed_s,
+    )
+
+
+def _nominal(result: profiles.ProfileResult, name: str) -> float | None:
+    contribution = result.contributions.get(name)
+    return contribution.weight if contribution else None

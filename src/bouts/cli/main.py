@@ -1,0 +1,185 @@
+"""The ``bouts`` command line: parse, call the library, render. No business logic here."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Annotated, cast
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from bouts import __version__
+from bouts.errors import BoutsError, ComputeInputError, InfrastructureError, WeightsError
+from bouts.scoring.adjustments import Confidence
+from bouts.scoring.compute import ComputeRequest, compute
+from bouts.scoring.weights import COMPOSITE_COMPONENTS, FAMILIES, resolve_weights
+
+app = typer.Typer(
+    name="bouts",
+    help="Bouts scoring engine: unforgeable, explained scores for AI coding agents.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+err = Console(stderr=True)
+
+EXIT_INPUT = 2
+EXIT_INFRA = 3
+
+
+def _fail(exc: BoutsError) -> typer.Exit:
+    err.print(f"[bold red]error:[/] {exc.describe()}", highlight=False)
+    return typer.Exit(EXIT_INFRA if isinstance(exc, InfrastructureError) else EXIT_INPUT)
+
+
+@app.command()
+def version() -> None:
+    """Print the engine version."""
+    typer.echo(__version__)
+
+
+@app.command()
+def score(
+    challenge: Annotated[Path, typer.Argument(help="Challenge directory (SPEC §5).")],
+    submission: Annotated[Path, typer.Argument(help="Submission directory, .tar.gz or .zip.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the scorecard as JSON.")] = False,
+    sandbox: Annotated[str, typer.Option(help="Sandbox backend: bubblewrap (default) or none (unsafe).")] = "",
+    seed: Annotated[int | None, typer.Option(help="Override the published seed.")] = None,
+    tests: Annotated[bool, typer.Option("--tests", help="List every test outcome.")] = False,
+) -> None:
+    """Score a submission against a challenge and print the breakdown."""
+    from bouts.cli import render
+    from bouts.pipeline import ScoreConfig
+    from bouts.pipeline import score as run_score
+
+    config = ScoreConfig(sandbox=sandbox or os.environ.get("BOUTS_SANDBOX", "bubblewrap"), seed=seed)
+    console = Console(stderr=as_json)
+    progress = Progress(
+        TextColumn("[progress.description]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=Console(stderr=True),
+        transient=True,
+        disable=not sys.stderr.isatty(),
+    )
+    task_id = None
+
+    def on_start(ch: object, n_files: int) -> None:
+        nonlocal task_id
+        task_id = progress.add_task("running tests", total=None)
+
+    def on_result(result: object) -> None:
+        if task_id is not None:
+            progress.advance(task_id)
+
+    try:
+        with progress:
+            card = run_score(challenge, submission, config=config, progress=on_result, on_start=on_start)
+    except BoutsError as exc:
+        raise _fail(exc) from None
+    if as_json:
+        typer.echo(card.to_json())
+    else:
+        render.scorecard(console, card, show_tests=tests)
+
+
+def _parse_values(pairs: list[str]) -> dict[str, list[float]]:
+    values: dict[str, list[float]] = {}
+    for pair in pairs:
+        name, sep, raw = pair.partition("=")
+        if not sep or not name:
+            raise ComputeInputError(f"expected name=value, got '{pair}'")
+        parts = raw.replace("/", ",").split(",")
+        try:
+            values[name.strip()] = [float(p) for p in parts if p.strip()]
+        except ValueError:
+            raise ComputeInputError(f"'{raw}' is not a number (or comma-separated numbers)", field=name) from None
+        if not values[name.strip()]:
+            raise ComputeInputError("has no value", field=name)
+    return values
+
+
+def _parse_weights(text: str) -> dict[str, float]:
+    parts = text.replace(",", "/").split("/")
+    if len(parts) != len(COMPOSITE_COMPONENTS):
+        raise WeightsError(
+            f"give five weights objective/process/strategy/recovery/efficiency in percent, got '{text}'",
+            field="weights",
+        )
+    try:
+        return {name: float(p) / 100 for name, p in zip(COMPOSITE_COMPONENTS, parts, strict=True)}
+    except ValueError:
+        raise WeightsError(f"'{text}' is not five numbers", field="weights") from None
+
+
+@app.command(name="compute")
+def compute_cmd(
+    profile: Annotated[str, typer.Argument(help="engine, four-judge or composite.")],
+    values: Annotated[list[str] | None, typer.Argument(help="component=score pairs, e.g. static_tests=90.")] = None,
+    family: Annotated[str, typer.Option(help=f"Composite family: {', '.join(FAMILIES)}.")] = "default",
+    weights: Annotated[str | None, typer.Option(help="Custom composite weights in percent, o/p/s/r/e.")] = None,
+    integrity: Annotated[float, typer.Option(help="Integrity adjustment, −25..+10.")] = 0.0,
+    exploit: Annotated[float, typer.Option(help="Exploit penalties to subtract (≥ 0).")] = 0.0,
+    calibration: Annotated[float | None, typer.Option(help="Calibration adjustment, ±5.")] = None,
+    confidence: Annotated[str | None, typer.Option(help="Stated confidence: confident, unsure or none.")] = None,
+    threshold: Annotated[float, typer.Option(help="Objective score that counts as correct.")] = 75.0,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+) -> None:
+    """Compute a profile from component scores by hand and show every line of math.
+
+    Example: bouts compute engine static_tests=90 adversarial=70 code_quality=72 deliverables=74.5
+    security=95 stability=100
+    """
+    from bouts.cli import render
+
+    try:
+        if confidence is not None and confidence not in ("confident", "unsure", "none"):
+            raise ComputeInputError("must be confident, unsure or none", field="confidence")
+        if weights and family != "default":
+            raise WeightsError("give --family or --weights, not both", field="weights")
+        resolved = resolve_weights(family, _parse_weights(weights) if weights else None)
+        result, panels = compute(
+            ComputeRequest(
+                profile=profile,
+                values=_parse_values(values or []),
+                weights=resolved,
+                integrity_adjustment=integrity,
+                exploit_penalties=exploit,
+                calibration=calibration,
+                confidence=cast(Confidence | None, confidence),
+                correct_threshold=threshold,
+            )
+        )
+    except BoutsError as exc:
+        raise _fail(exc) from None
+    if as_json:
+        payload = {
+            "profile": result.profile,
+            "final": result.final,
+            "raw": result.raw,
+            "band": result.band,
+            "provisional": result.provisional,
+            "missing": list(result.missing),
+            "components": {
+                k: {"score": v.score, "weight": v.weight, "effective_weight": v.effective_weight, "points": v.points}
+                for k, v in result.contributions.items()
+            },
+            "adjustments": dict(result.adjustments),
+            "flags": [{"code": "human_review", "message": p.score.math[0]} for p in panels if p.human_review],
+            "math": list(result.math),
+        }
+        typer.echo(json.dumps(payload, indent=2, ensure_ascii=False))
+    else:
+        render.profile_result(Console(), result)
+        for p in panels:
+            if p.human_review:
+                err.print("⚑ human_review: Judges couldn't agree — code may be confusing or unconventional")
+
+
+def main() -> None:  # pragma: no cover - console entry point
+    app()

@@ -1,0 +1,86 @@
+"""Render scorecards and computed profiles for the terminal (Rich). Presentation only."""
+
+from __future__ import annotations
+
+from rich.console import Console, Group
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from bouts.models.results import Outcome
+from bouts.models.scorecard import Scorecard
+from bouts.scoring.explain import fmt
+from bouts.scoring.profiles import ProfileResult
+
+_OUTCOME_STYLE = {
+    Outcome.PASSED: "green",
+    Outcome.FAILED: "red",
+    Outcome.ERROR: "red",
+    Outcome.TIMEOUT: "magenta",
+    Outcome.CRASHED: "magenta",
+    Outcome.MISSING: "yellow",
+}
+
+
+def _num(x: float | None) -> str:
+    return "—" if x is None else fmt(x)
+
+
+def scorecard(console: Console, card: Scorecard, *, show_tests: bool = False) -> None:
+    """The readable breakdown: headline, components, profiles, flags, then the math line by line."""
+    headline = Text()
+    final = "—" if card.final is None else str(card.final)
+    headline.append(f"{final}", style="bold")
+    headline.append(f"  {card.band or 'not scored'}")
+    if card.provisional:
+        headline.append("  (provisional)", style="yellow")
+    headline.append(
+        f"\n{card.agent} · iteration {card.iteration} · {card.challenge} · "
+        f"profile {card.profile} · family {card.family}"
+        + (" (custom weights)" if card.weights_source == "custom" else "")
+    )
+    console.print(Panel(headline, title="Bouts scorecard", expand=False))
+
+    table = Table(title="Components", show_lines=False)
+    for col in ("component", "score", "weight", "points", "note"):
+        table.add_column(col, justify="right" if col in ("score", "weight", "points") else "left")
+    for name, comp in card.components.items():
+        if comp.status == "not_scored":
+            table.add_row(name, "—", _num(comp.weight), "—", Text(f"not scored: {comp.reason}", style="dim"))
+        else:
+            weight = (
+                _num(comp.effective_weight) if comp.effective_weight not in (None, comp.weight) else _num(comp.weight)
+            )
+            table.add_row(name, _num(comp.score), weight, _num(comp.points), "")
+    console.print(table)
+
+    prof = Table(title="Profiles")
+    for col in ("profile", "final", "band", "note"):
+        prof.add_column(col)
+    for name, p in card.profile_details.items():
+        note = f"provisional: {', '.join(p.missing)} not scored" if p.provisional else ""
+        marker = " ◀" if name == card.profile else ""
+        prof.add_row(name + marker, "—" if p.final is None else str(p.final), p.band or "—", note)
+    console.print(prof)
+
+    if card.flags:
+        console.print(Group(*[Text(f"⚑ {f.code}: {f.message}", style="yellow") for f in card.flags]))
+    if show_tests and card.tests:
+        tests = Table(title="Tests")
+        for col in ("suite", "test", "outcome", "detail"):
+            tests.add_column(col)
+        for t in card.tests:
+            tests.add_row(t.suite, t.id, Text(t.outcome.value, style=_OUTCOME_STYLE[t.outcome]), t.detail[:80])
+        console.print(tests)
+    console.print(Panel("\n".join(card.math), title="Math", expand=False))
+
+
+def profile_result(console: Console, result: ProfileResult) -> None:
+    """``bouts compute``: the math, then the final score."""
+    for line in result.math:
+        console.print(line, markup=False, highlight=False)
+    if result.final is None:
+        console.print(f"{result.profile}: not scored")
+    else:
+        note = " (provisional)" if result.provisional else ""
+        console.print(f"final: {result.final} ({result.band}){note}", style="bold", highlight=False)

@@ -1,0 +1,175 @@
+"""Helpers shared by the challenge and submission loaders: tree walks, content hashes, TOML and
+pydantic errors turned into ``InputError``s that name the file and the field."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+import tomllib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from bouts.errors import InputError
+
+M = TypeVar("M", bound=BaseModel)
+
+# Caches that running tests leaves behind; hashing them would change a hash without any change
+# of content.
+SKIP_DIRS = frozenset({"__pycache__", ".pytest_cache"})
+SKIP_SUFFIXES = (".pyc",)
+_CHUNK = 1 << 16
+
+
+@dataclass(frozen=True)
+class TreeEntry:
+    """One file (or symlink) of a challenge or submission tree."""
+
+    rel: str
+    """Path relative to the tree root, with forward slashes."""
+    path: Path
+    link: str | None = None
+    """The link's target text when the entry is a symlink (its target is hashed on its own)."""
+
+
+def walk_tree(
+    root: Path,
+    *,
+    display: str,
+    error: type[InputError],
+    max_files: int | None = None,
+    max_total_bytes: int | None = None,
+) -> list[TreeEntry]:
+    """Every file and symlink under ``root``, sorted by relative path.
+
+    Refuses symlinks that resolve outside ``root``, fifos/sockets/devices, and (when caps are
+    given) trees with too many files or too many bytes; ``display`` is the root as the user gave it.
+    """
+    real_root = root.resolve()
+    entries: list[TreeEntry] = []
+    total = 0
+
+    def on_error(exc: OSError) -> None:
+        raise error(f"cannot be read: {exc.strerror or exc}", file=_shown(display, exc.filename, root))
+
+    for dirpath, dirnames, filenames in os.walk(root, onerror=on_error):
+        here = Path(dirpath)
+        dirnames[:] = sorted(n for n in dirnames if n not in SKIP_DIRS)
+        # os.walk lists symlinked directories but does not descend into them (followlinks=False).
+        names = [n for n in dirnames if (here / n).is_symlink()]
+        names += [n for n in filenames if not n.endswith(SKIP_SUFFIXES)]
+        for name in names:
+            path = here / name
+            rel = path.relative_to(root).as_posix()
+            shown = f"{display.rstrip('/')}/{rel}"
+            if path.is_symlink():
+                target = path.resolve()
+                if not target.is_relative_to(real_root):
+                    raise error(f"is a symlink that points outside the tree (to '{os.readlink(path)}')",
+                                file=shown)
+                entries.append(TreeEntry(rel, path, os.readlink(path)))
+                continue
+            st = path.lstat()
+            if not stat.S_ISREG(st.st_mode):
+                raise error("is not a regular file (a fifo, socket or device)", file=shown)
+            total += st.st_size
+            entries.append(TreeEntry(rel, path))
+            if max_files is not None and len(entries) > max_files:
+                raise error(f"holds more than {max_files} files", file=display)
+            if max_total_bytes is not None and total > max_total_bytes:
+                raise error(f"holds more than {max_total_bytes} bytes", file=display)
+    entries.sort(key=lambda e: e.rel)
+    return entries
+
+
+def _shown(display: str, filename: Any, root: Path) -> str:
+    try:
+        return f"{display.rstrip('/')}/{Path(filename).relative_to(root).as_posix()}"
+    except (TypeError, ValueError):
+        return display
+
+
+def tree_hash(entries: Iterable[TreeEntry], prefix: str = "") -> str:
+    """sha256 over (relative path, content) of the entries whose path starts with ``prefix``.
+
+    Each file contributes its path and the sha256 of its bytes, so that a path/content boundary
+    can never be shifted to forge the same hash from a different tree.
+    """
+    h = hashlib.sha256()
+    for entry in entries:
+        if not entry.rel.startswith(prefix):
+            continue
+        h.update(entry.rel.encode("utf-8", "surrogateescape") + b"\0")
+        if entry.link is not None:
+            h.update(b"L" + entry.link.encode("utf-8", "surrogateescape"))
+        else:
+            fh = hashlib.sha256()
+            with entry.path.open("rb") as f:
+                while chunk := f.read(_CHUNK):
+                    fh.update(chunk)
+            h.update(b"F" + fh.digest())
+        h.update(b"\n")
+    return h.hexdigest()
+
+
+def read_toml(path: Path, *, display: str, error: type[InputError]) -> dict[str, Any]:
+    """Parse a TOML file; a missing file, bad UTF-8 or bad syntax becomes ``error`` naming it."""
+    if not path.is_file():
+        raise error("is missing" if not path.exists() else "is not a regular file", file=display)
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise error(f"is not valid UTF-8 (byte {e.start})", file=display) from e
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        # The message carries "(at line L, column C)".
+        raise error(f"TOML syntax error: {e}", file=display) from e
+
+
+def validate(model: type[M], data: dict[str, Any], *, display: str, error: type[InputError]) -> M:
+    """Validate ``data`` into ``model``; a ValidationError becomes ``error`` naming the first field
+    and listing every problem."""
+    try:
+        return model.model_validate(data)
+    except ValidationError as e:
+        problems = e.errors(include_url=False)
+        fields = [dotted(p["loc"]) for p in problems]
+        if len(problems) == 1:
+            message = _describe(problems[0])
+        else:
+            message = f"{len(problems)} problems: " + "; ".join(
+                f"{f or '(top level)'}: {_describe(p)}" for f, p in zip(fields, problems, strict=True)
+            )
+        raise error(message, file=display, field=fields[0] or None) from e
+
+
+def dotted(loc: tuple[Any, ...]) -> str:
+    """A pydantic location as a dotted field path: ``deliverables[0].path``, ``limits.memory_mb``."""
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif part == "[key]":  # pydantic's marker for a bad dict key; the key itself precedes it
+            continue
+        else:
+            out += f".{part}" if out else str(part)
+    return out
+
+
+def _describe(problem: Any) -> str:
+    kind = problem["type"]
+    if kind == "extra_forbidden":
+        return "unknown key (not allowed here; check the spelling)"
+    if kind == "missing":
+        return "is required"
+    text = str(problem["msg"])
+    value = problem.get("input")
+    if isinstance(value, str | int | float | bool):
+        shown = repr(value)
+        text += f" (got {shown[:60] + '...' if len(shown) > 60 else shown})"
+    return text

@@ -1,0 +1,277 @@
+"""Safe extraction of submission archives (``.tar.gz``, ``.tgz``, ``.tar``, ``.zip``).
+
+An archive is hostile until proven otherwise. Members are never handed to ``tarfile.extract`` or
+``zipfile.extract``: each name is checked and each regular file is streamed into place by hand,
+counting the bytes actually written (headers can lie). Links, devices and fifos are refused, not
+skipped, so that a submission cannot silently differ from what its author archived. Everything is
+written to a staging directory next to ``dest`` and renamed into place only once the whole archive
+passed, so a refusal never leaves a half-extracted tree.
+"""
+
+from __future__ import annotations
+
+import copy
+import gzip
+import os
+import re
+import shutil
+import stat
+import tarfile
+import tempfile
+import zipfile
+import zlib
+from pathlib import Path
+from typing import IO, NoReturn
+
+from bouts.errors import SubmissionError, UnsafeArchiveError
+
+MiB = 1024 * 1024
+TAR_SUFFIXES = (".tar.gz", ".tgz", ".tar")
+ZIP_SUFFIXES = (".zip",)
+ARCHIVE_SUFFIXES = TAR_SUFFIXES + ZIP_SUFFIXES
+
+_CHUNK = 1 << 16
+# Below this much output a ratio proves nothing: a tiny archive of small text files or of tar's
+# zero padding compresses far better than 200:1 without being a bomb.
+_RATIO_FLOOR = 1 * MiB
+# Room for tar headers (512 bytes each, plus pax/GNU long-name records) in the decompressed stream.
+_TAR_HEADER_ALLOWANCE = 8 * 1024
+# Folders that macOS's archiver adds next to the real content; skipped so a single-directory
+# archive made on a Mac still unwraps to its directory.
+_SKIPPED_TOP = frozenset({"__MACOSX"})
+_DRIVE = re.compile(r"^[A-Za-z]:")
+
+
+def is_archive(path: Path) -> bool:
+    """Whether ``path`` has one of the archive suffixes ``extract_archive`` accepts."""
+    return path.name.lower().endswith(ARCHIVE_SUFFIXES)
+
+
+def extract_archive(
+    archive: Path,
+    dest: Path,
+    *,
+    max_total_bytes: int = 200 * MiB,
+    max_files: int = 10_000,
+    max_member_bytes: int = 50 * MiB,
+    max_ratio: float = 200,
+) -> Path:
+    """Extract ``archive`` into ``dest`` (which must not exist, or be empty) and return the root.
+
+    The root is ``dest`` itself, or its only entry when the archive holds a single top-level
+    directory. Raises ``UnsafeArchiveError`` (naming the archive and the member) for absolute or
+    escaping paths, links, devices, fifos, duplicates, too many members, a member or total size over
+    its cap, or a compression ratio over ``max_ratio``; ``SubmissionError`` for an unreadable or
+    unsupported archive.
+    """
+    archive, dest = Path(archive), Path(dest)
+    if not is_archive(archive):
+        raise SubmissionError(f"is not a supported archive ({', '.join(ARCHIVE_SUFFIXES)})",
+                              file=str(archive))
+    if not archive.is_file():
+        raise SubmissionError("does not exist or is not a file", file=str(archive))
+    if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
+        raise FileExistsError(f"extraction target {dest} already exists and is not empty")
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", suffix=".partial", dir=dest.parent))
+    try:
+        writer = _Writer(archive, staging, max_total_bytes=max_total_bytes, max_files=max_files,
+                         max_member_bytes=max_member_bytes, max_ratio=max_ratio)
+        if archive.name.lower().endswith(ZIP_SUFFIXES):
+            _extract_zip(archive, writer)
+        else:
+            _extract_tar(archive, writer)
+        staging.chmod(0o755)  # mkdtemp makes it 0700; the sandbox user must be able to read it
+        if dest.exists():
+            dest.rmdir()
+        staging.rename(dest)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    entries = list(dest.iterdir())
+    if len(entries) == 1 and entries[0].is_dir() and not entries[0].is_symlink():
+        return entries[0]
+    return dest
+
+
+class _Writer:
+    """Checks member names and writes members into the staging directory under every cap."""
+
+    def __init__(self, archive: Path, staging: Path, *, max_total_bytes: int, max_files: int,
+                 max_member_bytes: int, max_ratio: float) -> None:
+        self.archive = archive
+        self.staging = staging
+        self.max_total_bytes = max_total_bytes
+        self.max_files = max_files
+        self.max_member_bytes = max_member_bytes
+        self.max_ratio = max_ratio
+        self.archive_size = max(archive.stat().st_size, 1)
+        self.members = 0
+        self.written = 0
+        self.seen: set[str] = set()
+
+    def refuse(self, member: str, why: str) -> NoReturn:
+        raise UnsafeArchiveError(f"member '{member}' {why}", file=str(self.archive))
+
+    def check_ratio(self, member: str, produced: int, consumed: int) -> None:
+        """Refuse when ``produced`` bytes came out of only ``consumed`` compressed bytes."""
+        if produced > _RATIO_FLOOR and produced > self.max_ratio * max(consumed, 1):
+            self.refuse(member, f"expands more than {self.max_ratio:g}:1 (a compression bomb)")
+
+    def admit(self, name: str) -> tuple[str, ...]:
+        """Count a member and check its name; return its safe relative parts (empty for "./")."""
+        self.members += 1
+        if self.members > self.max_files:
+            self.refuse(name, f"is past the limit of {self.max_files} members")
+        if not name or "\0" in name:
+            self.refuse(name, "has an empty or NUL-containing name")
+        if name.startswith("/"):
+            self.refuse(name, "has an absolute path")
+        if "\\" in name:
+            self.refuse(name, "has a backslash in its path (a Windows path trick)")
+        if _DRIVE.match(name):
+            self.refuse(name, "starts with a drive letter")
+        parts = tuple(p for p in name.split("/") if p not in ("", "."))
+        if ".." in parts:
+            self.refuse(name, "has a '..' component (path traversal)")
+        if any(len(p.encode("utf-8", "surrogateescape")) > 255 for p in parts):
+            self.refuse(name, "has a path component longer than 255 bytes")
+        key = "/".join(parts)
+        if parts and key in self.seen:
+            self.refuse(name, "appears twice (duplicate member)")
+        self.seen.add(key)
+        return parts
+
+    def add_dir(self, name: str) -> None:
+        parts = self.admit(name)
+        if not parts or parts[0] in _SKIPPED_TOP:
+            return
+        try:
+            self.staging.joinpath(*parts).mkdir(parents=True, exist_ok=True)
+        except (FileExistsError, NotADirectoryError):
+            self.refuse(name, "conflicts with a file of the same path")
+
+    def add_file(self, name: str, stream: IO[bytes], *, executable: bool,
+                 compressed_size: int | None = None) -> int | None:
+        """Stream one regular member into place; return the bytes it really held (None: skipped)."""
+        parts = self.admit(name)
+        if not parts:
+            self.refuse(name, "is a file at the archive's root path")
+        if parts[0] in _SKIPPED_TOP:
+            return None
+        target = self.staging.joinpath(*parts)
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            # O_EXCL|O_NOFOLLOW: never overwrite, never follow a link (we create none, belt and braces).
+            fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
+                         0o755 if executable else 0o644)
+        except (FileExistsError, NotADirectoryError, IsADirectoryError):
+            self.refuse(name, "conflicts with another member of the same path")
+        size = 0
+        with os.fdopen(fd, "wb") as out:
+            while chunk := stream.read(_CHUNK):
+                size += len(chunk)
+                self.written += len(chunk)
+                # Checked before writing, so a cap is never exceeded on disk.
+                if size > self.max_member_bytes:
+                    self.refuse(name, f"holds more than {self.max_member_bytes} bytes")
+                if self.written > self.max_total_bytes:
+                    self.refuse(name, f"takes the archive past {self.max_total_bytes} bytes")
+                if compressed_size is not None:
+                    self.check_ratio(name, size, compressed_size)
+                self.check_ratio(name, self.written, self.archive_size)
+                out.write(chunk)
+        return size
+
+
+class _CountingStream:
+    """The decompressed tar stream, capped: headers and padding count too, so a bomb hidden in a
+    pax header or in skipped data is stopped as well as one in a file's content."""
+
+    def __init__(self, inner: IO[bytes], writer: _Writer) -> None:
+        self.inner = inner
+        self.writer = writer
+        self.count = 0
+        self.limit = writer.max_total_bytes + writer.max_files * _TAR_HEADER_ALLOWANCE + MiB
+        self.member = "(tar header)"
+
+    def read(self, size: int = -1) -> bytes:
+        data = self.inner.read(size if size >= 0 else _CHUNK)
+        self.count += len(data)
+        if self.count > self.limit:
+            self.writer.refuse(self.member, f"takes the archive's stream past {self.limit} bytes")
+        self.writer.check_ratio(self.member, self.count, self.writer.archive_size)
+        return data
+
+
+def _extract_tar(archive: Path, writer: _Writer) -> None:
+    with archive.open("rb") as raw:
+        gzipped = raw.read(2) == b"\x1f\x8b"  # trust the content, not the suffix
+        raw.seek(0)
+        inner: IO[bytes] = gzip.GzipFile(fileobj=raw, mode="rb") if gzipped else raw
+        stream = _CountingStream(inner, writer)
+        try:
+            # "r|": a forward-only stream; members are handled as they arrive, nothing is indexed.
+            with tarfile.open(fileobj=stream, mode="r|") as tar:  # type: ignore[call-overload]
+                for member in tar:
+                    stream.member = member.name
+                    _tar_member(tar, member, writer)
+        except (tarfile.TarError, EOFError, zlib.error, gzip.BadGzipFile) as e:
+            raise SubmissionError(f"is not a readable tar archive: {e}", file=str(archive)) from e
+
+
+def _tar_member(tar: tarfile.TarFile, member: tarfile.TarInfo, writer: _Writer) -> None:
+    name = member.name
+    if member.issym():
+        writer.refuse(name, f"is a symbolic link (to '{member.linkname}')")
+    if member.islnk():
+        writer.refuse(name, f"is a hard link (to '{member.linkname}')")
+    if member.ischr() or member.isblk():
+        writer.refuse(name, "is a device")
+    if member.isfifo():
+        writer.refuse(name, "is a fifo")
+    if member.isdir():
+        writer.add_dir(name)
+    elif member.isreg():
+        data = tar.extractfile(member)
+        assert data is not None  # always a file object for a regular member
+        writer.add_file(name, data, executable=bool(member.mode & 0o111))
+    else:
+        writer.refuse(name, f"has an unsupported type {member.type!r}")
+
+
+def _extract_zip(archive: Path, writer: _Writer) -> None:
+    try:
+        with zipfile.ZipFile(archive) as zf:
+            infos = zf.infolist()
+            if len(infos) > writer.max_files:
+                writer.refuse(infos[writer.max_files].filename,
+                              f"is past the limit of {writer.max_files} members")
+            for info in infos:
+                _zip_member(zf, info, writer)
+    except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError) as e:
+        raise SubmissionError(f"is not a readable zip archive: {e}", file=str(archive)) from e
+
+
+def _zip_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, writer: _Writer) -> None:
+    name = info.filename
+    kind = stat.S_IFMT(info.external_attr >> 16)
+    if kind == stat.S_IFLNK:
+        writer.refuse(name, "is a symbolic link")
+    if kind not in (0, stat.S_IFREG, stat.S_IFDIR):
+        writer.refuse(name, "is a device, fifo or socket")
+    if info.flag_bits & 0x1:
+        writer.refuse(name, "is encrypted")
+    if info.is_dir() or kind == stat.S_IFDIR:
+        writer.add_dir(name)
+        return
+    # zipfile stops reading at the declared size (and then fails its CRC check); lift it past our
+    # cap plus a read's worth, so the stream yields what the member really holds and our own count
+    # stops it first; then compare with the header.
+    unbounded = copy.copy(info)
+    unbounded.file_size = writer.max_member_bytes + 2 * _CHUNK
+    with zf.open(unbounded) as data:
+        size = writer.add_file(name, data, executable=bool((info.external_attr >> 16) & 0o111),
+                               compressed_size=info.compress_size)
+    if size is not None and size != info.file_size:
+        writer.refuse(name, f"declares {info.file_size} bytes but holds {size} (a lying header)")

@@ -1,0 +1,173 @@
+"""Load a challenge directory (SPEC §5) into a validated ``Challenge``.
+
+Everything a user can get wrong becomes a ``ChallengeError`` naming the file and the field. The
+adversarial tests are read with ``ast`` to learn their severities: a challenge's test code is never
+imported or run by the loader.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+from typing import get_args
+
+from bouts.errors import ChallengeError, WeightsError
+from bouts.loading._common import TreeEntry, read_toml, tree_hash, validate, walk_tree
+from bouts.models.challenge import SUITES, Challenge, ChallengeSpec, Severity, Suite
+from bouts.scoring.weights import resolve_weights
+
+REQUIRED_DIRS = ("starter", "tests/visible", "tests/hidden", "reference")
+ANCHOR_LEVELS = ("low", "mid", "high")
+SEVERITIES: tuple[str, ...] = get_args(Severity)
+_SEVERITY_MARKS = frozenset({"pytest.mark.severity", "mark.severity"})
+
+
+def load_challenge(path: Path) -> Challenge:
+    """Load and validate the challenge directory at ``path``.
+
+    Raises ``ChallengeError`` naming the file (as ``path`` was given) and the dotted field for a
+    malformed ``challenge.toml``, an unknown family or a weights override that breaks the rules, a
+    missing required directory, a symlink that points outside the challenge, or an adversarial test
+    with an unknown severity.
+    """
+    path = Path(path)
+    shown = str(path)
+    if not path.is_dir():
+        raise ChallengeError("is not a challenge directory", file=shown)
+    toml_shown = str(path / "challenge.toml")
+    data = read_toml(path / "challenge.toml", display=toml_shown, error=ChallengeError)
+    spec = validate(ChallengeSpec, data, display=toml_shown, error=ChallengeError)
+    _check_weights(spec, toml_shown)
+
+    for rel in REQUIRED_DIRS:
+        if not (path / rel).is_dir():
+            raise ChallengeError("required directory is missing", file=str(path / rel))
+
+    entries = walk_tree(path, display=shown, error=ChallengeError)
+    test_files = {suite: _test_files(entries, suite) for suite in SUITES}
+    severities: dict[str, Severity] = {}
+    for rel in test_files["adversarial"]:
+        severities.update(parse_severities((path / rel).read_bytes(), rel, shown=str(path / rel)))
+
+    return Challenge(
+        root=path,
+        spec=spec,
+        content_hash=tree_hash(entries),
+        suite_hashes={suite: tree_hash(entries, f"tests/{suite}/") for suite in SUITES},
+        test_files=test_files,
+        severities=severities,
+        anchors={lvl: path / "anchors" / lvl for lvl in ANCHOR_LEVELS if (path / "anchors" / lvl).is_dir()},
+    )
+
+
+def severity_for(challenge: Challenge, node_id: str) -> Severity:
+    """The severity of an adversarial test: that of the longest node-id prefix with a marker
+    (``file::Class::test`` before ``file::Class`` before ``file``), else the challenge's default."""
+    # A prefix matches whole nodes only: "::test_x" covers "::test_x[1]", never "::test_xy".
+    matching = [
+        prefix for prefix in challenge.severities
+        if node_id == prefix or node_id.startswith((prefix + "::", prefix + "["))
+    ]
+    if not matching:
+        return challenge.spec.adversarial.default_severity
+    return challenge.severities[max(matching, key=len)]
+
+
+def _check_weights(spec: ChallengeSpec, toml_shown: str) -> None:
+    """Reject an unknown family, or a ``[weights]`` override that breaks the SPEC's rules, now."""
+    try:
+        # The family is checked even when an override replaces its weights: it names the
+        # challenge's family on every scorecard.
+        resolve_weights(spec.family, None)
+        if spec.weights is not None:
+            resolve_weights(spec.family, spec.weights.model_dump())
+    except WeightsError as e:
+        raise ChallengeError(e.message, file=toml_shown, field=e.field or "weights") from e
+
+
+def _test_files(entries: list[TreeEntry], suite: Suite) -> list[str]:
+    prefix = f"tests/{suite}/"
+    return sorted(
+        e.rel for e in entries
+        if e.rel.startswith(prefix) and _is_test_file(e.rel.rsplit("/", 1)[-1])
+    )
+
+
+def _is_test_file(name: str) -> bool:
+    return name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py"))
+
+
+def parse_severities(source: bytes, rel: str, *, shown: str) -> dict[str, Severity]:
+    """Severity markers of one test file, by node-id prefix, read from its syntax tree.
+
+    Recognises ``@pytest.mark.severity("high")`` on test functions, classes and methods, and
+    ``pytestmark = pytest.mark.severity(...)`` (or a list/tuple holding one) at module or class level.
+    """
+    try:
+        tree = ast.parse(source, filename=shown)
+    except (SyntaxError, ValueError) as e:
+        line = getattr(e, "lineno", None)
+        raise ChallengeError(f"line {line}: not valid Python: {getattr(e, 'msg', e)}", file=shown) from e
+    found: dict[str, Severity] = {}
+    _scan_body(tree.body, rel, found, shown)
+    return found
+
+
+def _scan_body(body: list[ast.stmt], node_id: str, found: dict[str, Severity], shown: str) -> None:
+    marks: list[ast.Call] = []
+    for stmt in body:
+        if _assigns_pytestmark(stmt):
+            assert isinstance(stmt, ast.Assign | ast.AnnAssign) and stmt.value is not None
+            marks += _severity_calls(stmt.value)
+        elif isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            child = f"{node_id}::{stmt.name}"
+            decorated = [c for d in stmt.decorator_list for c in _severity_calls(d)]
+            _record(decorated, child, found, shown)
+            if isinstance(stmt, ast.ClassDef):
+                _scan_body(stmt.body, child, found, shown)
+    _record(marks, node_id, found, shown)
+
+
+def _assigns_pytestmark(stmt: ast.stmt) -> bool:
+    if isinstance(stmt, ast.Assign):
+        return any(isinstance(t, ast.Name) and t.id == "pytestmark" for t in stmt.targets)
+    return (
+        isinstance(stmt, ast.AnnAssign) and stmt.value is not None
+        and isinstance(stmt.target, ast.Name) and stmt.target.id == "pytestmark"
+    )
+
+
+def _record(calls: list[ast.Call], node_id: str, found: dict[str, Severity], shown: str) -> None:
+    if not calls:
+        return
+    if len(calls) > 1:
+        raise ChallengeError(f"line {calls[1].lineno}: more than one severity marker on '{node_id}'",
+                             file=shown)
+    call = calls[0]
+    arg = call.args[0] if call.args else None
+    if not (isinstance(arg, ast.Constant) and isinstance(arg.value, str)) or len(call.args) != 1:
+        raise ChallengeError(
+            f"line {call.lineno}: severity() takes one string literal, one of {', '.join(SEVERITIES)}",
+            file=shown,
+        )
+    if arg.value not in SEVERITIES:
+        raise ChallengeError(
+            f"line {call.lineno}: unknown severity '{arg.value}'; known: {', '.join(SEVERITIES)}",
+            file=shown,
+        )
+    found[node_id] = arg.value  # type: ignore[assignment]  # checked against SEVERITIES above
+
+
+def _severity_calls(expr: ast.expr) -> list[ast.Call]:
+    """``pytest.mark.severity(...)`` / ``mark.severity(...)`` calls in a marker expression."""
+    if isinstance(expr, ast.List | ast.Tuple):
+        return [c for e in expr.elts for c in _severity_calls(e)]
+    if isinstance(expr, ast.Call) and _dotted_name(expr.func) in _SEVERITY_MARKS:
+        return [expr]
+    return []
+
+
+def _dotted_name(expr: ast.expr) -> str:
+    if isinstance(expr, ast.Attribute):
+        return f"{_dotted_name(expr.value)}.{expr.attr}"
+    return expr.id if isinstance(expr, ast.Name) else ""

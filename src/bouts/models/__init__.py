@@ -1,0 +1,1 @@
+"""Typed models for everything that crosses a module boundary."""

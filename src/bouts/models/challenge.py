@@ -1,0 +1,163 @@
+"""The challenge contract (SPEC §5): ``challenge.toml`` and the loaded challenge directory."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+Severity = Literal["critical", "high", "medium", "low"]
+ProfileName = Literal["engine", "four-judge", "composite"]
+Suite = Literal["visible", "hidden", "adversarial"]
+SUITES: tuple[Suite, ...] = ("visible", "hidden", "adversarial")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Limits(_Strict):
+    """Resource limits applied to every test run of this challenge."""
+
+    test_timeout_s: float = Field(10.0, gt=0, le=600)
+    """Wall-clock budget of one test, enforced from outside the test."""
+    suite_timeout_s: float = Field(600.0, gt=0, le=7200)
+    """Wall-clock budget of a whole suite run; the process tree is killed past it."""
+    memory_mb: int = Field(1024, ge=64, le=65536)
+    """Address-space cap of every process in the sandbox."""
+    max_processes: int = Field(64, ge=4, le=4096)
+    """Cap on processes/threads the sandboxed run may hold at once."""
+    max_file_mb: int = Field(64, ge=1, le=4096)
+    """Largest file a test may write."""
+    max_output_kb: int = Field(256, ge=1, le=65536)
+    """Output kept per test; the rest is cut off, never buffered."""
+
+
+class Deliverable(_Strict):
+    """A written output the agent must leave in ``deliverables/``."""
+
+    path: str
+    """Path under the submission's ``deliverables/`` directory, e.g. ``ROOT_CAUSE.md``."""
+    kind: str = "document"
+    """What it is: root-cause-analysis, adr, docs, ..."""
+    required: bool = True
+    expect: list[str] = Field(default_factory=list)
+    """Facts an accurate deliverable states (used by the offline deliverables judge)."""
+
+    @field_validator("path")
+    @classmethod
+    def _relative(cls, v: str) -> str:
+        parts = v.replace("\\", "/").split("/")
+        if not v or v.startswith("/") or ".." in parts or ":" in parts[0]:
+            raise ValueError(f"must be a relative path inside deliverables/ without '..', got {v!r}")
+        return v
+
+
+class DecompositionStep(_Strict):
+    """One step of the challenge's reference decomposition."""
+
+    id: str
+    description: str
+    kinds: list[str] = Field(default_factory=list)
+    """Trajectory event kinds that can realise this step (read, edit, run, ...)."""
+    paths: list[str] = Field(default_factory=list)
+    """Glob patterns of files this step touches."""
+
+
+class Budgets(_Strict):
+    tokens: int | None = Field(None, ge=1)
+    iterations: int | None = Field(None, ge=1)
+    time_s: float | None = Field(None, gt=0)
+
+
+class AdversarialConfig(_Strict):
+    severity_weights: dict[Severity, float] = Field(
+        default_factory=lambda: {"critical": 5.0, "high": 3.0, "medium": 2.0, "low": 1.0}
+    )
+    prebuilt_share: float = Field(0.4, ge=0, le=1)
+    """Share of the adversarial weight held by the challenge's pre-built tests (SPEC: about 40%)."""
+    default_severity: Severity = "medium"
+
+    @field_validator("severity_weights")
+    @classmethod
+    def _positive(cls, v: dict[str, float]) -> dict[str, float]:
+        for name, w in v.items():
+            if w <= 0:
+                raise ValueError(f"severity weight of '{name}' must be > 0, got {w}")
+        return v
+
+
+class Weights(_Strict):
+    """A custom family override of the composite weights (fractions, e.g. 0.45)."""
+
+    objective: float
+    process: float
+    strategy: float
+    recovery: float
+    efficiency: float
+
+
+class TestsConfig(_Strict):
+    seed: int = 1234
+    """The published seed of the hidden tests' first phase."""
+
+
+class ChallengeSpec(_Strict):
+    """The contents of ``challenge.toml``."""
+
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9._-]{0,79}$")
+    title: str
+    family: str = "default"
+    profile: ProfileName = "composite"
+    language: Literal["python", "javascript", "typescript"] = "python"
+    description: str = ""
+    limits: Limits = Field(default_factory=Limits)
+    deliverables: list[Deliverable] = Field(default_factory=list)
+    protected: list[str] = Field(default_factory=lambda: ["tests/**"])
+    """Glob patterns (relative to ``code/``) the agent must not modify."""
+    decomposition: list[DecompositionStep] = Field(default_factory=list)
+    budgets: Budgets = Field(default_factory=Budgets)
+    weights: Weights | None = None
+    """A custom composite-weight override; checked against the SPEC's rules when loaded."""
+    adversarial: AdversarialConfig = Field(default_factory=AdversarialConfig)
+    correct_threshold: float = Field(75.0, ge=0, le=100)
+    """Objective score at or above which a stated confidence counts as correct."""
+    tests: TestsConfig = Field(default_factory=TestsConfig)
+
+
+class TestCase(_Strict):
+    """One expected test, known statically from the pristine test tree."""
+
+    __test__ = False  # not a pytest class
+
+    id: str
+    """pytest node id relative to the workspace, e.g. ``tests/hidden/test_x.py::test_y``."""
+    suite: Suite
+    severity: Severity | None = None
+    """Set for adversarial tests."""
+
+
+class Challenge(_Strict):
+    """A loaded, validated challenge directory."""
+
+    root: Path
+    spec: ChallengeSpec
+    content_hash: str
+    """sha256 over every file of the challenge (sorted paths and bytes)."""
+    suite_hashes: dict[Suite, str]
+    """sha256 of each test suite directory."""
+    test_files: dict[Suite, list[str]]
+    """Test files of each suite, relative to the challenge root (e.g. ``tests/hidden/test_a.py``)."""
+    severities: dict[str, Severity] = Field(default_factory=dict)
+    """Severity of each adversarial test file or test function: keys are node-id prefixes."""
+    anchors: dict[str, Path] = Field(default_factory=dict)
+    """Anchor submissions by level (low/mid/high)."""
+
+    @property
+    def starter(self) -> Path:
+        return self.root / "starter"
+
+    @property
+    def reference(self) -> Path:
+        return self.root / "reference"

@@ -1,0 +1,64 @@
+"""What a test run produces: one outcome per expected test id, plus what the run showed."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from bouts.models.challenge import Severity, Suite
+
+
+class Outcome(StrEnum):
+    """Only ``passed`` counts as passing; everything else is not passed."""
+
+    PASSED = "passed"
+    FAILED = "failed"  # includes skipped / xfailed / deselected: not passed
+    ERROR = "error"  # setup/teardown/collection error
+    TIMEOUT = "timeout"  # killed at the per-test wall timeout
+    CRASHED = "crashed"  # the process running the test died (signal, OOM, os._exit)
+    MISSING = "missing"  # expected id never reported
+
+
+class TestResult(BaseModel):
+    model_config = ConfigDict(frozen=True)
+    __test__ = False
+
+    id: str
+    suite: Suite
+    outcome: Outcome
+    duration_s: float = 0.0
+    detail: str = ""
+    """Short reason (exception line, 'skipped', 'killed by SIGKILL', ...). Never hidden-test source."""
+    severity: Severity | None = None
+
+
+class StabilitySignals(BaseModel):
+    """What the run showed about clean execution (feeds the stability component)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    warnings: list[str] = Field(default_factory=list)
+    """Distinct warning categories/messages seen (deprecation, resource, ...)."""
+    crashes: list[str] = Field(default_factory=list)
+    """Crash descriptions: OOM kill, segfault, timeout, uncaught exception, bad exit."""
+
+
+class RunReport(BaseModel):
+    """Everything one sandboxed test run of a submission produced."""
+
+    model_config = ConfigDict(frozen=True)
+
+    results: list[TestResult]
+    stability: StabilitySignals = Field(default_factory=StabilitySignals)
+    sandbox: str
+    """Which sandbox backend ran the tests (e.g. 'bubblewrap')."""
+    removed: list[str] = Field(default_factory=list)
+    """Files removed from ``code/`` before grading because they could steer the run."""
+    infra_error: str | None = None
+    """Set when the run failed for reasons that are not the agent's (sandbox broke)."""
+    seeds: list[int] = Field(default_factory=list)
+    duration_s: float = 0.0
+
+    def by_suite(self, suite: Suite) -> list[TestResult]:
+        return [r for r in self.results if r.suite == suite]

@@ -1,0 +1,98 @@
+"""The scorecard (SPEC §5): what ``bouts score --json`` prints and the service stores."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from bouts.models.results import Outcome
+
+SCHEMA = "bouts.scorecard/1"
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ComponentScore(_Model):
+    score: float | None
+    """0-100, or None when the component was not scored (``reason`` says why)."""
+    weight: float | None = None
+    """Nominal weight in the challenge's profile (None when that profile does not weigh it)."""
+    effective_weight: float | None = None
+    """Weight actually applied: differs from ``weight`` only in a provisional profile."""
+    points: float | None = None
+    status: Literal["scored", "not_scored"] = "scored"
+    reason: str | None = None
+    math: list[str] = Field(default_factory=list)
+
+
+class ProfileScore(_Model):
+    final: int | None
+    raw: float | None
+    band: str | None
+    provisional: bool
+    missing: list[str] = Field(default_factory=list)
+
+
+class FlagModel(_Model):
+    code: str
+    message: str
+    level: int | None = None
+
+
+class TestOutcomeModel(_Model):
+    id: str
+    suite: Literal["visible", "hidden", "adversarial"]
+    outcome: Outcome
+    duration_s: float = 0.0
+    detail: str = ""
+    """For hidden tests only the exception's type: their source and expected values never appear."""
+    severity: str | None = None
+
+
+class Reproducibility(_Model):
+    engine_version: str
+    challenge_hash: str
+    suite_hashes: dict[str, str]
+    submission_hash: str
+    rule_sets: dict[str, str] = Field(default_factory=dict)
+    """Rule set / analyser name → version."""
+    judges: list[str] = Field(default_factory=list)
+    """Judges that sat: model ids or analyser names."""
+    seeds: list[int] = Field(default_factory=list)
+    sandbox: str
+
+
+class Scorecard(_Model):
+    schema_: str = Field(SCHEMA, alias="schema")
+    challenge: str
+    agent: str
+    iteration: int
+    profile: str
+    family: str
+    weights: dict[str, float]
+    weights_source: str
+    """Family name, or 'custom' when the challenge overrides the composite weights."""
+    final: int | None
+    raw: float | None
+    band: str | None
+    provisional: bool
+    components: dict[str, ComponentScore]
+    adjustments: dict[str, float]
+    profiles: dict[str, int | None]
+    profile_details: dict[str, ProfileScore]
+    flags: list[FlagModel] = Field(default_factory=list)
+    math: list[str]
+    tests: list[TestOutcomeModel] = Field(default_factory=list)
+    removed_files: list[str] = Field(default_factory=list)
+    """Files removed from code/ before grading because they could steer the run."""
+    infra_error: str | None = None
+    reproducibility: Reproducibility
+    elapsed_s: float | None = None
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    def to_json(self) -> str:
+        return self.model_dump_json(by_alias=True, indent=2)

@@ -1,0 +1,56 @@
+"""Explained numbers: every score in the core carries the lines of math that produced it."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+# Scores are rounded to this many decimals before display and before the final rounding, so that
+# binary floating-point noise (82.07499999999999) never decides a rounding (82.075 -> 82, not 82).
+PRECISION = 6
+
+
+def fmt(x: float) -> str:
+    """A number as a human writes it: 82.075, 31.5, 90 (no float noise, no trailing zeros)."""
+    if math.isnan(x):
+        return "nan"
+    text = f"{round(x, PRECISION):.{PRECISION}f}".rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
+
+
+def clean(x: float) -> float:
+    """Round away float noise (see PRECISION)."""
+    return round(x, PRECISION) + 0.0
+
+
+def round_half_up(x: float) -> int:
+    """Round a score to an integer the way people do: 82.5 -> 83, 82.075 -> 82 (not banker's)."""
+    return int(math.floor(clean(x) + 0.5))
+
+
+def clamp(x: float, lo: float, hi: float) -> float:
+    return max(lo, min(hi, x))
+
+
+@dataclass(frozen=True)
+class Explained:
+    """A score with the math that produced it, one human-readable line per step."""
+
+    value: float
+    math: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "value", clean(self.value))
+
+
+@dataclass(frozen=True)
+class NotScored:
+    """A component that could not be scored, and why. Never replaced by an invented number."""
+
+    reason: str
+    math: tuple[str, ...] = field(default=())
+
+    value = None
+
+
+Result = Explained | NotScored

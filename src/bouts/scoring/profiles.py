@@ -1,0 +1,192 @@
+"""The three profiles of SPEC §2, bands, clamping and rounding.
+
+A component that was not scored is never given a number. A profile missing components is computed
+over the components it has, their weights rescaled so that they keep the profile's total weight
+(the same rule by which SPEC's ``objective`` is the rescaled static/adversarial pair), and it is
+marked *provisional* with the missing components named. See docs/scoring.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from bouts.scoring.explain import Explained, NotScored, clamp, clean, fmt, round_half_up
+from bouts.scoring.weights import FAMILIES, CompositeWeights
+
+ENGINE_WEIGHTS: Mapping[str, float] = {
+    "static_tests": 0.35,
+    "adversarial": 0.15,
+    "code_quality": 0.20,
+    "deliverables": 0.15,
+    "security": 0.10,
+    "stability": 0.05,
+}
+FOUR_JUDGE_WEIGHTS: Mapping[str, float] = {"objective": 0.50, "process": 0.20, "strategy": 0.20, "integrity": 0.10}
+PROFILES = ("engine", "four-judge", "composite")
+
+BANDS: tuple[tuple[int, str], ...] = (
+    (90, "Elite"),
+    (75, "Strong"),
+    (55, "Competent"),
+    (35, "Struggling"),
+    (15, "Weak"),
+    (0, "Failed"),
+)
+
+
+def band(final: int) -> str:
+    """90–100 Elite, 75–89 Strong, 55–74 Competent, 35–54 Struggling, 15–34 Weak, 0–14 Failed."""
+    for floor, name in BANDS:
+        if final >= floor:
+            return name
+    return "Failed"
+
+
+@dataclass(frozen=True)
+class Contribution:
+    score: float | None
+    weight: float
+    """The profile's nominal weight."""
+    effective_weight: float
+    """The weight actually applied (rescaled when components are missing)."""
+    points: float | None
+
+
+@dataclass(frozen=True)
+class ProfileResult:
+    profile: str
+    raw: float | None
+    final: int | None
+    band: str | None
+    provisional: bool
+    missing: tuple[str, ...]
+    contributions: Mapping[str, Contribution]
+    adjustments: Mapping[str, float] = field(default_factory=dict)
+    math: tuple[str, ...] = ()
+
+
+Scores = Mapping[str, Explained | NotScored]
+
+
+def _weighted(
+    profile: str, weights: Mapping[str, float], scores: Scores
+) -> tuple[float | None, dict[str, Contribution], tuple[str, ...], tuple[str, ...]]:
+    """Σ weight·score over the scored components, rescaled to the full weight when some are missing."""
+    present = {k: v for k, v in ((k, scores.get(k)) for k in weights) if isinstance(v, Explained)}
+    missing = tuple(k for k in weights if k not in present)
+    total_w = sum(weights.values())
+    present_w = sum(weights[k] for k in present)
+    if not present:
+        contributions = {k: Contribution(None, w, 0.0, None) for k, w in weights.items()}
+        return None, contributions, missing, (f"{profile}: no component scored, no score",)
+    scale = total_w / present_w
+    contributions = {}
+    raw = 0.0
+    for k, w in weights.items():
+        if k in present:
+            # Sum the unrounded points; only what is displayed is rounded.
+            raw += w * scale * present[k].value
+            contributions[k] = Contribution(present[k].value, w, clean(w * scale), clean(w * scale * present[k].value))
+        else:
+            contributions[k] = Contribution(None, w, 0.0, None)
+    terms = " + ".join(f"{fmt(weights[k])}×{fmt(v.value)}" for k, v in present.items())
+    lines = []
+    if missing:
+        lines.append(
+            f"{profile} is provisional: {', '.join(missing)} not scored; the scored weights "
+            f"({fmt(present_w)}) are rescaled to {fmt(total_w)} (× {fmt(scale)})"
+        )
+        lines.append(f"{profile} = ({terms}) × {fmt(scale)} = {fmt(raw)}")
+    else:
+        lines.append(f"{profile} = {terms} = {fmt(raw)}")
+    return raw, contributions, missing, tuple(lines)
+
+
+def _finish(
+    profile: str,
+    raw: float | None,
+    contributions: dict[str, Contribution],
+    missing: tuple[str, ...],
+    lines: tuple[str, ...],
+    adjustments: Mapping[str, float] | None = None,
+) -> ProfileResult:
+    if raw is None:
+        return ProfileResult(profile, None, None, None, True, missing, contributions, adjustments or {}, lines)
+    clamped = clamp(raw, 0.0, 100.0)
+    if clamped != raw:
+        lines += (f"{profile}: {fmt(raw)} clamped to {fmt(clamped)}",)
+    final = round_half_up(clamped)
+    lines += (f"{profile}: {fmt(clamped)} → {final} ({band(final)})",)
+    return ProfileResult(
+        profile, clean(clamped), final, band(final), bool(missing), missing, contributions, adjustments or {}, lines
+    )
+
+
+def engine(scores: Scores) -> ProfileResult:
+    """``0.35·static_tests + 0.15·adversarial + 0.20·code_quality + 0.15·deliverables
+    + 0.10·security + 0.05·stability``."""
+    raw, contributions, missing, lines = _weighted("engine", ENGINE_WEIGHTS, scores)
+    return _finish("engine", raw, contributions, missing, lines)
+
+
+def four_judge(scores: Scores) -> ProfileResult:
+    """``0.50·objective + 0.20·process + 0.20·strategy + 0.10·integrity``."""
+    raw, contributions, missing, lines = _weighted("four-judge", FOUR_JUDGE_WEIGHTS, scores)
+    return _finish("four-judge", raw, contributions, missing, lines)
+
+
+@dataclass(frozen=True)
+class Adjustments:
+    """The composite's additive terms, each already bounded by its own rule."""
+
+    integrity: Explained = Explained(0.0, ())
+    exploit_penalties: Explained = Explained(0.0, ())
+    """A positive number that is subtracted."""
+    calibration: Explained = Explained(0.0, ())
+
+
+def composite(
+    scores: Scores, weights: CompositeWeights = FAMILIES["default"], adjustments: Adjustments = Adjustments()
+) -> ProfileResult:
+    """``Objective·w_o + Process·w_p + Strategy·w_s + Recovery·w_r + Efficiency·w_e
+    + IntegrityAdjustment − ExploitPenalties ± CalibrationAdjustment``, clamped to 0–100."""
+    raw, contributions, missing, lines = _weighted("composite", weights.as_dict(), scores)
+    header = f"composite weights: {weights.source}" + (" (custom override)" if weights.custom else " family")
+    lines = (header,) + lines
+    adj = {
+        "integrity": adjustments.integrity.value,
+        "exploit_penalties": adjustments.exploit_penalties.value,
+        "calibration": adjustments.calibration.value,
+    }
+    if raw is not None:
+        lines += adjustments.integrity.math + adjustments.exploit_penalties.math + adjustments.calibration.math
+        adjusted = raw + adj["integrity"] - adj["exploit_penalties"] + adj["calibration"]
+        lines += (
+            f"composite = {fmt(raw)} + ({fmt(adj['integrity'])}) − {fmt(adj['exploit_penalties'])} "
+            f"+ ({fmt(adj['calibration'])}) = {fmt(adjusted)}",
+        )
+        raw = adjusted
+    return _finish("composite", raw, contributions, missing, lines, adj)
+
+
+def all_profiles(
+    scores: Scores, weights: CompositeWeights = FAMILIES["default"], adjustments: Adjustments = Adjustments()
+) -> dict[str, ProfileResult]:
+    """Every scorecard shows all three profiles."""
+    return {
+        "engine": engine(scores),
+        "four-judge": four_judge(scores),
+        "composite": composite(scores, weights, adjustments),
+    }
+
+
+def named(profile: str) -> Sequence[str]:
+    """The component names a profile weighs (composite: the default family's)."""
+    if profile == "engine":
+        return tuple(ENGINE_WEIGHTS)
+    if profile == "four-judge":
+        return tuple(FOUR_JUDGE_WEIGHTS)
+    if profile == "composite":
+        return tuple(FAMILIES["default"].as_dict())
+    raise KeyError(profile)

@@ -1,0 +1,187 @@
+"""Loading submissions from directories and archives, and refusing malformed ones by file and field."""
+
+from __future__ import annotations
+
+import os
+import tarfile
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from bouts.errors import SubmissionError, UnsafeArchiveError
+from bouts.loading import check_matches, load_challenge, load_submission
+from bouts.loading import submission as submission_module
+
+GOOD_META = 'agent = "claude"\nchallenge = "demo-1"\niteration = 2\nelapsed_s = 61.5\n'
+
+
+def make_submission(root: Path, meta: str = GOOD_META, *, trajectory: bool = True) -> Path:
+    files = {
+        "submission.toml": meta,
+        "code/app.py": "def f():\n    return 2\n",
+        "deliverables/ROOT_CAUSE.md": "# why\n",
+    }
+    if trajectory:
+        files["trajectory.jsonl"] = '{"t": 0, "kind": "submit"}\n'
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    return root
+
+
+def make_challenge(root: Path, challenge_id: str = "demo-1") -> Path:
+    for d in ("starter", "reference", "tests/visible", "tests/hidden"):
+        (root / d).mkdir(parents=True)
+    (root / "challenge.toml").write_text(f'id = "{challenge_id}"\ntitle = "Demo"\n')
+    return root
+
+
+def _error(path: Path, workdir: Path) -> SubmissionError:
+    with pytest.raises(SubmissionError) as info:
+        load_submission(path, workdir)
+    return info.value
+
+
+def test_directory_submission_loads(tmp_path: Path) -> None:
+    root = make_submission(tmp_path / "sub")
+    sub = load_submission(root, tmp_path / "work")
+    assert sub.meta.agent == "claude" and sub.meta.iteration == 2 and sub.meta.elapsed_s == 61.5
+    assert sub.code_dir == root / "code"
+    assert sub.deliverables_dir == root / "deliverables"
+    assert sub.trajectory_path == root / "trajectory.jsonl"
+    assert len(sub.content_hash) == 64
+
+
+def test_optional_parts_may_be_absent(tmp_path: Path) -> None:
+    root = make_submission(tmp_path / "sub", trajectory=False)
+    (root / "deliverables/ROOT_CAUSE.md").unlink()
+    (root / "deliverables").rmdir()
+    sub = load_submission(root, tmp_path / "work")
+    assert sub.trajectory_path is None and sub.deliverables_dir is None
+
+
+def test_tar_gz_submission_with_single_dir_loads(tmp_path: Path) -> None:
+    src = make_submission(tmp_path / "sub")
+    archive = tmp_path / "sub.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        tar.add(src, arcname="attempt-1")
+    sub = load_submission(archive, tmp_path / "work")
+    assert sub.root.name == "attempt-1" and sub.root.is_relative_to(tmp_path / "work")
+    assert (sub.code_dir / "app.py").read_text().startswith("def f")
+    # The same tree hashes the same whether it came as a directory or an archive.
+    assert sub.content_hash == load_submission(src, tmp_path / "work").content_hash
+
+
+def test_zip_submission_loads(tmp_path: Path) -> None:
+    src = make_submission(tmp_path / "sub")
+    archive = tmp_path / "sub.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        for p in sorted(src.rglob("*")):
+            if p.is_file():
+                zf.write(p, p.relative_to(src).as_posix())
+    sub = load_submission(archive, tmp_path / "work")
+    assert sub.meta.challenge == "demo-1"
+    assert sub.trajectory_path is not None and sub.trajectory_path.name == "trajectory.jsonl"
+
+
+def test_hostile_archive_is_refused_as_unsafe(tmp_path: Path) -> None:
+    archive = tmp_path / "sub.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        zf.writestr("../../escape.txt", "x")
+    with pytest.raises(UnsafeArchiveError):
+        load_submission(archive, tmp_path / "work")
+    assert not (tmp_path / "escape.txt").exists()
+    assert list((tmp_path / "work").iterdir()) == []
+
+
+def test_archive_file_names_use_the_archive_path(tmp_path: Path) -> None:
+    archive = tmp_path / "sub.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        zf.writestr("submission.toml", GOOD_META)
+    err = _error(archive, tmp_path / "work")
+    assert err.file == f"{archive}!code"
+
+
+def test_malformed_submission_toml_names_file_and_field(tmp_path: Path) -> None:
+    root = make_submission(tmp_path / "sub", GOOD_META.replace("iteration = 2", "iteration = 0"))
+    err = _error(root, tmp_path / "work")
+    assert err.file == str(root / "submission.toml")
+    assert err.field == "iteration"
+
+
+def test_submission_toml_syntax_error_names_line(tmp_path: Path) -> None:
+    root = make_submission(tmp_path / "sub", 'agent = "a"\nchallenge = \n')
+    err = _error(root, tmp_path / "work")
+    assert err.file == str(root / "submission.toml") and "line 2" in err.message
+
+
+def test_missing_required_key_names_it(tmp_path: Path) -> None:
+    root = make_submission(tmp_path / "sub", 'challenge = "demo-1"\n')
+    err = _error(root, tmp_path / "work")
+    assert err.field == "agent" and "required" in err.message
+
+
+def test_missing_submission_toml_is_refused(tmp_path: Path) -> None:
+    root = make_submission(tmp_path / "sub")
+    (root / "submission.toml").unlink()
+    assert _error(root, tmp_path / "work").file == str(root / "submission.toml")
+
+
+def test_missing_code_dir_is_refused(tmp_path: Path) -> None:
+    root = make_submission(tmp_path / "sub")
+    (root / "code/app.py").unlink()
+    (root / "code").rmdir()
+    err = _error(root, tmp_path / "work")
+    assert err.file == str(root / "code") and "missing" in err.message
+
+
+def test_two_trajectories_are_refused(tmp_path: Path) -> None:
+    root = make_submission(tmp_path / "sub")
+    (root / "trajectory.log").write_text("x")
+    err = _error(root, tmp_path / "work")
+    assert err.field == "trajectory"
+    assert err.file is not None and err.file.startswith(str(root))
+    assert "trajectory.jsonl" in err.message and "trajectory.log" in err.message
+
+
+def test_symlink_pointing_outside_is_refused(tmp_path: Path) -> None:
+    root = make_submission(tmp_path / "sub")
+    os.symlink("/etc/passwd", root / "code" / "passwd")
+    err = _error(root, tmp_path / "work")
+    assert err.file == str(root / "code/passwd") and "outside" in err.message
+
+
+def test_huge_directory_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(submission_module, "MAX_FILES", 3)
+    root = make_submission(tmp_path / "sub")
+    (root / "code/more.py").write_text("")
+    assert "more than 3 files" in _error(root, tmp_path / "work").message
+
+
+def test_oversized_directory_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(submission_module, "MAX_TOTAL_BYTES", 1000)
+    root = make_submission(tmp_path / "sub")
+    (root / "code/blob.bin").write_bytes(b"x" * 2000)
+    assert "more than 1000 bytes" in _error(root, tmp_path / "work").message
+
+
+def test_not_a_submission_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("x")
+    assert "neither" in _error(tmp_path / "notes.txt", tmp_path / "work").message
+    assert "does not exist" in _error(tmp_path / "nope", tmp_path / "work").message
+
+
+def test_matching_challenge_passes(tmp_path: Path) -> None:
+    challenge = load_challenge(make_challenge(tmp_path / "ch"))
+    check_matches(challenge, load_submission(make_submission(tmp_path / "sub"), tmp_path / "work"))
+
+
+def test_mismatched_challenge_id_is_refused(tmp_path: Path) -> None:
+    challenge = load_challenge(make_challenge(tmp_path / "ch", "other-challenge"))
+    sub = load_submission(make_submission(tmp_path / "sub"), tmp_path / "work")
+    with pytest.raises(SubmissionError) as info:
+        check_matches(challenge, sub)
+    assert info.value.field == "challenge"
+    assert info.value.file == str(tmp_path / "sub" / "submission.toml")
+    assert "demo-1" in info.value.message and "other-challenge" in info.value.message

@@ -1,0 +1,175 @@
+"""`bouts score` end to end through the real bubblewrap sandbox."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tarfile
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from bouts.cli.main import app
+from bouts.models.results import Outcome
+from bouts.pipeline import score
+
+pytestmark = pytest.mark.sandbox
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "inventory-ledger"
+
+
+def write(root: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return root
+
+
+CHALLENGE_TOML = """
+id = "tiny-calc"
+title = "Tiny calculator"
+profile = "engine"
+[limits]
+test_timeout_s = 2
+suite_timeout_s = 60
+memory_mb = 256
+max_processes = 16
+"""
+
+TESTS = {
+    "tests/visible/test_calc.py": "from calc import add\n\ndef test_add():\n    assert add(2, 3) == 5\n",
+    "tests/hidden/test_calc_hidden.py": (
+        "from calc import add\n\n"
+        "def test_add_swapped():\n    assert add(3, 2) == 5\n\n"
+        "def test_add_negative():\n    assert add(-2, -3) == -5\n"
+    ),
+    "tests/adversarial/test_calc_adv.py": (
+        "import pytest\nfrom calc import add\n\n"
+        "@pytest.mark.severity('high')\ndef test_rejects_strings():\n"
+        "    with pytest.raises(TypeError):\n        add('a', 1)\n"
+    ),
+}
+
+GOOD = """\
+def add(a, b):
+    if not all(isinstance(x, int) for x in (a, b)):
+        raise TypeError('ints')
+    return a + b
+"""
+
+
+@pytest.fixture
+def tiny_challenge(tmp_path: Path) -> Path:
+    root = tmp_path / "challenge"
+    write(
+        root,
+        {
+            "challenge.toml": CHALLENGE_TOML,
+            "starter/calc.py": "def add(a, b):\n    return 0\n",
+            "reference/calc.py": GOOD,
+            **TESTS,
+        },
+    )
+    return root
+
+
+def submission(tmp_path: Path, code: str, name: str = "sub") -> Path:
+    return write(
+        tmp_path / name,
+        {
+            "submission.toml": 'agent = "tester"\nchallenge = "tiny-calc"\niteration = 1\n',
+            "code/calc.py": code,
+        },
+    )
+
+
+def test_the_examples_reference_solution_passes_every_test(tmp_path: Path) -> None:
+    ref = write(tmp_path / "ref", {"submission.toml": 'agent = "reference"\nchallenge = "inventory-ledger"\n'})
+    shutil.copytree(EXAMPLE / "reference", ref / "code")
+    card = score(EXAMPLE, ref)
+    assert card.tests, "the run reported no tests"
+    assert all(t.outcome is Outcome.PASSED for t in card.tests), [t for t in card.tests if t.outcome != "passed"]
+    assert card.components["static_tests"].score == 100.0
+    assert card.components["adversarial"].score == 100.0
+    assert card.components["stability"].score == 100.0
+
+
+def test_the_examples_low_anchor_scores_what_its_expected_file_says_and_below_the_high_anchor() -> None:
+    import tomllib
+
+    low = score(EXAMPLE, EXAMPLE / "anchors" / "low")
+    high = score(EXAMPLE, EXAMPLE / "anchors" / "high")
+    expected = tomllib.loads((EXAMPLE / "anchors" / "low" / "expected.toml").read_text())["expected"]
+    assert low.components["static_tests"].score == pytest.approx(expected["static_tests"])
+    assert low.components["adversarial"].score == pytest.approx(expected["adversarial"])
+    assert low.components["static_tests"].score < 100
+    assert low.components["deliverables"].score == 0.0  # its ROOT_CAUSE.md is a TODO placeholder
+    assert high.raw is not None and low.raw is not None and low.raw < high.raw
+
+
+def test_an_infinite_loop_is_stopped_by_the_per_test_timeout_and_scored(tiny_challenge: Path, tmp_path: Path) -> None:
+    code = GOOD + """
+_real = add
+def add(a, b):
+    if a == 3:
+        while True:
+            pass
+    return _real(a, b)
+"""
+    card = score(tiny_challenge, submission(tmp_path, code))
+    outcomes = {t.id.rsplit("::", 1)[1]: t.outcome for t in card.tests}
+    assert outcomes["test_add_swapped"] is Outcome.TIMEOUT
+    assert outcomes["test_add"] is Outcome.PASSED
+    assert card.components["static_tests"].score == pytest.approx(200 / 3, abs=1e-4)
+    assert card.components["stability"].score == 0.0
+    assert card.final is not None
+
+
+def test_unbounded_allocation_is_stopped_by_the_memory_limit_and_scored(tiny_challenge: Path, tmp_path: Path) -> None:
+    code = GOOD + """
+_real = add
+def add(a, b):
+    if a == -2:
+        hog = []
+        while True:
+            hog.append(bytearray(50_000_000))
+    return _real(a, b)
+"""
+    card = score(tiny_challenge, submission(tmp_path, code))
+    outcomes = {t.id.rsplit("::", 1)[1]: t.outcome for t in card.tests}
+    assert outcomes["test_add_negative"] in (Outcome.CRASHED, Outcome.FAILED, Outcome.ERROR)
+    assert outcomes["test_add"] is Outcome.PASSED and outcomes["test_add_swapped"] is Outcome.PASSED
+    assert card.final is not None
+
+
+def test_a_submission_archive_scores_like_its_directory(tiny_challenge: Path, tmp_path: Path) -> None:
+    sub = submission(tmp_path, GOOD)
+    archive = tmp_path / "sub.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        tar.add(sub, arcname="sub")
+    from_dir = score(tiny_challenge, sub)
+    from_archive = score(tiny_challenge, archive)
+    assert from_dir.final == from_archive.final == 100
+
+
+def test_cli_score_json_prints_the_scorecard(tiny_challenge: Path, tmp_path: Path) -> None:
+    result = CliRunner().invoke(app, ["score", str(tiny_challenge), str(submission(tmp_path, GOOD)), "--json"])
+    assert result.exit_code == 0, result.output
+    card = json.loads(result.stdout)
+    assert card["schema"] == "bouts.scorecard/1"
+    assert card["components"]["static_tests"]["score"] == 100.0
+    assert card["profile"] == "engine" and card["profiles"]["engine"] == card["final"]
+    assert card["components"]["code_quality"]["score"] is None
+
+
+def test_cli_score_names_the_file_and_field_of_a_bad_submission(tiny_challenge: Path, tmp_path: Path) -> None:
+    sub = write(
+        tmp_path / "bad",
+        {"submission.toml": 'agent = "x"\nchallenge = "tiny-calc"\niteration = "two"\n', "code/calc.py": GOOD},
+    )
+    result = CliRunner().invoke(app, ["score", str(tiny_challenge), str(sub)])
+    assert result.exit_code == 2
+    assert "submission.toml" in result.output and "iteration" in result.output
+    assert "Traceback" not in result.output
