@@ -32,7 +32,7 @@ EXIT_INFRA = 3
 
 
 def _fail(exc: BoutsError) -> typer.Exit:
-    err.print(f"[bold red]error:[/] {exc.describe()}", highlight=False)
+    err.print(f"[bold red]error:[/] {exc.describe()}", highlight=False, soft_wrap=True)
     return typer.Exit(EXIT_INFRA if isinstance(exc, InfrastructureError) else EXIT_INPUT)
 
 

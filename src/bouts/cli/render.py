@@ -42,16 +42,17 @@ def scorecard(console: Console, card: Scorecard, *, show_tests: bool = False) ->
     console.print(Panel(headline, title="Bouts scorecard", expand=False))
 
     table = Table(title="Components", show_lines=False)
-    for col in ("component", "score", "weight", "points", "note"):
-        table.add_column(col, justify="right" if col in ("score", "weight", "points") else "left")
+    provisional = any(c.effective_weight not in (None, c.weight) for c in card.components.values())
+    columns = ["component", "score", "weight"] + (["applied"] if provisional else []) + ["points", "note"]
+    for col in columns:
+        table.add_column(col, justify="left" if col in ("component", "note") else "right")
     for name, comp in card.components.items():
+        applied = [_num(comp.effective_weight)] if provisional else []
         if comp.status == "not_scored":
-            table.add_row(name, "—", _num(comp.weight), "—", Text(f"not scored: {comp.reason}", style="dim"))
+            note = Text(f"not scored: {comp.reason}", style="dim")
+            table.add_row(name, "—", _num(comp.weight), *applied, "—", note)
         else:
-            weight = (
-                _num(comp.effective_weight) if comp.effective_weight not in (None, comp.weight) else _num(comp.weight)
-            )
-            table.add_row(name, _num(comp.score), weight, _num(comp.points), "")
+            table.add_row(name, _num(comp.score), _num(comp.weight), *applied, _num(comp.points), "")
     console.print(table)
 
     prof = Table(title="Profiles")

@@ -1,0 +1,113 @@
+"""The host side of the result channel: bounded line reading and strict record parsing.
+
+Everything read here was written inside the sandbox, so it is parsed as untrusted input: a
+malformed or oversized line is a protocol violation, never an exception that aborts grading.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from typing import Literal
+
+from bouts.models.results import Outcome
+
+MAX_LINE = 16 * 1024 * 1024
+"""Longest record accepted (the ``collected`` list of a very large suite fits comfortably)."""
+
+_DRIVER_OUTCOMES = {
+    o.value for o in (Outcome.PASSED, Outcome.FAILED, Outcome.ERROR, Outcome.TIMEOUT, Outcome.CRASHED)
+}
+
+
+@dataclass(frozen=True)
+class Record:
+    """One parsed line of the driver's protocol."""
+
+    kind: Literal["hello", "warning", "collect_error", "collected", "result", "done", "invalid"]
+    id: str = ""
+    outcome: Outcome | None = None
+    duration_s: float = 0.0
+    detail: str = ""
+    ids: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = field(default_factory=tuple)
+    exit_code: int | None = None
+
+
+def _str(value: object, limit: int = 2000) -> str:
+    return value[:limit] if isinstance(value, str) else ""
+
+
+def parse_record(line: bytes) -> Record:
+    """Parse one line into a :class:`Record`; anything unexpected becomes ``kind='invalid'``."""
+    try:
+        obj = json.loads(line)
+    except ValueError:
+        return Record("invalid", detail="not JSON")
+    if not isinstance(obj, dict):
+        return Record("invalid", detail="not an object")
+    kind = obj.get("type")
+    if kind == "hello":
+        return Record("hello")
+    if kind == "done":
+        code = obj.get("exit")
+        return Record("done", exit_code=code if isinstance(code, int) else None)
+    if kind == "warning":
+        return Record("warning", id=_str(obj.get("id")), detail=_str(obj.get("text")))
+    if kind == "collect_error":
+        return Record("collect_error", id=_str(obj.get("id")), detail=_str(obj.get("detail")))
+    if kind == "collected":
+        ids = obj.get("ids")
+        if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
+            return Record("invalid", detail="bad collected ids")
+        return Record("collected", ids=tuple(ids))
+    if kind == "result":
+        outcome, node = obj.get("outcome"), obj.get("id")
+        if outcome not in _DRIVER_OUTCOMES or not isinstance(node, str):
+            return Record("invalid", detail="bad result")
+        duration = obj.get("duration_s")
+        warns = obj.get("warnings") or []
+        return Record(
+            "result",
+            id=node,
+            outcome=Outcome(outcome),
+            duration_s=float(duration) if isinstance(duration, int | float) else 0.0,
+            detail=_str(obj.get("detail")),
+            warnings=tuple(_str(w, 500) for w in warns[:50] if isinstance(w, str))
+            if isinstance(warns, list)
+            else (),
+        )
+    return Record("invalid", detail=f"unknown record type {str(kind)[:40]!r}")
+
+
+class LineReader:
+    """Splits a pipe into lines without ever holding more than ``MAX_LINE`` bytes."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self._buf = bytearray()
+        self._skipping = False
+        self.oversized = 0
+
+    def feed(self) -> list[bytes] | None:
+        """Read what is available; return complete lines, or ``None`` at end of file."""
+        chunk = os.read(self.fd, 1 << 16)
+        if not chunk:
+            return None
+        lines: list[bytes] = []
+        start = 0
+        while (nl := chunk.find(b"\n", start)) != -1:
+            if not self._skipping:
+                self._buf += chunk[start:nl]
+                lines.append(bytes(self._buf))
+            self._buf.clear()
+            self._skipping = False
+            start = nl + 1
+        if not self._skipping:
+            self._buf += chunk[start:]
+            if len(self._buf) > MAX_LINE:
+                self._buf.clear()
+                self._skipping = True
+                self.oversized += 1
+        return lines

@@ -1,0 +1,87 @@
+"""Assemble the grading workspace: the submission's source, minus what could steer the run,
+plus the challenge's pristine tests.
+
+Principle (issue 3): the grader never trusts bytes the graded code can shape. Anything that
+pytest or Python would execute or obey before our driver is in control is removed and reported.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+from bouts.errors import SubmissionError
+
+STEERING_NAMES = frozenset(
+    {
+        "conftest.py",
+        "pytest.ini",
+        "tox.ini",
+        "setup.cfg",
+        "sitecustomize.py",
+        "usercustomize.py",
+    }
+)
+"""Files that configure or hook pytest/Python when merely present on a path."""
+
+STEERING_SUFFIXES = (".pyc", ".pyo", ".pth")
+"""Planted bytecode (can shadow a source file) and path hooks (run code at interpreter start)."""
+
+MAX_FILES = 20_000
+"""A submission tree larger than this is refused rather than copied."""
+
+
+def _steers(rel: str, name: str, is_dir: bool) -> bool:
+    if is_dir:
+        return name == "__pycache__"
+    return name in STEERING_NAMES or name.endswith(STEERING_SUFFIXES)
+
+
+def assemble_workspace(code_dir: Path, tests_dir: Path, dest: Path) -> list[str]:
+    """Copy ``code_dir`` into ``dest`` without steering files, then the pristine ``tests_dir``.
+
+    The submission's own ``tests/`` is replaced wholesale. Symlinks are never followed or copied.
+    Returns the removed paths (relative to ``code_dir``, ``/``-separated, sorted); a removed
+    directory is listed once with a trailing ``/``. Raises ``SubmissionError`` if ``code_dir`` is
+    missing or absurdly large.
+    """
+    if not code_dir.is_dir():
+        raise SubmissionError("the submission has no code directory", file=str(code_dir))
+    removed: list[str] = []
+    copied = 0
+    dest.mkdir(parents=True, exist_ok=True)
+    for dirpath, dirnames, filenames in os.walk(code_dir):
+        here = Path(dirpath)
+        rel_dir = here.relative_to(code_dir)
+        keep_dirs = []
+        for name in sorted(dirnames):
+            rel = (rel_dir / name).as_posix()
+            path = here / name
+            if rel == "tests":
+                continue  # replaced wholesale by the pristine tests below
+            if path.is_symlink():
+                removed.append(rel)
+            elif _steers(rel, name, is_dir=True):
+                removed.append(rel + "/")
+            else:
+                keep_dirs.append(name)
+                (dest / rel).mkdir()
+        dirnames[:] = keep_dirs
+        for name in sorted(filenames):
+            rel = (rel_dir / name).as_posix()
+            path = here / name
+            if path.is_symlink() or not path.is_file() or _steers(rel, name, is_dir=False):
+                removed.append(rel)
+                continue
+            copied += 1
+            if copied > MAX_FILES:
+                raise SubmissionError(f"the code tree has more than {MAX_FILES} files", file=str(code_dir))
+            shutil.copyfile(path, dest / rel, follow_symlinks=False)
+    if tests_dir.is_dir():
+        # The challenge's tests are trusted, including their own conftest.py files; copy them as
+        # files (links dereferenced inside the challenge are the author's business).
+        shutil.copytree(
+            tests_dir, dest / "tests", symlinks=False, ignore=shutil.ignore_patterns("__pycache__")
+        )
+    return sorted(removed)

@@ -1,0 +1,221 @@
+"""The sandbox contract every backend keeps, and the process plumbing they share.
+
+See ``docs/sandbox.md`` for what each backend guarantees and what it does not.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+from bouts.errors import SandboxError
+from bouts.models.challenge import Limits
+
+WORKSPACE = "/workspace"
+"""Where the workspace directory appears inside every sandbox (the ``none`` backend aside)."""
+
+
+@dataclass(frozen=True)
+class Mount:
+    """A host path made visible read-only inside the sandbox at ``target``."""
+
+    source: Path
+    target: str
+
+
+@dataclass(frozen=True)
+class SandboxResult:
+    """How a sandboxed command ended. A non-zero exit is data, not an error."""
+
+    exit_code: int | None
+    """Exit status, or ``None`` when the command was killed by a signal."""
+    signal: int | None
+    """The signal that killed the command, if any."""
+    timed_out: bool
+    """True when the sandbox killed the command at its wall timeout."""
+    stdout: bytes
+    """The first ``max_output_kb`` of standard output; the rest was read and discarded."""
+    stderr: bytes
+    """The first ``max_output_kb`` of standard error; the rest was read and discarded."""
+    stdout_truncated: bool = False
+    stderr_truncated: bool = False
+    duration_s: float = 0.0
+    notes: tuple[str, ...] = field(default_factory=tuple)
+    """What the backend wants the caller to know (e.g. 'unsafe: no isolation')."""
+
+
+@runtime_checkable
+class Sandbox(Protocol):
+    """Runs one command in isolation. Implementations are registered in ``bouts.sandbox``.
+
+    Contract:
+
+    - ``workspace`` is visible read-write at :data:`WORKSPACE` (the ``none`` backend runs
+      in the directory itself and says so); each of ``mounts`` read-only at its target.
+    - The environment is exactly ``env``: nothing leaks in from the host.
+    - ``limits`` bound memory (address space), processes, file size and CPU of everything the
+      command starts; standard output and error are each kept up to ``limits.max_output_kb``
+      and the rest is discarded, never buffered.
+    - ``pass_fds`` stay open in the command under the same numbers (e.g. a result pipe).
+    - At ``timeout_s`` the whole process tree is killed and ``timed_out`` is set; when ``run``
+      returns, nothing the command started is still running (backends that cannot promise it
+      say so in their docs).
+    - ``on_spawn`` is called once the command has started, so the caller can close its own
+      copies of ``pass_fds``.
+
+    Raises :class:`~bouts.errors.SandboxError` when the sandbox itself cannot start or broke;
+    whatever the command does (crash, exit code, timeout) is reported in the result instead.
+    """
+
+    name: str
+    isolated: bool
+    """True when the backend provides the mounts, the fixed ``/workspace`` path and a private PID
+    namespace; False for the unsafe ``none`` backend (runs in the workspace directory itself)."""
+
+    def run(
+        self,
+        argv: Sequence[str],
+        *,
+        workspace: Path,
+        env: Mapping[str, str],
+        limits: Limits,
+        timeout_s: float,
+        mounts: Sequence[Mount] = (),
+        pass_fds: Sequence[int] = (),
+        on_spawn: Callable[[], None] | None = None,
+    ) -> SandboxResult:
+        """Run ``argv`` in the sandbox and wait for it (see the class docstring)."""
+        ...
+
+
+class _CappedReader(threading.Thread):
+    """Drains a pipe to EOF, keeping the first ``cap`` bytes (so a flood cannot block or bloat us)."""
+
+    def __init__(self, stream: object, cap: int) -> None:
+        super().__init__(daemon=True)
+        self._stream = stream
+        self._cap = cap
+        self.data = bytearray()
+        self.truncated = False
+
+    def run(self) -> None:
+        fd = self._stream.fileno()  # type: ignore[attr-defined]
+        while True:
+            try:
+                chunk = os.read(fd, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            room = self._cap - len(self.data)
+            if room > 0:
+                self.data += chunk[:room]
+            if len(chunk) > room:
+                self.truncated = True
+
+
+def rlimit_args(limits: Limits, timeout_s: float) -> list[str]:
+    """``prlimit`` options for the command: every process it starts inherits them."""
+    mem = limits.memory_mb * 1024 * 1024
+    fsize = limits.max_file_mb * 1024 * 1024
+    # CPU seconds are a backstop: the wall timeout normally fires first.
+    cpu = int(timeout_s) + 5
+    return [
+        "/usr/bin/prlimit",
+        f"--as={mem}",
+        f"--nproc={limits.max_processes}",
+        f"--fsize={fsize}",
+        "--core=0",
+        f"--cpu={cpu}",
+        "--nofile=1024",
+        "--",
+    ]
+
+
+def run_process(
+    argv: Sequence[str],
+    *,
+    cwd: Path | None,
+    env: Mapping[str, str],
+    limits: Limits,
+    timeout_s: float,
+    pass_fds: Sequence[int],
+    on_spawn: Callable[[], None] | None,
+    notes: tuple[str, ...] = (),
+    wrap: Callable[[list[str]], list[str]] = lambda inner: inner,
+) -> SandboxResult:
+    """Start ``argv`` in its own session, drain its output with caps, kill its group at the timeout.
+
+    ``wrap`` turns the (marked) command into the full command line, e.g. the bwrap invocation.
+    The command is prefixed with a tiny bash (plain sh cannot name fds above 9) that writes one
+    byte to a private pipe right before it execs ``argv``: that byte proves the sandbox came up,
+    so a command that fails later (and may print anything, including a fake ``bwrap:`` error) is
+    never mistaken for a broken sandbox.
+    Raises ``SandboxError`` when the byte never arrives.
+    """
+    cap = limits.max_output_kb * 1024
+    start = time.monotonic()
+    started_r, started_w = os.pipe()
+    marked = ["/bin/bash", "-c", f'printf 1 >&{started_w} && exec {started_w}>&- && exec "$@"', "bash", *argv]
+    try:
+        proc = subprocess.Popen(
+            wrap(marked),
+            cwd=cwd,
+            env=dict(env),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            pass_fds=(*pass_fds, started_w),
+            start_new_session=True,  # its own process group: one killpg reaches the tree
+            close_fds=True,
+        )
+    except OSError as exc:
+        os.close(started_r)
+        raise SandboxError(f"could not start the sandbox: {exc}") from exc
+    finally:
+        os.close(started_w)
+        if on_spawn is not None:
+            on_spawn()
+    readers = [_CappedReader(proc.stdout, cap), _CappedReader(proc.stderr, cap)]
+    for r in readers:
+        r.start()
+    timed_out = False
+    try:
+        proc.wait(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+    finally:
+        # Always kill the group: anything the command left running dies with the run.
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    for r in readers:
+        r.join(timeout=5)
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()
+    proc.stderr.close()
+    rc = proc.returncode
+    with os.fdopen(started_r, "rb") as marker:
+        started = marker.read(1) == b"1"
+    if not started and not timed_out:
+        err = bytes(readers[1].data).decode(errors="replace").strip()
+        raise SandboxError(f"the sandbox did not start (exit {rc}): {err[:2000]}")
+    return SandboxResult(
+        exit_code=rc if rc >= 0 else None,
+        signal=-rc if rc < 0 else None,
+        timed_out=timed_out,
+        stdout=bytes(readers[0].data),
+        stderr=bytes(readers[1].data),
+        stdout_truncated=readers[0].truncated,
+        stderr_truncated=readers[1].truncated,
+        duration_s=time.monotonic() - start,
+        notes=notes,
+    )
