@@ -1,0 +1,107 @@
+"""The judge contract: what a judge is given, what it returns, and the registry it joins.
+
+A judge reads (files, a trajectory, a run report) and may call tools (semgrep, ruff, an LLM), so it
+sits at the I/O edge. Its *formula* lives in ``bouts.scoring`` and stays pure. Every point a judge
+takes away is a ``Finding`` with its evidence (file and line, or trajectory event index), so the
+scorecard can explain it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal, Protocol, runtime_checkable
+
+from bouts.models.challenge import Challenge
+from bouts.models.results import RunReport
+from bouts.models.trajectory import Trajectory
+from bouts.registry import Registry
+from bouts.scoring.adjustments import Confidence, ExploitAttempt
+from bouts.scoring.explain import Explained, NotScored
+
+Component = Literal[
+    "code_quality", "deliverables", "security", "process", "strategy", "integrity", "recovery", "efficiency",
+    "adversarial_generated",
+]
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One piece of evidence behind a score: what was seen, where, and what it cost."""
+
+    rule: str
+    """Stable id of the rule or check, e.g. ``semgrep:bouts.python.sql-injection`` or ``process.unread-edit``."""
+    message: str
+    file: str | None = None
+    """Path relative to the submission's ``code/`` (or ``deliverables/``)."""
+    line: int | None = None
+    event: int | None = None
+    """Index of the trajectory event, for trajectory judges."""
+    severity: str | None = None
+    """critical / high / medium / low where the rule has one."""
+    points: float = 0.0
+    """Points this finding took from the component (0 for informational findings)."""
+    dimension: str | None = None
+    """Sub-score it counts against (readability, accuracy, ...), where the judge has dimensions."""
+
+
+@dataclass(frozen=True)
+class IntegritySignals:
+    """What an integrity detector saw; feeds both the integrity judge score and the composite adjustment."""
+
+    bright_lines: tuple[str, ...] = ()
+    """Each a short description: tests modified, hard-coded outputs, off-limits access, ..."""
+    gray_penalties: tuple[float, ...] = ()
+    """5-10 each."""
+    open_integrity_bonus: float = 0.0
+    """Up to +10 for integrity shown in the open (reported a broken test instead of working around it)."""
+    exploit_attempts: tuple[ExploitAttempt, ...] = ()
+
+
+@dataclass(frozen=True)
+class JudgeInput:
+    """Everything a judge may read. Paths are read-only inputs; judges never modify them."""
+
+    challenge: Challenge
+    code_dir: Path
+    """The submission's ``code/``."""
+    deliverables_dir: Path | None = None
+    trajectory: Trajectory | None = None
+    run: RunReport | None = None
+    """The test run, for judges that need test evidence (None while tests still run)."""
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A judge's answer for one component."""
+
+    judge: str
+    """Name of the judge (an analyser name or a model id): listed on the scorecard as a judge that sat."""
+    component: Component
+    score: Explained | NotScored
+    findings: tuple[Finding, ...] = ()
+    dimensions: Mapping[str, float] = field(default_factory=dict)
+    """Sub-scores 0-100 (code quality: readability/architecture/robustness/idiomaticity)."""
+    versions: Mapping[str, str] = field(default_factory=dict)
+    """Tool / rule-set versions, for reproducibility."""
+    integrity: IntegritySignals | None = None
+    confidence: Confidence | None = None
+    """The agent's stated confidence, for the calibration adjustment (trajectory judges)."""
+
+
+@runtime_checkable
+class Judge(Protocol):
+    """A judge of one component. ``judge`` must not raise for bad submissions: a submission it cannot
+    read is a ``NotScored`` verdict with the reason, or a low score with findings, as the rule says.
+    It raises ``InfrastructureError`` only when its own tools are broken."""
+
+    name: str
+    component: Component
+
+    def judge(self, inp: JudgeInput) -> Verdict: ...
+
+
+JUDGES: Registry[Judge] = Registry("judge")
+"""Every judge, built-in or plugin, registers here by name."""
