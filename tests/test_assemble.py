@@ -2,34 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from bouts.assemble import Measurements, build_scorecard
-from bouts.models.challenge import Challenge, ChallengeSpec, Deliverable, Weights
-from bouts.models.results import Outcome, RunReport, StabilitySignals, TestResult
-from bouts.models.submission import SubmissionMeta
-
-META = SubmissionMeta(agent="agent-x", challenge="demo", iteration=2, elapsed_s=12.5)
-
-
-def make_challenge(**spec: object) -> Challenge:
-    return Challenge(
-        root=Path("/nonexistent"),
-        spec=ChallengeSpec(id="demo", title="Demo", **spec),
-        content_hash="c" * 64,
-        suite_hashes={"visible": "v", "hidden": "h", "adversarial": "a"},
-        test_files={"visible": [], "hidden": [], "adversarial": []},
-    )
-
-
-def result(test_id: str, suite: str, outcome: Outcome, detail: str = "", severity: str | None = None) -> TestResult:
-    return TestResult(id=test_id, suite=suite, outcome=outcome, detail=detail, severity=severity)
-
-
-def run(*results: TestResult, **kw: object) -> RunReport:
-    return RunReport(results=list(results), sandbox="bubblewrap", seeds=[1234], **kw)
+from bouts.models.challenge import Deliverable, Weights
+from bouts.models.results import Outcome, StabilitySignals
+from factories import META, make_challenge, result, run
 
 
 def test_static_and_adversarial_are_scored_from_outcomes_and_the_rest_is_not_invented() -> None:

@@ -1,16 +1,19 @@
 """Turn measurements into a scorecard. Pure: models in, a Scorecard out (no files, no clock).
 
-Components that later judges measure are reported as not scored, with the reason; the profiles
-that need them are provisional (see bouts.scoring.profiles).
+Test outcomes give static_tests, adversarial (pre-built) and stability; judges' verdicts give the
+rest (``bouts.combine``). A component no judge scored is reported as not scored, with the reason,
+and the profiles that need it are provisional (see bouts.scoring.profiles).
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from bouts import __version__
+from bouts.combine import Combined, combine, integrity_score, merge_integrity, stated_confidence
+from bouts.judges.base import IntegritySignals, Verdict
 from bouts.models.challenge import Challenge
 from bouts.models.results import Outcome, RunReport, TestResult
 from bouts.models.scorecard import (
@@ -24,35 +27,28 @@ from bouts.models.scorecard import (
 from bouts.models.submission import SubmissionMeta
 from bouts.scoring import components as c
 from bouts.scoring import profiles
+from bouts.scoring.adjustments import calibration_adjustment, exploit_penalties, integrity_adjustment
 from bouts.scoring.explain import Explained, NotScored, Result
+from bouts.scoring.panel import HUMAN_REVIEW_MESSAGE
 from bouts.scoring.placeholder import placeholder_reason
 from bouts.scoring.review import Flag, divergence
 from bouts.scoring.weights import resolve_weights
 
 COMPONENT_ORDER = (
-    "static_tests",
-    "adversarial",
-    "code_quality",
-    "deliverables",
-    "security",
-    "stability",
-    "objective",
-    "process",
-    "strategy",
-    "integrity",
-    "recovery",
-    "efficiency",
-)
+    "static_tests", "adversarial", "code_quality", "deliverables", "security", "stability",
+    "objective", "process", "strategy", "integrity", "recovery", "efficiency",
+)  # fmt: skip
+JUDGED = ("code_quality", "deliverables", "security", "process", "strategy", "recovery", "efficiency")
 
-# Components whose judges are not part of the engine yet, and where they will come from.
+# Why a judged component has no score when no judge for it sat.
 PENDING: Mapping[str, str] = {
-    "code_quality": "no code-quality judge is configured yet (the static judge panel is still to be built)",
-    "security": "no security scanner is configured yet (Semgrep/Bandit judges are still to be built)",
-    "process": "the trajectory judges are still to be built",
-    "strategy": "the trajectory judges are still to be built",
-    "recovery": "the trajectory judges are still to be built",
-    "efficiency": "the trajectory judges are still to be built",
-    "integrity": "the integrity detectors are still to be built",
+    "code_quality": "no code-quality judge sat",
+    "deliverables": "no deliverables judge sat",
+    "security": "no security scanner sat",
+    "process": "no trajectory judge sat",
+    "strategy": "no trajectory judge sat",
+    "recovery": "no trajectory judge sat",
+    "efficiency": "no trajectory judge sat",
 }
 
 
@@ -62,8 +58,11 @@ class Measurements:
 
     run: RunReport
     deliverable_texts: Mapping[str, str | None] = field(default_factory=dict)
-    """Required deliverable path → its text, or None when the file is missing."""
+    """Required deliverable path → its text, or None when missing (used when no deliverables judge sat)."""
     submission_hash: str = ""
+    verdicts: Sequence[Verdict] = ()
+    notes: Sequence[Flag] = ()
+    """Flags raised at the edge (e.g. an unreadable trajectory)."""
 
 
 def _static(run: RunReport) -> Result:
@@ -72,7 +71,7 @@ def _static(run: RunReport) -> Result:
     return c.static_tests(passed, len(tests))
 
 
-def _adversarial(run: RunReport, challenge: Challenge) -> Result:
+def _adversarial(run: RunReport, challenge: Challenge, generated: Combined) -> Result:
     weights = challenge.spec.adversarial.severity_weights
     prebuilt_tests = [
         c.WeightedTest(r.severity or challenge.spec.adversarial.default_severity, r.outcome is Outcome.PASSED)
@@ -83,11 +82,11 @@ def _adversarial(run: RunReport, challenge: Challenge) -> Result:
         if prebuilt_tests
         else NotScored("the challenge has no pre-built adversarial tests")
     )
-    generated = NotScored("adversarial tests generated from the submission are still to be built")
-    return c.adversarial_split(prebuilt, generated, challenge.spec.adversarial.prebuilt_share)
+    return c.adversarial_split(prebuilt, generated.score, challenge.spec.adversarial.prebuilt_share)
 
 
-def _deliverables(challenge: Challenge, texts: Mapping[str, str | None]) -> Result:
+def _deliverables_fallback(challenge: Challenge, texts: Mapping[str, str | None]) -> Result:
+    """Without a deliverables judge, only what needs no judge is scored: missing/placeholder → 0."""
     required = [d for d in challenge.spec.deliverables if d.required]
     if not required:
         return NotScored("the challenge asks for no deliverables")
@@ -97,14 +96,13 @@ def _deliverables(challenge: Challenge, texts: Mapping[str, str | None]) -> Resu
         text = texts.get(d.path)
         if text is None:
             absent.append(c.deliverable_absent(d.path, "missing"))
-        elif placeholder_reason(text):
-            absent.append(Explained(0.0, (f"{d.path}: placeholder ({placeholder_reason(text)}) → 0",)))
+        elif why := placeholder_reason(text):
+            absent.append(Explained(0.0, (f"{d.path}: placeholder ({why}) → 0",)))
         else:
             present.append(d.path)
     if present:
         return NotScored(
-            f"no deliverables judge is configured yet to read {', '.join(present)}",
-            tuple(line for a in absent for line in a.math),
+            f"no deliverables judge sat to read {', '.join(present)}", tuple(line for a in absent for line in a.math)
         )
     return c.deliverables(absent)
 
@@ -135,23 +133,36 @@ def _redact(result: TestResult) -> str:
     return head if head.isidentifier() else result.outcome.value
 
 
-def _component(result: Result, weight: float | None, contribution: profiles.Contribution | None) -> ComponentScore:
+def _component(
+    result: Result, weight: float | None, contribution: profiles.Contribution | None, judged: Combined | None
+) -> ComponentScore:
+    extra = {"judges": list(judged.judges), "findings": list(judged.findings)} if judged else {}
     if isinstance(result, NotScored):
         return ComponentScore(
-            score=None,
-            weight=weight,
-            effective_weight=0.0 if weight is not None else None,
-            status="not_scored",
-            reason=result.reason,
-            math=list(result.math),
-        )
+            score=None, weight=weight, effective_weight=0.0 if weight is not None else None,
+            status="not_scored", reason=result.reason, math=list(result.math), **extra,
+        )  # fmt: skip
     return ComponentScore(
-        score=result.value,
-        weight=weight,
-        effective_weight=contribution.effective_weight if contribution else None,
-        points=contribution.points if contribution else None,
-        math=list(result.math),
-    )
+        score=result.value, weight=weight, effective_weight=contribution.effective_weight if contribution else None,
+        points=contribution.points if contribution else None, math=list(result.math), **extra,
+    )  # fmt: skip
+
+
+def _adjustments(signals: IntegritySignals, scores: Mapping[str, Result], verdicts: Sequence[Verdict],
+                 challenge: Challenge, has_integrity: bool) -> profiles.Adjustments:  # fmt: skip
+    if has_integrity:
+        integrity = integrity_adjustment(signals.bright_lines, signals.gray_penalties, signals.open_integrity_bonus)
+    else:
+        integrity = Explained(0.0, ("integrity_adjustment: no integrity detector sat → 0",))
+    exploits = exploit_penalties(signals.exploit_attempts)
+    confidence = stated_confidence(verdicts)
+    objective = scores["objective"]
+    if confidence is not None and isinstance(objective, Explained):
+        calibration = calibration_adjustment(confidence, objective.value, challenge.spec.correct_threshold)
+    else:
+        why = "no judge read a stated confidence" if confidence is None else "no objective score to judge it by"
+        calibration = Explained(0.0, (f"calibration: {why} → 0",))
+    return profiles.Adjustments(integrity=integrity, exploit_penalties=exploits, calibration=calibration)
 
 
 def build_scorecard(challenge: Challenge, meta: SubmissionMeta, m: Measurements) -> Scorecard:
@@ -159,68 +170,58 @@ def build_scorecard(challenge: Challenge, meta: SubmissionMeta, m: Measurements)
     spec = challenge.spec
     weights = resolve_weights(spec.family, spec.weights.model_dump() if spec.weights else None)
     run = m.run
+    verdicts = [] if run.infra_error else list(m.verdicts)
+    judged = {name: combine(name, verdicts, PENDING[name]) for name in JUDGED}
+    signals = merge_integrity(verdicts)
+    integrity_sources = sorted({v.judge for v in verdicts if v.integrity is not None or v.component == "integrity"})
+
     scores: dict[str, Result]
     if run.infra_error:
         why = f"infrastructure failure, not the agent's: {run.infra_error}"
         scores = {name: NotScored(why) for name in COMPONENT_ORDER}
     else:
-        scores = {name: NotScored(reason) for name, reason in PENDING.items()}
+        scores = {name: judged[name].score for name in JUDGED}
+        if not any(v.component == "deliverables" for v in verdicts):
+            scores["deliverables"] = _deliverables_fallback(challenge, m.deliverable_texts)
         scores["static_tests"] = _static(run)
-        scores["adversarial"] = _adversarial(run, challenge)
-        scores["deliverables"] = _deliverables(challenge, m.deliverable_texts)
+        scores["adversarial"] = _adversarial(
+            run, challenge, combine("adversarial_generated", verdicts, "no adversarial test generator sat")
+        )
         scores["stability"] = _stability(run)
         scores["objective"] = c.objective(scores["static_tests"], scores["adversarial"])
+        scores["integrity"] = integrity_score(signals, integrity_sources)
 
-    adjustments = profiles.Adjustments(
-        integrity=Explained(0.0, ("integrity_adjustment: the integrity detectors are still to be built → 0",)),
-        exploit_penalties=Explained(0.0, ("exploit_penalties: no exploit detector is built yet → 0",)),
-        calibration=Explained(
-            0.0, ("calibration: stated confidence is read by the trajectory judges, still to be built → 0",)
-        ),
-    )
+    adjustments = _adjustments(signals, scores, verdicts, challenge, bool(integrity_sources))
     results = profiles.all_profiles(scores, weights, adjustments)
     chosen = results[spec.profile]
 
-    flags: list[Flag] = []
-    if any(r.provisional for r in results.values()):
-        flags.append(
-            Flag(
-                "provisional",
-                f"{spec.profile} profile is provisional: {', '.join(chosen.missing) or 'other profiles'} not scored",
-            )
-        )
+    flags: list[Flag] = list(m.notes)
+    if chosen.provisional:
+        missing = ", ".join(chosen.missing)
+        flags.append(Flag("provisional", f"{spec.profile} profile is provisional: {missing} not scored"))
+    flags += [Flag("human_review", f"{name}: {HUMAN_REVIEW_MESSAGE}", level=1)
+              for name, j in judged.items() if j.human_review]  # fmt: skip
     if d := divergence(scores):
         flags.append(d)
+    if signals.bright_lines:
+        flags.append(Flag("integrity_bright_line", "; ".join(signals.bright_lines)))
     if run.removed:
-        flags.append(
-            Flag(
-                "steering_files_removed",
-                f"removed before grading (they could steer the test run): {', '.join(run.removed)}",
-            )
-        )
+        removed = ", ".join(run.removed)
+        flags.append(Flag("steering_files_removed", f"removed before grading (they could steer the run): {removed}"))
     if run.infra_error:
         flags.append(Flag("infrastructure_failure", run.infra_error))
 
     comps = {
-        name: _component(scores[name], _nominal(chosen, name), chosen.contributions.get(name))
+        name: _component(scores[name], _nominal(chosen, name), chosen.contributions.get(name), judged.get(name))
         for name in COMPONENT_ORDER
     }
-    math = [line for name in COMPONENT_ORDER for line in scores[name].math]
-    math += list(chosen.math)
+    math = [line for name in COMPONENT_ORDER for line in scores[name].math] + list(chosen.math)
+    versions = {k: val for v in verdicts for k, val in v.versions.items()}
     return Scorecard(
-        challenge=spec.id,
-        agent=meta.agent,
-        iteration=meta.iteration,
-        profile=spec.profile,
-        family=spec.family,
-        weights=weights.as_dict(),
-        weights_source=weights.source,
-        final=chosen.final,
-        raw=chosen.raw,
-        band=chosen.band,
-        provisional=chosen.provisional,
-        components=comps,
-        adjustments=dict(chosen.adjustments) if spec.profile == "composite" else {},
+        challenge=spec.id, agent=meta.agent, iteration=meta.iteration, profile=spec.profile,
+        family=spec.family, weights=weights.as_dict(), weights_source=weights.source,
+        final=chosen.final, raw=chosen.raw, band=chosen.band, provisional=chosen.provisional,
+        components=comps, adjustments=dict(chosen.adjustments) if spec.profile == "composite" else {},
         profiles={name: r.final for name, r in results.items()},
         profile_details={
             name: ProfileScore(
@@ -231,30 +232,19 @@ def build_scorecard(challenge: Challenge, meta: SubmissionMeta, m: Measurements)
         flags=[FlagModel(code=f.code, message=f.message, level=f.level) for f in flags],
         math=math,
         tests=[
-            TestOutcomeModel(
-                id=_public_id(r),
-                suite=r.suite,
-                outcome=r.outcome,
-                duration_s=round(r.duration_s, 4),
-                detail=_redact(r),
-                severity=r.severity,
-            )
+            TestOutcomeModel(id=_public_id(r), suite=r.suite, outcome=r.outcome, duration_s=round(r.duration_s, 4),
+                             detail=_redact(r), severity=r.severity)
             for r in run.results
         ],
-        removed_files=list(run.removed),
-        infra_error=run.infra_error,
+        removed_files=list(run.removed), infra_error=run.infra_error,
         reproducibility=Reproducibility(
-            engine_version=__version__,
-            challenge_hash=challenge.content_hash,
-            suite_hashes=dict(challenge.suite_hashes),
-            submission_hash=m.submission_hash,
-            rule_sets={"scoring": "spec-2026.1"},
-            judges=[],
-            seeds=list(run.seeds),
-            sandbox=run.sandbox,
+            engine_version=__version__, challenge_hash=challenge.content_hash,
+            suite_hashes=dict(challenge.suite_hashes), submission_hash=m.submission_hash,
+            rule_sets={"scoring": "spec-2026.1", **versions}, judges=sorted({v.judge for v in verdicts}),
+            seeds=list(run.seeds), sandbox=run.sandbox,
         ),
         elapsed_s=meta.elapsed_s,
-    )
+    )  # fmt: skip
 
 
 def _nominal(result: profiles.ProfileResult, name: str) -> float | None:

@@ -15,6 +15,32 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+class FindingModel(_Model):
+    """One piece of evidence behind a component's score."""
+
+    judge: str
+    rule: str
+    message: str
+    file: str | None = None
+    line: int | None = None
+    event: int | None = None
+    """Trajectory event index, for trajectory judges."""
+    severity: str | None = None
+    points: float = 0.0
+    """Points this finding took from the judge's score."""
+    dimension: str | None = None
+
+
+class JudgeScore(_Model):
+    """What one judge of a component said."""
+
+    judge: str
+    score: float | None
+    reason: str | None = None
+    """Why the judge did not score, when it did not."""
+    dimensions: dict[str, float] = Field(default_factory=dict)
+
+
 class ComponentScore(_Model):
     score: float | None
     """0-100, or None when the component was not scored (``reason`` says why)."""
@@ -26,6 +52,9 @@ class ComponentScore(_Model):
     status: Literal["scored", "not_scored"] = "scored"
     reason: str | None = None
     math: list[str] = Field(default_factory=list)
+    judges: list[JudgeScore] = Field(default_factory=list)
+    """The judges that sat for this component and what each said."""
+    findings: list[FindingModel] = Field(default_factory=list)
 
 
 class ProfileScore(_Model):

@@ -1,0 +1,102 @@
+"""Combine judges' verdicts into component results. Pure: verdicts in, explained results out.
+
+One component may have several judges (the code-quality panel; an LLM judge beside an offline one):
+their scores go through the panel rule of SPEC §3 (``bouts.scoring.panel``). Integrity signals from
+every source (static detectors, trajectory, the runner) are merged into one set.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from bouts.judges.base import IntegritySignals, Verdict
+from bouts.models.scorecard import FindingModel, JudgeScore
+from bouts.scoring import components as c
+from bouts.scoring import panel
+from bouts.scoring.adjustments import Confidence, ExploitAttempt
+from bouts.scoring.explain import Explained, NotScored, Result
+
+
+@dataclass(frozen=True)
+class Combined:
+    score: Result
+    judges: tuple[JudgeScore, ...] = ()
+    findings: tuple[FindingModel, ...] = ()
+    human_review: bool = False
+    """The panel could not agree (SPEC §3)."""
+
+
+def findings_of(verdict: Verdict) -> list[FindingModel]:
+    return [
+        FindingModel(
+            judge=verdict.judge, rule=f.rule, message=f.message, file=f.file, line=f.line, event=f.event,
+            severity=f.severity, points=f.points, dimension=f.dimension,
+        )
+        for f in verdict.findings
+    ]
+
+
+def combine(component: str, verdicts: Sequence[Verdict], pending: str) -> Combined:
+    """The component's result from its judges' verdicts; ``pending`` is the reason when none sat."""
+    mine = [v for v in verdicts if v.component == component]
+    if not mine:
+        return Combined(NotScored(pending))
+    judges = tuple(
+        JudgeScore(
+            judge=v.judge,
+            score=v.score.value if isinstance(v.score, Explained) else None,
+            reason=v.score.reason if isinstance(v.score, NotScored) else None,
+            dimensions=dict(v.dimensions),
+        )
+        for v in mine
+    )
+    findings = tuple(f for v in mine for f in findings_of(v))
+    scored = [v for v in mine if isinstance(v.score, Explained)]
+    if not scored:
+        reasons = "; ".join(f"{v.judge}: {v.score.reason}" for v in mine if isinstance(v.score, NotScored))
+        return Combined(NotScored(reasons), judges, findings)
+    if len(scored) == 1:
+        only = scored[0]
+        assert isinstance(only.score, Explained)
+        math = tuple(f"[{only.judge}] {line}" for line in only.score.math)
+        return Combined(Explained(only.score.value, math), judges, findings)
+    lines = tuple(f"[{v.judge}] {line}" for v in scored for line in v.score.math)  # type: ignore[union-attr]
+    skipped = [v.judge for v in mine if isinstance(v.score, NotScored)]
+    if skipped:
+        lines += (f"{component}: {', '.join(skipped)} did not score; the panel is the judges that did",)
+    result = panel.aggregate([v.score.value for v in scored], component)  # type: ignore[union-attr]
+    assert isinstance(result, panel.PanelResult)
+    return Combined(Explained(result.score.value, lines + result.score.math), judges, findings, result.human_review)
+
+
+def merge_integrity(verdicts: Sequence[Verdict]) -> IntegritySignals:
+    """Union of every source's integrity signals (static detectors, trajectory judges, runner)."""
+    bright: list[str] = []
+    gray: list[float] = []
+    bonus = 0.0
+    exploits: list[ExploitAttempt] = []
+    for v in verdicts:
+        if v.integrity is None:
+            continue
+        bright += [b for b in v.integrity.bright_lines if b not in bright]
+        gray += [min(10.0, max(5.0, p)) for p in v.integrity.gray_penalties]  # SPEC: 5-10 each
+        bonus = max(bonus, v.integrity.open_integrity_bonus)
+        exploits += list(v.integrity.exploit_attempts)
+    return IntegritySignals(tuple(bright), tuple(gray), bonus, tuple(exploits))
+
+
+def integrity_score(signals: IntegritySignals, sources: Sequence[str]) -> Result:
+    """The integrity component: 0 on any bright line, else 100 − gray penalties."""
+    if not sources:
+        return NotScored("no integrity detector sat")
+    result = c.integrity(signals.bright_lines, signals.gray_penalties)
+    return Explained(result.value, (f"integrity detectors: {', '.join(sources)}",) + result.math)
+
+
+def stated_confidence(verdicts: Sequence[Verdict]) -> Confidence | None:
+    """The agent's stated confidence, from the first judge that read one (None: no judge read it)."""
+    for v in verdicts:
+        if v.confidence is not None:
+            return v.confidence
+    return None
