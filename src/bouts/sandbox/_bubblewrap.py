@@ -106,12 +106,14 @@ class BubblewrapSandbox:
         if not root:
             args += ["--unshare-user"]
         args += ["--proc", "/proc", "--dev", "/dev"]
+        # /tmp first: the engine (its venv, a checkout) may itself live under /tmp, and binds made
+        # after the tmpfs stay visible on top of it.
+        tmp_size = str(min(self._tmp_mb, limits.memory_mb) * 1024 * 1024)
+        args += ["--perms", "1777", "--size", tmp_size, "--tmpfs", "/tmp"]
         _system_binds(args)
         _python_binds(args, set())
         for m in mounts:
             _ro_bind(args, m.source, m.target)
-        tmp_size = str(min(self._tmp_mb, limits.memory_mb) * 1024 * 1024)
-        args += ["--perms", "1777", "--size", tmp_size, "--tmpfs", "/tmp"]
         args += ["--bind", str(workspace), WORKSPACE, "--chdir", WORKSPACE]
         for key, value in env.items():
             args += ["--setenv", key, value]
