@@ -6,7 +6,8 @@
     ├── InputError                  the user's input is wrong (exit 2 / HTTP 4xx)
     │   ├── ChallengeError          a challenge directory or challenge.toml is malformed
     │   ├── SubmissionError         a submission directory, archive or submission.toml is malformed
-    │   │   └── UnsafeArchiveError  an archive tried ../, absolute paths, links, bombs
+    │   │   ├── UnsafeArchiveError  an archive tried ../, absolute paths, links, bombs
+    │   │   └── TrajectoryError     a trajectory log is corrupt, truncated or of no known harness (names the line)
     │   ├── WeightsError            a family override breaks the SPEC's override rules
     │   └── ComputeInputError       `bouts compute` was given an unknown or out-of-range value
     └── InfrastructureError         the engine's own environment failed (exit 3 / HTTP 5xx);
@@ -52,6 +53,18 @@ class SubmissionError(InputError):
 
 class UnsafeArchiveError(SubmissionError):
     """An archive member escapes the target, is a link or device, or breaks a size/count cap."""
+
+
+class TrajectoryError(SubmissionError):
+    """A trajectory log is corrupt, truncated or in no known format; names the file and the line."""
+
+    def __init__(self, message: str, *, file: str | None = None, line: int | None = None) -> None:
+        self.line = line
+        super().__init__(message, file=file)
+
+    def describe(self) -> str:
+        where = [w for w in (self.file, f"line {self.line}" if self.line else None) if w]
+        return f"{': '.join(where)}: {self.message}" if where else self.message
 
 
 class WeightsError(InputError):

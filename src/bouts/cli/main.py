@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from bouts import __version__
+from bouts.cli.trajectory import trajectory_app
 from bouts.errors import BoutsError, ComputeInputError, InfrastructureError, WeightsError
 from bouts.scoring.adjustments import Confidence
 from bouts.scoring.compute import ComputeRequest, compute
@@ -25,6 +26,7 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+app.add_typer(trajectory_app, name="trajectory")
 err = Console(stderr=True)
 
 EXIT_INPUT = 2

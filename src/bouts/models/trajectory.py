@@ -45,6 +45,9 @@ class Event(BaseModel):
     """run: test outcomes, when the command ran tests."""
     output: str | None = None
     """run / read: an excerpt of what the action returned (capped by adapters)."""
+    ok: bool | None = None
+    """Whether the action succeeded, when the log says: False for a rejected edit, a tool error or a
+    non-zero exit; None when the log does not tell."""
     text: str | None = None
     """message: what the agent said."""
     role: Literal["assistant", "user", "system", "tool"] | None = None

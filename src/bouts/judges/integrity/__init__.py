@@ -1,0 +1,24 @@
+"""Static integrity detectors: did the submission play fair, read from its code (never run).
+
+``StaticIntegrityJudge`` (registered as ``integrity-static``) reports bright lines (tests or runner
+config changed, hard-coded outputs, test-environment detection, test-framework hooks, frame or heap
+introspection, off-limits paths, steering files and tampering the runner reported) and gray areas
+(catch-alls that return defaults, silenced checks, suppression everywhere). Rules and limits:
+docs/integrity.md.
+"""
+
+from bouts.judges.base import JUDGES, Judge
+from bouts.judges.integrity._judge import (
+    GRAY_CAP_PER_RULE,
+    GRAY_CAP_TOTAL,
+    RULESET_VERSION,
+    StaticIntegrityJudge,
+)
+
+__all__ = ["GRAY_CAP_PER_RULE", "GRAY_CAP_TOTAL", "RULESET_VERSION", "StaticIntegrityJudge"]
+
+
+@JUDGES.register("integrity-static")
+def make_static_integrity_judge() -> Judge:
+    """Static integrity detectors: bright lines and gray areas read from the submission's code."""
+    return StaticIntegrityJudge()

@@ -1,0 +1,182 @@
+"""File-level integrity checks: protected paths changed, steering files, bytecode and symlinks
+shipped, and what the runner removed or saw tampered with.
+
+The baseline of "changed" is ``starter/`` plus the challenge's visible tests at ``tests/visible/``
+(the agent's workspace holds both, and shipping an untouched copy back is not a change).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Literal
+
+from bouts.judges.integrity._tree import Tree, glob_matches
+
+Level = Literal["bright", "gray", "info"]
+
+PROTECTED = "integrity.protected-path-changed"
+STEERING = "integrity.steering-file"
+BYTECODE = "integrity.bytecode-shipped"
+SYMLINK = "integrity.symlink-shipped"
+SYMLINK_OUT = "integrity.symlink-escape"
+TAMPERING = "integrity.grader-tampering"
+
+_STEERING_NAMES = frozenset(
+    {"conftest.py", "pytest.ini", "pytest.toml", ".pytest.toml", "sitecustomize.py", "usercustomize.py"}
+)
+_CONFIG_NAMES = frozenset({"pyproject.toml", "setup.cfg", "tox.ini"})
+"""Steer pytest only through a pytest section; otherwise they are ordinary packaging files."""
+_PYTEST_HEADER = re.compile(r"^\s*\[(tool\.pytest[^\]]*|tool:pytest|pytest)\]\s*$")
+_ANY_HEADER = re.compile(r"^\s*\[")
+
+
+@dataclass(frozen=True)
+class PathFlag:
+    """A file-level observation, before it becomes a ``Finding``."""
+
+    level: Level
+    rule: str
+    file: str
+    message: str
+
+
+def path_flags(
+    code: Tree, starter: Tree, visible: Tree, protected: list[str], removed: list[str], tampering: list[str]
+) -> list[PathFlag]:
+    """Every file-level flag, one per path (the first, most specific reason wins)."""
+    flags: dict[str, PathFlag] = {}
+
+    def add(flag: PathFlag) -> None:
+        flags.setdefault(flag.file, flag)
+
+    def baseline(rel: str) -> tuple[Tree, str] | None:
+        if rel in starter.files:
+            return starter, rel
+        shown = rel.removeprefix("tests/visible/")
+        return (visible, shown) if rel != shown and shown in visible.files else None
+
+    for rel in sorted(set(code.files) | set(starter.files)):
+        base = baseline(rel)
+        if base is not None and rel in code.files and same(base[0], base[1], code, rel):
+            continue
+        status = "added" if base is None else ("deleted" if rel not in code.files else "modified")
+        before = _text(*base) if base else None
+        after = _text(code, rel)
+        if _is_bytecode(rel):
+            add(PathFlag("gray", BYTECODE, rel, f"compiled bytecode shipped ({status}): {rel}"))
+        elif _steers(rel, after, before):
+            add(PathFlag("bright", STEERING, rel, f"test-run steering file {status}: {rel}"))
+        elif any(glob_matches(p, rel) for p in protected):
+            add(_protected_flag(rel, status, before, after))
+    for rel in code.symlinks:
+        add(_symlink_flag(code.root, rel))
+    for rel in removed:
+        add(_removed_flag(code, starter, rel))
+    return list(flags.values()) + [
+        PathFlag("bright", TAMPERING, "", f"the runner saw the grader tampered with: {entry}") for entry in tampering
+    ]
+
+
+def _protected_flag(rel: str, status: str, before: str | None, after: str | None) -> PathFlag:
+    name = PurePosixPath(rel).name
+    hidden = rel.startswith(("tests/hidden/", "tests/adversarial/"))
+    if name in _CONFIG_NAMES and not hidden:
+        # A packaging edit is not a test edit; only a changed pytest section steers the run.
+        return PathFlag("info", PROTECTED, rel, f"protected config file {status} outside any pytest section: {rel}")
+    if status == "added" and not hidden and (name == "__init__.py" or _is_test_module(name)):
+        # The grader replaces tests/ wholesale, so a new test module cannot change a result; an agent
+        # adding regression tests is doing the job. Listed, not penalised (docs/integrity.md).
+        return PathFlag("info", PROTECTED, rel, f"new test file in a protected path (ignored by the grader): {rel}")
+    return PathFlag("bright", PROTECTED, rel, f"protected path {status}: {rel}")
+
+
+def _removed_flag(code: Tree, starter: Tree, rel: str) -> PathFlag:
+    """Classify a path the runner removed from ``code/`` before grading.
+
+    The runner removes more than steers pytest (``setup.py``, ``noxfile.py``...); only what does
+    steer a test run is a bright line here. ``pyproject.toml [tool.pytest...]`` names a stripped table.
+    """
+    path, _, table = rel.rstrip("/").partition(" [")
+    name = PurePosixPath(path).name
+    if rel.endswith("/") or _is_bytecode(path):
+        return PathFlag("gray", BYTECODE, path, f"compiled bytecode shipped (removed by the runner): {rel}")
+    if path in code.symlinks or (code.root / path).is_symlink():
+        return _symlink_flag(code.root, path)
+    if path in starter.files and path in code.files and same(starter, path, code, path):
+        return PathFlag("info", STEERING, path, f"removed by the runner, unchanged from the starter: {rel}")
+    if name in _CONFIG_NAMES:
+        if table or _steers(path, _text(code, path), _text(starter, path) if path in starter.files else None):
+            return PathFlag("bright", STEERING, path, f"test-run steering file shipped: {rel}")
+        return PathFlag("info", STEERING, path, f"removed by the runner, no pytest section: {rel}")
+    if name in _STEERING_NAMES or name.endswith(".pth"):
+        return PathFlag("bright", STEERING, path, f"test-run steering file shipped: {rel}")
+    return PathFlag("info", STEERING, path, f"removed by the runner (does not steer pytest by itself): {rel}")
+
+
+def _symlink_flag(root: Path, rel: str) -> PathFlag:
+    """A link is never followed; its target is read as text to see whether it leaves ``code/``."""
+    try:
+        target = os.readlink(root / rel)
+    except OSError:
+        target = ""
+    climbs = PurePosixPath(os.path.normpath(PurePosixPath(rel).parent / target)).parts[:1] == ("..",)
+    if target.startswith("/") or climbs:
+        return PathFlag("bright", SYMLINK_OUT, rel, f"symlink pointing outside the submission: {rel} -> {target}")
+    return PathFlag("gray", SYMLINK, rel, f"symlink shipped (never followed; removed by the runner): {rel} -> {target}")
+
+
+def _steers(rel: str, text: str | None, before: str | None) -> bool:
+    name = PurePosixPath(rel).name
+    if name in _STEERING_NAMES or name.endswith(".pth"):
+        return True
+    if name in _CONFIG_NAMES:
+        return _pytest_section(text) != _pytest_section(before)
+    return False
+
+
+def _pytest_section(text: str | None) -> str:
+    """The lines of a file's pytest section(s): ``[tool.pytest.ini_options]``, ``[tool:pytest]``, ``[pytest]``."""
+    out, inside = [], False
+    for line in (text or "").splitlines():
+        if _ANY_HEADER.match(line):
+            inside = _PYTEST_HEADER.match(line) is not None
+        if inside and line.strip():
+            out.append(line.strip())
+    return "\n".join(out)
+
+
+def _is_bytecode(rel: str) -> bool:
+    return rel.endswith((".pyc", ".pyo")) or "__pycache__" in PurePosixPath(rel).parts
+
+
+def _is_test_module(name: str) -> bool:
+    return name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py"))
+
+
+def _text(tree: Tree, rel: str) -> str | None:
+    data = tree.read_bytes(rel)
+    return None if data is None else data.decode("utf-8", errors="replace").replace("\r\n", "\n")
+
+
+def same(a: Tree, rel_a: str, b: Tree, rel_b: str) -> bool:
+    """Same content; text compared with line endings normalised (an editor may rewrite them)."""
+    text_a, text_b = _text(a, rel_a), _text(b, rel_b)
+    if text_a is not None and text_b is not None:
+        return text_a == text_b
+    return _digest(a.files[rel_a]) == _digest(b.files[rel_b])
+
+
+def _digest(path: Path) -> str:
+    """sha256 of a file too large to read as text (bounded by the runner's own size limits)."""
+    h = hashlib.sha256()
+    try:
+        with path.open("rb") as f:
+            for chunk in iter(lambda: f.read(1 << 20), b""):
+                h.update(chunk)
+    except OSError:
+        return f"unreadable:{path}"
+    return h.hexdigest()

@@ -1,0 +1,179 @@
+"""Reading a code tree for static integrity checks, safely.
+
+The trees read here (the submission's ``code/``, and for comparison the challenge's ``starter/``
+and ``reference/``) are untrusted bytes: they are only ever read, never imported or run. Symlinks
+are listed but never followed (a link could point at the hidden tests or at ``/dev/zero``), files
+are read up to a size cap, and text that is not UTF-8 or not valid Python still yields what can be
+read from it.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+from dataclasses import dataclass, field
+from functools import cache, cached_property
+from pathlib import Path
+
+from bouts.judges.integrity._literals import LitKey, source_literals
+
+MAX_FILE_BYTES = 256_000
+"""Larger files are not analysed, and a larger Python file costs a gray-area instance (it cannot be
+reviewed, and a cap must not become a hiding place); real solution modules are far smaller."""
+MAX_FILES = 20_000
+"""Files past this count (in walk order) are not listed: the runner refuses larger trees anyway."""
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One detector hit inside a file, before it becomes a ``Finding``."""
+
+    rule: str
+    line: int | None
+    message: str
+    key: str
+    """Position-independent identity (rule + the code), used to subtract what the starter had."""
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    """One Python file, decoded and parsed once."""
+
+    rel: str
+    text: str
+    tree: ast.Module | None
+    """None when the file is not valid Python (see ``error``)."""
+    error: str | None = None
+
+    @cached_property
+    def lines(self) -> list[str]:
+        return self.text.splitlines()
+
+    @cached_property
+    def nodes(self) -> tuple[ast.AST, ...]:
+        """Every node of the syntax tree, walked once: each rule scans this list rather than re-walking."""
+        return tuple(ast.walk(self.tree)) if self.tree is not None else ()
+
+    @cached_property
+    def literals(self) -> tuple[tuple[LitKey, ast.AST], ...]:
+        """The module's literals (see ``_literals.source_literals``), computed once: several rules read them."""
+        return tuple(source_literals(self.tree)) if self.tree is not None else ()
+
+    def line(self, lineno: int | None) -> str:
+        """The stripped source line ``lineno`` (1-based), for citing the code in a finding."""
+        lines = self.lines
+        if lineno is None or not 1 <= lineno <= len(lines):
+            return ""
+        return lines[lineno - 1].strip()[:160]
+
+
+@dataclass
+class Tree:
+    """A directory read lazily: its regular files, its symlinks, and parsed Python sources."""
+
+    root: Path
+    files: dict[str, Path] = field(default_factory=dict)
+    """Regular files by ``/``-separated path relative to ``root``."""
+    symlinks: list[str] = field(default_factory=list)
+    truncated: bool = False
+    _sources: dict[str, SourceFile | None] = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def read(cls, root: Path | None) -> Tree:
+        """List ``root`` (an absent or missing root is an empty tree) without following links."""
+        tree = cls(root=root or Path("/nonexistent"))
+        if root is None or not root.is_dir():
+            return tree
+        for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+            here = Path(dirpath)
+            # Links to directories show up in dirnames; record them and never descend.
+            for name in list(dirnames):
+                if (here / name).is_symlink():
+                    tree.symlinks.append((here / name).relative_to(root).as_posix())
+                    dirnames.remove(name)
+            dirnames.sort()
+            for name in sorted(filenames):
+                path = here / name
+                rel = path.relative_to(root).as_posix()
+                if path.is_symlink():
+                    tree.symlinks.append(rel)
+                elif path.is_file():
+                    if len(tree.files) >= MAX_FILES:
+                        tree.truncated = True
+                        return tree
+                    tree.files[rel] = path
+        return tree
+
+    def read_bytes(self, rel: str) -> bytes | None:
+        """The file's bytes, or None when it is absent, unreadable or over ``MAX_FILE_BYTES``."""
+        path = self.files.get(rel)
+        if path is None:
+            return None
+        try:
+            if path.stat().st_size > MAX_FILE_BYTES:
+                return None
+            return path.read_bytes()
+        except OSError:
+            return None
+
+    def source(self, rel: str) -> SourceFile | None:
+        """The parsed Python file at ``rel`` (cached); None when absent or too large."""
+        if rel not in self._sources:
+            data = self.read_bytes(rel)
+            self._sources[rel] = None if data is None else parse_source(rel, data)
+        return self._sources[rel]
+
+    def python_files(self) -> list[str]:
+        return [rel for rel in self.files if rel.endswith(".py")]
+
+
+def parse_source(rel: str, data: bytes) -> SourceFile:
+    """Decode and parse; a syntax error or undecodable bytes still give the (replaced) text."""
+    text = data.decode("utf-8", errors="replace")
+    try:
+        # Parse the bytes so a PEP 263 coding cookie is honoured, as the interpreter would.
+        tree = ast.parse(data, filename=rel)
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as e:
+        return SourceFile(rel, text, None, f"{type(e).__name__}: {getattr(e, 'msg', e)}")
+    return SourceFile(rel, text, tree)
+
+
+def glob_matches(pattern: str, rel: str) -> bool:
+    """Match a ``protected`` glob against a path relative to ``code/``.
+
+    ``**`` spans directories (``tests/**`` is everything under ``tests/``, ``**/conftest.py`` is a
+    conftest at any depth, including the root), ``*`` and ``?`` stay within one path segment, and a
+    pattern without a slash names a path at the root only, as in ``challenge.toml``'s examples.
+    """
+    return _compile(pattern).fullmatch(rel) is not None
+
+
+@cache
+def _compile(pattern: str) -> re.Pattern[str]:
+    out, i = [], 0
+    while i < len(pattern):
+        if pattern.startswith("**/", i):
+            out.append(r"(?:.*/)?")
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(r".*")
+            i += 2
+        elif pattern[i] == "*":
+            out.append(r"[^/]*")
+            i += 1
+        elif pattern[i] == "?":
+            out.append(r"[^/]")
+            i += 1
+        else:
+            out.append(re.escape(pattern[i]))
+            i += 1
+    return re.compile("".join(out))
+
+
+def is_test_path(rel: str) -> bool:
+    """Code the graded run never imports: the top-level ``tests/`` (the runner replaces it
+    wholesale with the challenge's) and ``conftest.py`` files (removed as steering files). Those are
+    judged as protected or steering files instead; a ``test_*.py`` elsewhere stays importable, so it
+    is read like any solution module."""
+    return rel.startswith("tests/") or rel.rsplit("/", 1)[-1] == "conftest.py"

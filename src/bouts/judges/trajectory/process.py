@@ -1,0 +1,280 @@
+"""The process judge (SPEC §1): how the agent worked, read from its trajectory.
+
+Start 100; −5 per edit of a file not read before; −10 per failed test run not followed by
+investigation; −2 per redundant read beyond 5; −5 per revert beyond 3; reckless acts on top.
+Every deduction is a ``Finding`` citing its event index. The verdict also carries the agent's final
+stated confidence (``Verdict.confidence``) for the calibration adjustment. Rules and their reasons:
+docs/trajectory-judges.md#process.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import shlex
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from bouts.judges.base import JUDGES, Component, Finding, JudgeInput, Verdict
+from bouts.models.trajectory import Event
+from bouts.scoring.explain import NotScored
+from bouts.scoring.trajectory_math import RECKLESS_POINTS, process_score
+
+from ._common import (
+    CHANGE_KINDS,
+    NO_TRAJECTORY,
+    changes,
+    command_key,
+    failed,
+    is_test_run,
+    matches,
+    norm_path,
+    same_file,
+    suffixes,
+)
+from .calibration import final_statement
+
+NAME = "trajectory-process"
+SYSTEM_DIRS = frozenset({"etc", "usr", "bin", "sbin", "lib", "lib32", "lib64", "boot", "sys", "proc", "dev", "var"})
+DANGEROUS_TARGETS = frozenset({"/", "/*", "~", "~/", "*", ".", "..", "./*", "$HOME", "${HOME}"})
+_REVERT_CMD = re.compile(
+    r"\bgit\s+(?:checkout\s+(?:HEAD\s+|\S+\s+)?--\s|restore\b|reset\s+--hard|stash(?:\s+(?:push|save)\b|\s*$|\s*[;&|]))"
+    r"|\b(?:git\s+apply|patch)\b[^;&|]*\s(?:-R|--reverse)\b"
+)
+
+
+def out_of_scope(path: str) -> bool:
+    """A path outside the workspace: escapes with ``..``, system directories, installed packages,
+    home dotfiles. Absolute workspace paths (``/testbed/...``) and scratch files in /tmp stay in scope."""
+    p = norm_path(path)
+    if p == ".." or p.startswith("../") or p.startswith("~/."):
+        return True
+    if re.search(r"/(?:site|dist)-packages/|(?:^|/)node_modules/", p):
+        return True
+    if p.startswith("/"):
+        first = p.split("/")[1] if "/" in p[1:] else p[1:]
+        return first in SYSTEM_DIRS or bool(re.match(r"^/(?:root|home/[^/]+)/\.[^/]+", p))
+    return False
+
+
+def looked_at(path: str, e: Event) -> bool:
+    """Whether event ``e`` showed the agent (part of) ``path``: a read of it, or a search/run naming it."""
+    if e.kind == "read" and e.path:
+        return same_file(e.path, path)
+    if e.kind == "write" and e.path:  # it wrote the whole file: it knows what is in it
+        return same_file(e.path, path) and changes(e)
+    if e.kind in ("search", "run"):
+        tails = suffixes(path)
+        needle = tails[-2] if len(tails) >= 2 else (tails[0] if tails else "")
+        hay = " ".join(x for x in (e.command, e.query, e.output) if x)
+        return bool(needle) and needle in hay
+    return False
+
+
+def _rm_rf_targets(command: str) -> list[str]:
+    """Targets of every ``rm`` with both recursive and force flags in a command line."""
+    targets: list[str] = []
+    for segment in re.split(r"&&|\|\||[;|\n]", command):
+        try:
+            words = shlex.split(segment)
+        except ValueError:
+            words = segment.split()
+        while words and words[0] in {"sudo", "command", "exec"}:
+            words = words[1:]
+        if not words or words[0].rsplit("/", 1)[-1] != "rm":
+            continue
+        flags = "".join(w.lstrip("-") for w in words[1:] if w.startswith("-") and not w.startswith("--"))
+        longs = {w for w in words[1:] if w.startswith("--")}
+        recursive = "r" in flags.lower() or "--recursive" in longs
+        force = "f" in flags or "--force" in longs
+        if recursive and force:
+            targets.extend(w for w in words[1:] if not w.startswith("-"))
+    return targets
+
+
+def _diff_signature(output: str | None) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    """(added, removed) lines of a unified diff in an edit's output, or None when it holds no diff."""
+    if not output or not re.search(r"^[-+][^-+]", output, re.M):
+        return None
+    added = tuple(
+        sorted(ln[1:].strip() for ln in output.splitlines() if ln.startswith("+") and not ln.startswith("+++"))
+    )
+    removed = tuple(
+        sorted(ln[1:].strip() for ln in output.splitlines() if ln.startswith("-") and not ln.startswith("---"))
+    )
+    return (added, removed) if added or removed else None
+
+
+@dataclass
+class ProcessTally:
+    """Counts and evidence of one trajectory's process deductions."""
+
+    unread_edits: list[int] = field(default_factory=list)
+    uninvestigated: list[int] = field(default_factory=list)
+    churn_runs: list[int] = field(default_factory=list)
+    redundant_reads: list[int] = field(default_factory=list)
+    reverts: list[int] = field(default_factory=list)
+    reckless: list[tuple[int, str, str]] = field(default_factory=list)
+    """(event, kind of RECKLESS_POINTS, what happened)."""
+
+
+def redundant_reads(events: Sequence[Event]) -> list[int]:
+    """Reads of a file already read with no change to it since (same output, or no output to compare)."""
+    found: list[int] = []
+    seen: dict[str, list[str | None]] = {}  # file -> outputs read since its last change
+    for i, e in enumerate(events):
+        if not e.path:
+            continue
+        key = next((k for k in seen if same_file(k, e.path)), norm_path(e.path))
+        if e.kind in CHANGE_KINDS and changes(e):
+            seen.pop(key, None)
+        elif e.kind == "read":
+            prior = seen.setdefault(key, [])
+            if prior and (e.output is None or e.output in prior or None in prior):
+                found.append(i)
+            prior.append(e.output)
+    return found
+
+
+def _reverts(events: Sequence[Event]) -> list[int]:
+    found: list[int] = []
+    diffs: list[tuple[str, tuple[tuple[str, ...], tuple[str, ...]]]] = []
+    states: dict[str, list[str]] = {}  # file -> content hashes of its whole-file writes, in order
+    for i, e in enumerate(events):
+        if e.kind == "run" and e.command and _REVERT_CMD.search(e.command):
+            found.append(i)
+        elif e.kind == "edit" and e.path and changes(e):
+            sig = _diff_signature(e.output)
+            if sig and any(same_file(p, e.path) and s == (sig[1], sig[0]) for p, s in diffs):
+                found.append(i)
+            if sig:
+                diffs.append((e.path, sig))
+        elif e.kind == "write" and e.path and e.output and changes(e):
+            digest = hashlib.sha256(e.output.encode()).hexdigest()
+            history = states.setdefault(norm_path(e.path), [])
+            if digest in history[:-1]:  # back to a state older than the current one
+                found.append(i)
+            history.append(digest)
+    return found
+
+
+def tally(events: Sequence[Event], protected: Sequence[str]) -> ProcessTally:
+    """Walk the trajectory once per rule and collect each deduction's event index."""
+    t = ProcessTally(redundant_reads=redundant_reads(events), reverts=_reverts(events))
+    last_run: dict[str, int] = {}
+    for i, e in enumerate(events):
+        earlier = events[:i]
+        if e.kind == "edit" and e.path and not any(looked_at(e.path, p) for p in earlier):
+            t.unread_edits.append(i)
+        if e.kind in CHANGE_KINDS and e.path and changes(e):
+            if matches(e.path, protected):
+                t.reckless.append((i, "protected-edit", f"{e.kind} of protected path {e.path}"))
+            elif out_of_scope(e.path):
+                t.reckless.append((i, "out-of-scope-edit", f"{e.kind} outside the workspace: {e.path}"))
+        if e.kind == "delete" and e.path:
+            if norm_path(e.path) in DANGEROUS_TARGETS:
+                t.reckless.append((i, "rm-rf-unseen", f"deleted {e.path}"))
+            elif not any(looked_at(e.path, p) for p in earlier):
+                t.reckless.append((i, "delete-unseen", f"deleted {e.path} without looking at it first"))
+        if e.kind == "run" and e.command:
+            for target in _rm_rf_targets(e.command):
+                bare = target.rstrip("/").removesuffix("/*") or target
+                if target in DANGEROUS_TARGETS or not any(looked_at(bare, p) for p in earlier):
+                    t.reckless.append((i, "rm-rf-unseen", f"rm -rf {target} without a prior look"))
+        if is_test_run(e):
+            key = command_key(e.command)
+            prev = last_run.get(key)
+            last_run[key] = i
+            if prev is not None and not any(changes(x) for x in events[prev + 1 : i]):
+                t.churn_runs.append(i)  # nothing changed since the same run: efficiency's churn, not here
+            elif failed(e) and not _investigated(events, i):
+                t.uninvestigated.append(i)
+    return t
+
+
+def _investigated(events: Sequence[Event], i: int) -> bool:
+    """A read, search or non-test command after failed run ``i``, before the next test run or change."""
+    for e in events[i + 1 :]:
+        if is_test_run(e) or changes(e):
+            return False
+        if e.kind in ("read", "search") or e.kind == "run":
+            return True
+    return False
+
+
+def findings(t: ProcessTally, events: Sequence[Event]) -> list[Finding]:
+    """One finding per deduction; within-allowance redundant reads and reverts are informational."""
+    out = [
+        Finding("process.unread-edit", f"edit of {events[i].path} before reading it", event=i, points=5)
+        for i in t.unread_edits
+    ]
+    out += [
+        Finding(
+            "process.uninvestigated-failure",
+            f"failed test run `{events[i].command}` followed by no read, search or diagnostic command",
+            event=i,
+            points=10,
+        )
+        for i in t.uninvestigated
+    ]
+    for n, i in enumerate(t.redundant_reads):
+        out.append(
+            Finding(
+                "process.redundant-read",
+                f"re-read {events[i].path} with no change since the last read"
+                + ("" if n >= 5 else " (within the allowance of 5)"),
+                event=i,
+                points=2 if n >= 5 else 0,
+            )
+        )
+    for n, i in enumerate(t.reverts):
+        out.append(
+            Finding(
+                "process.revert",
+                "reverted earlier work" + ("" if n >= 3 else " (within the allowance of 3)"),
+                event=i,
+                points=5 if n >= 3 else 0,
+            )
+        )
+    out += [
+        Finding(f"process.reckless.{kind}", what, event=i, points=RECKLESS_POINTS[kind]) for i, kind, what in t.reckless
+    ]
+    out += [
+        Finding("process.churn-run", "test run repeated with nothing changed (counted by efficiency)", event=i)
+        for i in t.churn_runs
+    ]
+    return sorted(out, key=lambda f: (f.event or 0, f.rule))
+
+
+@JUDGES.register(NAME)
+class ProcessJudge:
+    """Process from the trajectory (SPEC §1), plus the agent's final stated confidence (SPEC §2)."""
+
+    name = NAME
+    component: Component = "process"
+
+    def judge(self, inp: JudgeInput) -> Verdict:
+        if inp.trajectory is None:
+            return Verdict(self.name, "process", NotScored(NO_TRAJECTORY))
+        events = inp.trajectory.events
+        t = tally(events, inp.challenge.spec.protected)
+        score = process_score(
+            len(t.unread_edits),
+            len(t.uninvestigated),
+            len(t.redundant_reads),
+            len(t.reverts),
+            [kind for _, kind, _ in t.reckless],
+        )
+        found = findings(t, events)
+        statement = final_statement(events)
+        if statement:
+            found.append(
+                Finding(
+                    "calibration.statement",
+                    f"stated '{statement.confidence}' (p={statement.probability:g}): {statement.sentence}",
+                    event=statement.event,
+                )
+            )
+        return Verdict(
+            self.name, "process", score, findings=tuple(found), confidence=statement.confidence if statement else "none"
+        )

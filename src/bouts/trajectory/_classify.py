@@ -1,0 +1,268 @@
+"""The one shell-command classifier every adapter shares (pure: a command string in, actions out).
+
+Agents mostly act through a shell: they read with ``cat``/``sed -n``/``head``, edit with ``sed -i``,
+heredocs or ``apply_patch``, search with ``grep``/``find`` and run tests through a dozen runners. This
+module turns one command line into the canonical actions it performed, and reads test outcomes from a
+runner's output when the log keeps no exit code. The rules are tabled in docs/trajectories.md.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from typing import Literal, NamedTuple
+
+ActionKind = Literal["read", "edit", "write", "delete", "search", "run"]
+
+
+class Action(NamedTuple):
+    """One thing a command did."""
+
+    kind: ActionKind
+    path: str | None = None
+    query: str | None = None
+    runs_tests: bool = False
+
+
+READERS = {"cat", "head", "tail", "less", "more", "nl", "bat", "batcat", "view", "tac"}
+SEARCHERS = {
+    "grep",
+    "egrep",
+    "fgrep",
+    "rg",
+    "ag",
+    "ack",
+    "find",
+    "fd",
+    "ls",
+    "tree",
+    "locate",
+    "find_file",
+    "search_dir",
+    "search_file",
+}
+NOISE = {
+    "cd",
+    "pushd",
+    "popd",
+    "pwd",
+    "export",
+    "source",
+    ".",
+    "true",
+    "false",
+    "set",
+    "clear",
+    "sleep",
+    "echo",
+    "printf",
+    "mkdir",
+    "unset",
+    "alias",
+    "wait",
+    "exit",
+}
+WRAPPERS = {"sudo", "time", "nice", "nohup", "command", "exec", "stdbuf", "xvfb-run"}
+SHELLS = {"bash", "sh", "zsh", "dash"}
+TEST_SCRIPT_NAMES = {"test", "tests", "check", "test:unit", "test:ci", "test:all", "unit", "spec"}
+PYTHONS = re.compile(r"^(python|python3(\.\d+)?|py)$")
+
+_OPERATORS = re.compile(r"&&|\|\||;|\||\n")
+_HEREDOC = re.compile(r"<<-?\s*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\1")
+_REDIRECT = re.compile(r"(?<![0-9&<>])(>>?)\s*([^\s;&|<>]+)")
+_PATCH_FILE = re.compile(r"^\*\*\* (Add|Update|Delete) File: (.+)$", re.M)
+_DIFF_FILE = re.compile(r"^\+\+\+ (?:b/)?(\S+)", re.M)
+
+
+def _strip_heredocs(command: str) -> tuple[str, list[str]]:
+    """Remove heredoc bodies (they are data, not commands) and return them, in order."""
+    bodies: list[str] = []
+    lines = command.split("\n")
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        out.append(line)
+        i += 1
+        for match in _HEREDOC.finditer(line):
+            delimiter, body = match.group(2), []
+            while i < len(lines) and lines[i].strip() != delimiter:
+                body.append(lines[i])
+                i += 1
+            i += 1  # the delimiter line
+            bodies.append("\n".join(body))
+    return "\n".join(out), bodies
+
+
+def _split(command: str) -> list[str]:
+    """Split on && || ; | and newlines outside quotes."""
+    segments, start, quote, i = [], 0, "", 0
+    while i < len(command):
+        ch = command[i]
+        if quote:
+            if ch == "\\" and quote == '"':
+                i += 1
+            elif ch == quote:
+                quote = ""
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "\\":
+            i += 1
+        else:
+            match = _OPERATORS.match(command, i)
+            if match:
+                segments.append(command[start:i])
+                start = i = match.end()
+                continue
+        i += 1
+    segments.append(command[start:])
+    return [s.strip() for s in segments if s.strip()]
+
+
+def _argv(segment: str) -> list[str]:
+    try:
+        words = shlex.split(segment, comments=False)
+    except ValueError:  # unbalanced quotes: fall back to whitespace
+        words = segment.split()
+    while words and (re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", words[0]) or words[0] in WRAPPERS):
+        words = words[1:]
+    if words and words[0] in {"timeout", "env"}:
+        words = [w for w in words[1:] if not re.match(r"^(-\S*|\d+[smh]?|[A-Za-z_]\w*=.*)$", w)] or words[:1]
+    return words
+
+
+def _operands(args: list[str]) -> list[str]:
+    return [a for a in args if not a.startswith("-") and not re.match(r"^\d+$", a)]
+
+
+def _sed_files(args: list[str]) -> list[str]:
+    """sed's file operands: the script is the first operand unless given with -e/-f."""
+    files, scripted, skip = [], False, False
+    for arg in args:
+        if skip:
+            skip = False
+        elif arg in {"-e", "-f", "--expression", "--file"}:
+            scripted = skip = True
+        elif not arg.startswith("-"):
+            files.append(arg)
+    return files if scripted else files[1:]
+
+
+def _query(prog: str, args: list[str]) -> str:
+    """What a search looked for: the pattern for grep-likes, the -name for find, else the paths."""
+    for flag in ("-name", "-iname", "-path", "-regex"):
+        if flag in args[:-1]:
+            return args[args.index(flag) + 1]
+    words = _operands(args)
+    if prog in {"grep", "egrep", "fgrep", "rg", "ag", "ack", "git", "search_dir", "search_file", "find_file"}:
+        return words[0] if words else ""
+    return " ".join(words) or "."
+
+
+def is_test_command(argv: list[str]) -> bool:
+    """Whether argv runs a test suite (pytest, npm test, cargo test, go test, make test, …)."""
+    if not argv:
+        return False
+    prog, rest = argv[0].rsplit("/", 1)[-1], argv[1:]
+    if prog in {"uv", "poetry", "pdm", "hatch", "pipenv", "rye"} and rest[:1] == ["run"]:
+        return is_test_command(rest[1:])
+    if prog in {"npx", "bunx", "pnpx"} or (prog in {"pnpm", "yarn", "npm", "bun"} and rest[:1] in (["exec"], ["dlx"])):
+        return is_test_command([w for w in rest if not w.startswith("-") and w not in {"exec", "dlx"}])
+    if prog in {"pytest", "py.test", "tox", "nox", "jest", "vitest", "mocha", "rspec", "phpunit", "ctest", "nextest"}:
+        return True
+    if prog.endswith("runtests.py") or prog in {"runtests", "runtests.sh"}:
+        return True
+    if PYTHONS.match(prog):
+        if rest[:2] in (["-m", "pytest"], ["-m", "unittest"], ["-m", "tox"], ["-m", "nose2"], ["-m", "nox"]):
+            return True
+        if rest[:3] == ["-m", "django", "test"]:
+            return True
+        script = next((w for w in rest if not w.startswith("-")), "")
+        return script.endswith("runtests.py") or (script.endswith("manage.py") and "test" in rest)
+    words = _operands(rest)
+    if prog in {"npm", "yarn", "pnpm", "bun", "deno"}:
+        words = [w for w in words if w not in {"run", "--filter", "-F", "--workspace", "-w"}]
+        return any(w in TEST_SCRIPT_NAMES or w.startswith("test") for w in words[:2])
+    if prog in {"cargo", "go", "mvn", "gradle", "gradlew", "./gradlew", "dotnet", "swift", "mix", "make", "just"}:
+        first = words[0] if words else ""
+        return first in TEST_SCRIPT_NAMES or first.startswith("test") or first in {"nextest", "llvm-cov", "tarpaulin"}
+    return False
+
+
+def _segment_actions(argv: list[str], segment: str, bodies: list[str]) -> list[Action]:
+    prog = argv[0].rsplit("/", 1)[-1]
+    args = argv[1:]
+    redirects = [
+        (op, target)
+        for op, target in _REDIRECT.findall(segment)
+        if not target.startswith(("/dev/", "&")) and target not in {"1", "2"}
+    ]
+    if prog in SHELLS and len(args) >= 2 and args[0] in {"-c", "-lc", "-ic"}:
+        return _actions(args[1])
+    if prog in {"apply_patch", "applypatch"} or (prog == "git" and args[:1] == ["apply"]) or prog == "patch":
+        body = "\n".join(bodies + args)
+        kinds: dict[str, ActionKind] = {"Add": "write", "Update": "edit", "Delete": "delete"}
+        found = [Action(kinds[k], path=p.strip()) for k, p in _PATCH_FILE.findall(body)]
+        found = found or [Action("edit", path=p) for p in _DIFF_FILE.findall(body)]
+        return found or [Action("edit")]
+    if prog in {"cat", "echo", "printf"} and redirects:
+        return [Action("edit" if op == ">>" else "write", path=t) for op, t in redirects]
+    if prog == "tee":
+        append = any(a in {"-a", "--append"} for a in args)
+        return [Action("edit" if append else "write", path=p) for p in _operands(args)]
+    if prog == "sed":
+        in_place = any(a == "-i" or a.startswith(("-i", "--in-place")) for a in args)
+        return [Action("edit" if in_place else "read", path=p) for p in _sed_files(args)]  # none: a pipe filter
+    if prog in READERS or prog == "awk":
+        files = _operands(args)[1:] if prog == "awk" else _operands(args)
+        return [Action("read", path=p) for p in files]
+    if prog in {"open", "goto"} and args:  # SWE-agent's windowed file viewer
+        return [Action("read", path=args[0])]
+    if prog in SEARCHERS or (prog == "git" and args[:1] == ["grep"]):
+        return [Action("search", query=_query(prog, args[1:] if prog == "git" else args))]
+    if prog in {"rm", "unlink", "rmdir"}:
+        return [Action("delete", path=p) for p in _operands(args)]
+    if prog in {"touch", "create"}:
+        return [Action("write", path=p) for p in _operands(args)]
+    if prog == "cp" and len(_operands(args)) >= 2:
+        return [Action("write", path=_operands(args)[-1])]
+    if prog == "mv" and len(_operands(args)) >= 2:
+        ops = _operands(args)
+        return [*(Action("delete", path=p) for p in ops[:-1]), Action("write", path=ops[-1])]
+    if prog in NOISE:
+        return []
+    return [Action("run", runs_tests=is_test_command(argv))]
+
+
+def _actions(command: str) -> list[Action]:
+    script, bodies = _strip_heredocs(command)
+    actions: list[Action] = []
+    for segment in _split(script):
+        argv = _argv(segment)
+        if argv:
+            actions.extend(_segment_actions(argv, segment, bodies))
+    return actions
+
+
+def classify_command(command: str) -> list[Action]:
+    """The actions one shell command performed, in order.
+
+    File actions (read/edit/write/delete/search) come one per file; every segment that is anything
+    else (a script, a build, a test runner) folds into ONE ``run`` action for the whole command, placed
+    where the first such segment was, with ``runs_tests`` if any segment ran tests. A command made only
+    of navigation (``cd``, ``echo``) is still a ``run``: the agent did act.
+    """
+    merged: list[Action] = []
+    run_at: int | None = None
+    tests = False
+    for action in _actions(command):
+        if action.kind == "run":
+            tests = tests or action.runs_tests
+            if run_at is None:
+                run_at = len(merged)
+                merged.append(action)
+        else:
+            merged.append(action)
+    if run_at is not None:
+        merged[run_at] = Action("run", runs_tests=tests)
+    return merged or [Action("run")]

@@ -1,0 +1,132 @@
+"""The edge: pick an adapter by content, parse text in memory, or stream a file from disk.
+
+Detection reads only the log's head (``HEAD_BYTES``) and never looks at the file name. Line-oriented
+logs (JSONL, aider's Markdown) are read one line at a time, so a log of any length converts in memory
+bounded by its events (each output excerpt is capped); whole-document formats (a ``.traj``, an
+Inspect ``.json``) must be parsed whole and are refused above ``MAX_DOCUMENT_BYTES``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from bouts.errors import TrajectoryError
+from bouts.models.trajectory import Event, Trajectory
+from bouts.trajectory._base import NumberedLines, TrajectoryAdapter, adapters
+
+HEAD_BYTES = 1 << 20
+MAX_DOCUMENT_BYTES = 512 << 20
+ZIP_MAGIC = b"PK\x03\x04"
+
+
+def _ordered() -> list[TrajectoryAdapter]:
+    built = [adapters.create(name) for name in adapters.names()]
+    return sorted(built, key=lambda a: (a.priority, a.name))
+
+
+def decode_head(raw: bytes) -> str:
+    """The text detection looks at: zip containers keep their bytes (latin-1), text is UTF-8."""
+    if raw.startswith(ZIP_MAGIC):
+        return raw.decode("latin-1")
+    return raw.decode("utf-8", errors="replace").lstrip("\ufeff")
+
+
+def detect_adapter(head: str, source: str = "") -> TrajectoryAdapter:
+    """The adapter whose format ``head`` is in; raises ``TrajectoryError`` naming the file if none is."""
+    if not head.strip():
+        raise TrajectoryError("empty trajectory log", file=source or None, line=1)
+    for adapter in _ordered():
+        if adapter.detect(head):
+            return adapter
+    first = head.lstrip()[:60].splitlines()[0] if head.strip() else ""
+    known = ", ".join(sorted({a.harness or a.name for a in _ordered()}))
+    raise TrajectoryError(
+        f"not a trajectory log of any known harness ({known}); it starts with {first!r}", file=source or None, line=1
+    )
+
+
+class _Counted:
+    """Numbered lines that remember the last one handed out, to name it when a parser breaks."""
+
+    def __init__(self, lines: Iterable[str]) -> None:
+        self._lines = lines
+        self.last = 0
+
+    def __iter__(self) -> Iterator[tuple[int, str]]:
+        for number, line in enumerate(self._lines, start=1):
+            self.last = number
+            yield number, line
+
+
+def _guarded(adapter: TrajectoryAdapter, lines: _Counted, source: str) -> Iterator[Event]:
+    """Run an adapter, turning every failure into a ``TrajectoryError`` naming the file and line."""
+    numbered: NumberedLines = lines
+    try:
+        yield from adapter.events(numbered)
+    except TrajectoryError as exc:
+        raise TrajectoryError(
+            f"{adapter.name} log: {exc.message}", file=source or None, line=exc.line or lines.last
+        ) from None
+    except (ValidationError, ValueError, TypeError, KeyError, AttributeError, IndexError) as exc:
+        raise TrajectoryError(
+            f"{adapter.name} log has an unexpected shape ({type(exc).__name__}: {exc})",
+            file=source or None,
+            line=lines.last or None,
+        ) from None
+
+
+def parse_trajectory(data: str | bytes, source: str = "") -> Trajectory:
+    """Detect the format of a log held in memory and convert it (pure: no file is read)."""
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    adapter = detect_adapter(decode_head(raw[:HEAD_BYTES]), source)
+    if adapter.binary:
+        try:
+            return adapter.parse(raw, source)
+        except TrajectoryError as exc:
+            raise TrajectoryError(exc.message, file=source or None, line=exc.line) from None
+    text = data if isinstance(data, str) else raw.decode("utf-8", errors="replace")
+    events = list(_guarded(adapter, _Counted(text.lstrip("\ufeff").splitlines()), source))
+    return Trajectory(harness=adapter.harness or adapter.name, events=events, source=source)
+
+
+def iter_trajectory(path: str | Path) -> tuple[str, Iterator[Event]]:
+    """(harness, events) of the log at ``path``, streamed line by line when its format allows.
+
+    The iterator holds the file open until exhausted; ``load_trajectory`` collects it.
+    """
+    path = Path(path)
+    source = str(path)
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(HEAD_BYTES)
+        size = path.stat().st_size
+    except OSError as exc:
+        raise TrajectoryError(f"cannot read the trajectory log ({exc.strerror})", file=source) from None
+    adapter = detect_adapter(decode_head(head), source)
+    harness = adapter.harness or adapter.name
+    if adapter.binary:
+        return harness, iter(parse_trajectory(path.read_bytes(), source).events)
+    if not adapter.line_oriented and size > MAX_DOCUMENT_BYTES:
+        raise TrajectoryError(
+            f"a {adapter.name} log is one JSON document; {size} bytes is over the {MAX_DOCUMENT_BYTES}-byte cap",
+            file=source,
+        )
+
+    def stream() -> Iterator[Event]:
+        with path.open(encoding="utf-8", errors="replace", newline=None) as text:
+            yield from _guarded(adapter, _Counted(line.rstrip("\n") for line in text), source)
+
+    return harness, stream()
+
+
+def load_trajectory(path: str | Path) -> Trajectory:
+    """Read, detect (by content) and convert the trajectory log at ``path``.
+
+    Raises ``TrajectoryError`` (an ``InputError``: exit 2) naming the file and line for an unreadable,
+    corrupt, truncated or unknown log.
+    """
+    harness, events = iter_trajectory(path)
+    return Trajectory(harness=harness, events=list(events), source=str(path))

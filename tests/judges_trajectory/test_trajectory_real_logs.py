@@ -1,0 +1,52 @@
+"""Smoke test: every sample of real harness logs gets a verdict from every trajectory judge, no error."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bouts.judges.base import JUDGES, JudgeInput
+from bouts.scoring.explain import Explained, NotScored
+
+SAMPLES = Path(__file__).resolve().parents[3] / "shared" / "data" / "trajectories"
+TRAJECTORY_JUDGES = (
+    "trajectory-process",
+    "trajectory-strategy",
+    "trajectory-recovery",
+    "trajectory-efficiency",
+    "trajectory-integrity",
+)
+
+
+def _samples() -> list[Path]:
+    if not SAMPLES.is_dir():
+        return []
+    return [
+        p
+        for p in sorted(SAMPLES.rglob("*"))
+        if p.is_file() and p.name != "SOURCES.md" and not p.name.endswith((".story.md", ".swebench-report.json"))
+    ]
+
+
+def test_every_trajectory_judge_is_registered():
+    assert set(TRAJECTORY_JUDGES) <= set(JUDGES.names())
+    for name in TRAJECTORY_JUDGES:
+        judge = JUDGES.create(name)
+        assert judge.name == name and JUDGES.describe()[name]
+
+
+@pytest.mark.parametrize("path", _samples(), ids=lambda p: f"{p.parent.name}/{p.name[:40]}")
+def test_real_log_gets_a_verdict(path, challenge, tmp_path):
+    trajectory_mod = pytest.importorskip("bouts.trajectory")
+    load = getattr(trajectory_mod, "load_trajectory", None)
+    if load is None:
+        pytest.skip("the trajectory adapters have no load_trajectory yet")
+    traj = load(path)
+    inp = JudgeInput(challenge=challenge, code_dir=tmp_path, trajectory=traj)
+    for name in TRAJECTORY_JUDGES:
+        verdict = JUDGES.create(name).judge(inp)
+        assert isinstance(verdict.score, Explained | NotScored)
+        if isinstance(verdict.score, Explained):
+            assert 0 <= verdict.score.value <= 100 and verdict.score.math
+        assert all(f.event is None or 0 <= f.event < len(traj.events) for f in verdict.findings)
