@@ -46,8 +46,8 @@ def test_recovery_ranks_low_mid_high(anchors):
     assert [_score(anchors, lvl, "recovery") for lvl in ("low", "mid", "high")] == [0, 50, 100]
 
 
-def test_process_ranks_low_below_mid_and_high(anchors):
-    assert [_score(anchors, lvl, "process") for lvl in ("low", "mid", "high")] == [65, 90, 90]
+def test_process_ranks_low_mid_high(anchors):
+    assert [_score(anchors, lvl, "process") for lvl in ("low", "mid", "high")] == [65, 90, 100]
     low = [(f.rule, f.event) for f in anchors["low"]["process"].findings if f.points]
     assert low == [
         ("process.unread-edit", 2),
@@ -57,7 +57,8 @@ def test_process_ranks_low_below_mid_and_high(anchors):
         ("process.uninvestigated-failure", 7),
     ]
     assert [f.event for f in anchors["mid"]["process"].findings if f.points] == [13]
-    assert [f.event for f in anchors["high"]["process"].findings if f.points] == [19]
+    # high reads the failing tests after its one failed run (event 20): nothing deducted.
+    assert [f.event for f in anchors["high"]["process"].findings if f.points] == []
 
 
 def test_strategy_ranks_low_below_mid_and_high(anchors):

@@ -1,0 +1,149 @@
+"""The offline deliverables judge ("deliverables-offline"): reads each deliverable the challenge asks
+for and scores it with the rubric of ``_rubric`` (SPEC §1: accuracy 40, clarity 25, completeness 20,
+actionability 15; missing or placeholder → 0; the component is the mean over required documents).
+
+An offline judge cannot verify truth. Accuracy is the share of the challenge's ``expect`` facts the
+document states; when a challenge lists none, it is the share of cited code names that exist in the
+submission's code. Cited names that exist nowhere are reported either way. See docs/quality-judges.md.
+"""
+
+from __future__ import annotations
+
+import builtins
+import errno
+import os
+import re
+import stat
+from pathlib import Path
+
+from bouts.judges.base import JUDGES, Finding, Judge, JudgeInput, Verdict
+from bouts.judges.deliverables import _rubric as rubric
+from bouts.judges.deliverables._text import parse_markdown
+from bouts.judges.quality._files import read_tree
+from bouts.models.challenge import Deliverable
+from bouts.scoring import components
+from bouts.scoring.explain import Explained, fmt
+from bouts.scoring.placeholder import placeholder_reason
+
+NAME = "deliverables-offline"
+MAX_BYTES = 256 * 1024
+"""A deliverable is read up to this size; the rest is ignored (and said so)."""
+_NAME = re.compile(r"[A-Za-z_]\w*")
+
+
+def read_deliverable(root: Path | None, rel: str) -> tuple[str | None, str]:
+    """(text, note): the document, or None and why (missing, a symlink, not a regular file)."""
+    if root is None:
+        return None, "the submission has no deliverables/ directory"
+    path = root
+    for part in Path(rel).parts:  # no component may be a link: a link could reach any file
+        path = path / part
+        if path.is_symlink():
+            return None, f"{rel} is a symlink (refused)"
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return None, f"{rel} is a symlink (refused)"
+        return None, f"{rel} is missing"
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            return None, f"{rel} is not a regular file"
+        data = handle.read(MAX_BYTES + 1)
+    note = f"only the first {MAX_BYTES // 1024} KiB were read" if len(data) > MAX_BYTES else ""
+    return data[:MAX_BYTES].decode("utf-8", errors="replace"), note
+
+
+def known_names(code_dir: Path) -> frozenset[str]:
+    """Every identifier and file path in the submission's code, plus Python's builtins."""
+    names: set[str] = set(dir(builtins)) | {"NaN", "nan", "inf", "Infinity"}
+    files, _ = read_tree(code_dir)
+    for f in files:
+        names.update(f.rel.split("/"))
+        names.add(f.rel)
+        names.add(f.rel.removesuffix(".py"))
+        if f.text is not None:
+            names.update(_NAME.findall(f.text))
+    return frozenset(names)
+
+
+def score_document(
+    spec: Deliverable, text: str, known: frozenset[str], share: float
+) -> tuple[Explained, dict[str, float], list[Finding]]:
+    """One present, non-placeholder deliverable: its explained score, sub-scores and findings.
+
+    ``share`` is the document's weight in the component (1 / number of required documents), so a
+    finding's points are what it cost the component.
+    """
+    doc = parse_markdown(text)
+    subs = {
+        "accuracy": rubric.accuracy(doc, spec.expect) if spec.expect else rubric.reference_accuracy(doc, known),
+        "clarity": rubric.clarity(doc),
+        "completeness": rubric.completeness(doc, spec.kind),
+        "actionability": rubric.actionability(doc),
+    }
+    values = {k: round(s.value, 2) for k, s in subs.items()}
+    score = components.deliverable(values, name=spec.path)
+    findings = [
+        Finding(rule=e.rule, message=e.message, file=spec.path, line=e.line, dimension=dim,
+                points=round(e.lost * components.DELIVERABLE_WEIGHTS[dim] * share, 4))
+        for dim, sub in subs.items() for e in sub.evidence
+    ]
+    if spec.expect:
+        _, unknown = rubric.reference_check(doc, known)
+        findings += [Finding(rule="deliverables.unknown-reference", file=spec.path, dimension="accuracy",
+                             message=f"cites `{ref}`, which is not in the submission's code") for ref in unknown]
+    math = tuple(f"{spec.path}: {s.summary}" for s in subs.values()) + score.math
+    return Explained(score.value, math), values, findings
+
+
+class OfflineDeliverablesJudge:
+    """Expected facts, structure, sections and concrete references of each written deliverable."""
+
+    name = NAME
+    component = "deliverables"
+
+    def judge(self, inp: JudgeInput) -> Verdict:
+        specs = inp.challenge.spec.deliverables
+        required = [d for d in specs if d.required]
+        share = 1 / len(required) if required else 0.0
+        known = known_names(inp.code_dir)
+        documents: list[Explained] = []
+        findings: list[Finding] = []
+        dimensions: dict[str, list[float]] = {k: [] for k in components.DELIVERABLE_WEIGHTS}
+        notes: list[str] = []
+        for spec in specs:
+            text, note = read_deliverable(inp.deliverables_dir, spec.path)
+            weight = share if spec.required else 0.0
+            if note:
+                notes.append(f"{spec.path}: {note}")
+            reason = placeholder_reason(text) if text is not None else None
+            if text is None or reason is not None:
+                why = "missing" if text is None else "placeholder"
+                findings.append(Finding(rule=f"deliverables.{why}", file=spec.path, points=round(100 * weight, 4),
+                                        message=f"{spec.path}: {note if text is None else reason} → 0"))
+                result = components.deliverable_absent(spec.path, why)
+                values = dict.fromkeys(components.DELIVERABLE_WEIGHTS, 0.0)
+            else:
+                result, values, doc_findings = score_document(spec, text, known, weight)
+                findings += doc_findings
+            if spec.required:
+                documents.append(result)
+                for k, v in values.items():
+                    dimensions[k].append(v)
+            else:
+                notes.append(f"{spec.path} (optional, not in the mean): {fmt(result.value)}")
+        total = components.deliverables(documents)
+        if isinstance(total, Explained) and notes:
+            total = Explained(total.value, total.math + tuple(notes))
+        return Verdict(
+            judge=self.name, component="deliverables", score=total, findings=tuple(findings),
+            dimensions={k: round(sum(v) / len(v), 2) for k, v in dimensions.items() if v},
+            versions={"deliverables-offline rules": "2026.1"},
+        )
+
+
+@JUDGES.register(NAME)
+def make_offline_deliverables_judge() -> Judge:
+    """Offline deliverables judge: expected facts, structure, sections and references of each document."""
+    return OfflineDeliverablesJudge()

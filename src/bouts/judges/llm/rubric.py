@@ -1,0 +1,138 @@
+"""The rubrics an LLM judge scores against: every dimension with a description of every level 0-5.
+
+Levels are anchored in observable properties of the code (or document), so two judges reading the
+same submission have the same yardstick; the engine maps a level to 0-100 by ×20. Editing a text
+here changes what judges answer: bump ``PROMPT_VERSION`` in ``prompt.py`` so cached answers expire.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Dimension:
+    """One scored dimension: what it measures and what each level 0-5 looks like."""
+
+    name: str
+    question: str
+    levels: tuple[str, str, str, str, str, str]
+    """Descriptions of levels 0, 1, 2, 3, 4, 5."""
+
+
+CODE_QUALITY: tuple[Dimension, ...] = (
+    Dimension(
+        "readability",
+        "Can a maintainer understand the change quickly and correctly?",
+        (
+            "Unreadable: meaningless names, tangled control flow, logic cannot be followed.",
+            "Hard to read: misleading names, very long functions, deep nesting throughout.",
+            "Readable with effort: several unclear names or long functions; intent must be reconstructed.",
+            "Mostly clear: sensible names and structure, a few spots that need a second read.",
+            "Clear: descriptive names, short focused functions, intent evident at each step.",
+            "Exemplary: reads like good prose; every name and block says exactly what it does.",
+        ),
+    ),
+    Dimension(
+        "architecture",
+        "Are responsibilities well divided, with sensible boundaries and no needless coupling?",
+        (
+            "No structure: everything in one place, or the change breaks the existing design.",
+            "Poor: responsibilities mixed, heavy duplication, hidden global state or tight coupling.",
+            "Weak: works, but logic sits in the wrong layer or is duplicated; abstractions leak.",
+            "Sound: reasonable division of responsibilities, some duplication or coupling remains.",
+            "Good: cohesive units, clear interfaces, fits and respects the existing design.",
+            "Excellent: minimal, well-placed abstractions; easy to extend and to test in isolation.",
+        ),
+    ),
+    Dimension(
+        "robustness",
+        "Does the code handle invalid input, edge cases and failures deliberately?",
+        (
+            "Fragile: crashes or corrupts data on ordinary input; errors swallowed or ignored.",
+            "Brittle: obvious edge cases (empty, None, large, malformed) unhandled.",
+            "Partial: some checks, but inconsistent; broad excepts or silent failures remain.",
+            "Adequate: common edge cases and errors handled; a few gaps in rarer paths.",
+            "Robust: inputs validated at boundaries, specific errors with context, resources released.",
+            "Hardened: every failure mode considered and handled or reported precisely.",
+        ),
+    ),
+    Dimension(
+        "idiomaticity",
+        "Does the code use the language and its standard library the way experienced users do?",
+        (
+            "Alien: fights the language; reimplements basic built-ins badly.",
+            "Unidiomatic: patterns from another language, manual loops where built-ins exist.",
+            "Mixed: some idioms, some awkward constructs or misuse of the standard library.",
+            "Idiomatic for the most part, with minor departures.",
+            "Idiomatic: standard library and language features used well; follows common conventions.",
+            "Exemplary: the natural, modern way to write it in this language, nothing superfluous.",
+        ),
+    ),
+)
+
+DELIVERABLES: tuple[Dimension, ...] = (
+    Dimension(
+        "accuracy",
+        "Is what the document states true of the code, the tests and the problem?",
+        (
+            "Wrong: the central claims are false or about a different problem.",
+            "Mostly wrong: the root cause or key facts are misidentified.",
+            "Partly right: the right area, but important claims are wrong or unsupported.",
+            "Largely right: the main claims hold; some details are imprecise or unsupported.",
+            "Accurate: claims hold and are supported by evidence (code, tests, logs).",
+            "Precise: every claim is correct, specific and verifiable.",
+        ),
+    ),
+    Dimension(
+        "clarity",
+        "Can the intended reader follow it on one reading?",
+        (
+            "Incomprehensible: no discernible structure or meaning.",
+            "Confusing: disorganised, jargon without explanation, contradictions.",
+            "Hard going: the point is there but buried; poor ordering.",
+            "Clear enough: organised, with some wordiness or vague passages.",
+            "Clear: well structured, concise, terms explained.",
+            "Exemplary: the shortest path to understanding; nothing to cut.",
+        ),
+    ),
+    Dimension(
+        "completeness",
+        "Does it cover everything the deliverable asks for?",
+        (
+            "Empty in substance: none of the required content.",
+            "Fragmentary: most required parts missing.",
+            "Partial: some required parts present, others missing.",
+            "Mostly complete: required parts present, some thin.",
+            "Complete: every required part covered adequately.",
+            "Thorough: every part covered, including the non-obvious consequences.",
+        ),
+    ),
+    Dimension(
+        "actionability",
+        "Could a reader act on it (fix, decide, operate) without asking the author?",
+        (
+            "Nothing to act on.",
+            "Vague: only generic advice.",
+            "Some concrete steps, but key ones missing or ambiguous.",
+            "Actionable with some guesswork.",
+            "Concrete next steps, owners or commands where relevant.",
+            "Immediately actionable: precise steps, verification and follow-ups.",
+        ),
+    ),
+)
+
+RUBRICS: Mapping[str, tuple[Dimension, ...]] = {"code_quality": CODE_QUALITY, "deliverables": DELIVERABLES}
+LEVEL_POINTS = 20.0
+"""A level 0-5 maps to 0-100 by ×20."""
+
+
+def render(dimensions: tuple[Dimension, ...]) -> str:
+    """The rubric as prompt text, in the order given (the caller shuffles)."""
+    blocks = []
+    for d in dimensions:
+        lines = [f"## {d.name}", d.question]
+        lines += [f"  {level}: {text}" for level, text in enumerate(d.levels)]
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)

@@ -1,0 +1,30 @@
+"""The security judge (SPEC §1, issue 4): Semgrep with the rules shipped in ``bouts.rules``, Bandit and
+detect-secrets, all offline; findings de-duplicated across tools, mapped to a severity by CWE, and
+counted only when the submission introduced them over ``starter/``. Importing this package
+registers ``security-offline`` in ``bouts.judges.base.JUDGES``. See docs/security.md.
+"""
+
+from bouts.judges.security._findings import SecurityFinding, ToolFinding, baseline, dedupe, normalise
+from bouts.judges.security._judge import JUDGE_NAME, SecurityJudge, SecurityReport, scan_trees, verdict_from
+from bouts.judges.security._rules import RuleInfo, load_rules, rules_dir
+from bouts.judges.security._sarif import to_sarif
+from bouts.judges.security._severity import CWE_SEVERITY, severity_for
+
+__all__ = [
+    "CWE_SEVERITY",
+    "JUDGE_NAME",
+    "RuleInfo",
+    "SecurityFinding",
+    "SecurityJudge",
+    "SecurityReport",
+    "ToolFinding",
+    "baseline",
+    "dedupe",
+    "load_rules",
+    "normalise",
+    "rules_dir",
+    "scan_trees",
+    "severity_for",
+    "to_sarif",
+    "verdict_from",
+]

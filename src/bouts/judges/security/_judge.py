@@ -1,0 +1,181 @@
+"""``SecurityJudge``: scan the submission and its starter, count only what the submission introduced.
+
+The scan (``scan_trees``) is I/O; turning its report into a verdict (``verdict_from``) is pure, so
+the scoring of findings is testable without any scanner. Design notes: docs/security.md.
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+
+from bouts.errors import InfrastructureError
+from bouts.judges.base import JUDGES, Component, Finding, Judge, JudgeInput, Verdict
+from bouts.judges.security import _scanners as sc
+from bouts.judges.security._findings import SecurityFinding, baseline, dedupe
+from bouts.judges.security._rules import load_rules, rules_dir, ruleset_hash
+from bouts.scoring.components import SECURITY_DEDUCTIONS, security
+from bouts.scoring.explain import Explained, NotScored
+
+JUDGE_NAME = "security-offline"
+PRE_EXISTING = "pre-existing in starter/, not counted: "
+TEST_CODE = "in test code, not counted: "
+SEVERITIES = ("critical", "high", "medium", "low")
+
+
+@dataclass(frozen=True)
+class SecurityReport:
+    """Everything the scan found, each finding already marked introduced / pre-existing / test-code."""
+
+    findings: tuple[SecurityFinding, ...]
+    versions: dict[str, str]
+    notes: tuple[str, ...] = ()
+    """Files not scanned, and per-file analyser errors (e.g. a syntax error in the submission)."""
+    seconds: dict[str, float] = field(default_factory=dict)
+    """Wall-clock time per step, for benchmarks; not part of the verdict (it is not reproducible)."""
+
+
+@dataclass
+class SecurityJudge:
+    """Judge of the ``security`` component (SPEC §1): Semgrep with the shipped rules, Bandit and
+    detect-secrets, all offline; ``100 − 25·critical − 15·high − 5·medium − 1·low`` over the
+    findings the submission introduced relative to ``starter/``."""
+
+    name: str = JUDGE_NAME
+    component: Component = "security"
+    semgrep: Path | None = None
+    """The semgrep executable; default: next to the running interpreter (the venv's)."""
+    bandit: Path | None = None
+    timeout_s: float = 180.0
+    """Budget for the whole scan; past it the judge raises ``InfrastructureError``."""
+    jobs: int = 4
+    rules: Path | None = None
+    """Semgrep rule directory; default: the rules shipped in ``bouts.rules``."""
+
+    def judge(self, inp: JudgeInput) -> Verdict:
+        if not inp.code_dir.is_dir():
+            return Verdict(self.name, self.component, NotScored(f"no code directory to scan at {inp.code_dir}"))
+        report = self.scan(inp.code_dir, inp.challenge.starter)
+        return verdict_from(report, judge=self.name)
+
+    def scan(self, code_dir: Path, starter: Path) -> SecurityReport:
+        """Scan both trees (each tool once over both) and baseline the submission on the starter."""
+        return scan_trees(
+            code_dir, starter, semgrep=self.semgrep or _next_to_python("semgrep"),
+            bandit=self.bandit or _next_to_python("bandit"), rules=self.rules or rules_dir(),
+            timeout_s=self.timeout_s, jobs=self.jobs,
+        )
+
+
+def _next_to_python(tool: str) -> Path:
+    return Path(sys.executable).parent / tool
+
+
+def scan_trees(
+    code_dir: Path, starter: Path, *, semgrep: Path, bandit: Path, rules: Path, timeout_s: float = 180.0,
+    jobs: int = 4,
+) -> SecurityReport:
+    """Run the three scanners over a staged copy of ``code_dir`` and ``starter``.
+
+    Raises ``InfrastructureError`` when a scanner is missing, fails, or overruns ``timeout_s``:
+    a broken analyser must never read as a clean (or a failing) submission.
+    """
+    for tool, path in (("semgrep", semgrep), ("bandit", bandit)):
+        if not path.is_file():
+            raise InfrastructureError(f"{tool} is not installed (looked for {path})")
+    rule_infos = load_rules(rules)
+    timings: dict[str, float] = {}
+    t0 = time.monotonic()
+    deadline = t0 + timeout_s
+    with tempfile.TemporaryDirectory(prefix="bouts-security-") as tmp:
+        staged, home = Path(tmp) / "trees", Path(tmp) / "home"
+        home.mkdir()
+        result = sc.ScanResult()
+        skipped = sc.stage({"submission": code_dir, "starter": starter}, staged)
+        result.notes.extend(f"not scanned (over {sc.MAX_FILE_BYTES} bytes): {p}" for p in skipped)
+        timings["stage"] = time.monotonic() - t0
+        env = sc.tool_env(home)
+        targets = ["submission", "starter"]
+        semgrep_proc = sc.start(
+            [str(semgrep), "scan", "--config", str(rules), *sc.SEMGREP_ARGS, f"--jobs={jobs}", *targets], staged, env
+        )
+        try:
+            bandit_proc = sc.start([str(bandit), "-r", "-f", "json", "-q", *sc.BANDIT_ARGS, *targets], staged, env)
+        except InfrastructureError:
+            sc.kill(semgrep_proc)
+            raise
+        try:
+            t = time.monotonic()
+            sc.scan_secrets(staged, targets, result)
+            timings["detect-secrets"] = time.monotonic() - t
+            sc.parse_bandit(sc.finish(bandit_proc, "bandit", deadline, (0, 1)), staged, result)
+            timings["bandit"] = time.monotonic() - t0
+            sc.parse_semgrep(sc.finish(semgrep_proc, "semgrep", deadline, (0, 1)), staged, rule_infos, result)
+            timings["semgrep"] = time.monotonic() - t0
+        finally:
+            sc.kill(semgrep_proc)
+            sc.kill(bandit_proc)
+    timings["total"] = time.monotonic() - t0
+    marked = baseline(dedupe(result.findings.get("submission", [])), dedupe(result.findings.get("starter", [])))
+    versions = {
+        "semgrep": result.versions.get("semgrep", "unknown"),
+        "bandit": _version("bandit"),
+        "detect-secrets": _version("detect-secrets"),
+        "security-rules": f"sha256:{ruleset_hash(rules, sc.SCANNER_POLICY)}",
+        "security-rules-count": str(len(rule_infos)),
+    }
+    return SecurityReport(tuple(marked), versions, tuple(result.notes), timings)
+
+
+def _version(dist: str) -> str:
+    try:
+        return version(dist)
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def verdict_from(report: SecurityReport, judge: str = JUDGE_NAME) -> Verdict:
+    """The verdict of a scan: the SPEC formula over introduced findings; the others listed at 0 points."""
+    counted = [f for f in report.findings if f.counted]
+    counts = Counter(f.severity for f in counted)
+    score = security({s: counts.get(s, 0) for s in SEVERITIES})
+    pre = sum(1 for f in report.findings if f.status == "pre-existing")
+    tests = sum(1 for f in report.findings if f.status == "test-code")
+    tools = ", ".join(f"{k} {report.versions[k]}" for k in ("semgrep", "bandit", "detect-secrets"))
+    math = [
+        f"security scan of code/ against starter/: {tools}",
+        "introduced findings: " + ", ".join(f"{s} {counts.get(s, 0)}" for s in SEVERITIES)
+        + f" ({pre} pre-existing in starter/ and {tests} in test code not counted)",
+        *score.math,
+    ]
+    if report.notes:
+        math.append(f"scanner notes: {len(report.notes)} (files skipped or not fully analysed; see findings)")
+    findings = [_finding(f) for f in report.findings]
+    findings += [Finding(rule="security.scan-note", message=note) for note in report.notes]
+    # Counted findings first, most severe first: what an agent builder should read first.
+    findings.sort(key=lambda f: (f.points == 0, -f.points, f.file or "", f.line or 0))
+    return Verdict(
+        judge=judge, component="security", score=Explained(score.value, tuple(math)),
+        findings=tuple(findings), versions=dict(report.versions),
+    )
+
+
+def _finding(f: SecurityFinding) -> Finding:
+    cwe = f"CWE-{f.cwe}: " if f.cwe is not None else ""
+    seen = f" [{', '.join(f.tools)}]" if len(f.tools) > 1 else ""
+    prefix = {"introduced": "", "pre-existing": PRE_EXISTING, "test-code": TEST_CODE}[f.status]
+    return Finding(
+        rule=f.rule, message=f"{prefix}{cwe}{f.message}{seen}", file=f.file, line=f.line, severity=f.severity,
+        points=float(SECURITY_DEDUCTIONS[f.severity]) if f.counted else 0.0,
+    )
+
+
+@JUDGES.register(JUDGE_NAME)
+def make_security_judge() -> Judge:
+    """Security (SPEC §1): shipped Semgrep rules + Bandit + detect-secrets, offline; introduced findings only."""
+    return SecurityJudge()

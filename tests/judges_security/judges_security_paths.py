@@ -1,0 +1,11 @@
+"""Paths shared by the security judge tests (a uniquely named module: ``conftest`` is not importable
+reliably when several test directories have one)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+HERE = Path(__file__).parent
+SNIPPETS = HERE / "snippets"
+EXAMPLE = HERE.parents[1] / "examples" / "inventory-ledger"
+DOCS = HERE.parents[1] / "docs" / "security.md"

@@ -1,0 +1,10 @@
+# ruff: noqa  -- deliberately vulnerable or minimal snippet for a Semgrep rule test
+import jwt
+
+
+def current_user(token: str) -> dict:
+    return jwt.decode(token, options={"verify_signature": False})
+
+
+def legacy(token: str, key: str) -> dict:
+    return jwt.decode(token, key, algorithms=["HS256", "none"])

@@ -1,0 +1,4 @@
+# ruff: noqa  -- deliberately vulnerable or minimal snippet for a Semgrep rule test
+import jinja2
+
+env = jinja2.Environment(loader=jinja2.FileSystemLoader("templates"), autoescape=False)
