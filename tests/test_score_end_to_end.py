@@ -161,7 +161,11 @@ def test_cli_score_json_prints_the_scorecard(tiny_challenge: Path, tmp_path: Pat
     assert card["schema"] == "bouts.scorecard/1"
     assert card["components"]["static_tests"]["score"] == 100.0
     assert card["profile"] == "engine" and card["profiles"]["engine"] == card["final"]
-    assert card["components"]["code_quality"]["score"] is None
+    # No trajectory in this submission: the trajectory judges abstain, with the reason, never a 0.
+    assert card["components"]["process"]["score"] is None
+    assert "no trajectory" in card["components"]["process"]["reason"]
+    assert card["components"]["code_quality"]["score"] is not None
+    assert {"quality-lint", "security-offline"} <= set(card["reproducibility"]["judges"])
 
 
 def test_cli_score_names_the_file_and_field_of_a_bad_submission(tiny_challenge: Path, tmp_path: Path) -> None:

@@ -11,7 +11,8 @@
     │   ├── WeightsError            a family override breaks the SPEC's override rules
     │   └── ComputeInputError       `bouts compute` was given an unknown or out-of-range value
     └── InfrastructureError         the engine's own environment failed (exit 3 / HTTP 5xx);
-        └── SandboxError            the sandbox could not be started or broke; never the agent's fault
+        ├── SandboxError            the sandbox could not be started or broke; never the agent's fault
+        └── LLMUnavailableError     an LLM judge's endpoint gave no answer (bouts.judges.llm.calls)
 
 Every ``InputError`` names the file and, where there is one, the field, so that a user can fix it
 without reading a traceback. A failure while scoring one submission becomes data on its scorecard;

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from bouts.errors import BoutsError, InfrastructureError
 from bouts.judges.base import JUDGES, Judge, JudgeInput, Verdict
+from bouts.models.results import RunReport
 from bouts.models.trajectory import Trajectory
 from bouts.scoring.explain import NotScored
 from bouts.scoring.review import Flag
@@ -52,8 +53,8 @@ def _safe(judge: Judge, inp: JudgeInput) -> tuple[Verdict, Flag | None]:
 def judge_around(
     judges: Sequence[Judge],
     inp: JudgeInput,
-    run_tests: Callable[[], object],
-) -> tuple[object, JudgeRun]:
+    run_tests: Callable[[], RunReport],
+) -> tuple[RunReport, JudgeRun]:
     """Run ``run_tests()`` while the judges that need no run report work beside it; then the rest.
 
     ``run_tests`` returns the RunReport; judges with ``needs_run = True`` get it in ``inp.run``.
@@ -64,7 +65,7 @@ def judge_around(
     with ThreadPoolExecutor(max_workers=MAX_PARALLEL_JUDGES, thread_name_prefix="judge") as pool:
         futures: list[Future[tuple[Verdict, Flag | None]]] = [pool.submit(_safe, j, inp) for j in early]
         report = run_tests()
-        with_run = replace(inp, run=report)  # type: ignore[arg-type]
+        with_run = replace(inp, run=report)
         futures += [pool.submit(_safe, j, with_run) for j in late]
         results = [f.result() for f in futures]
     verdicts = tuple(v for v, _ in results)

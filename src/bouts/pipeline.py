@@ -1,7 +1,8 @@
 """``score(...)``: the one entry point the CLI, the API and the workers call. The I/O edge.
 
-It loads the challenge and the submission, runs the tests in the sandbox, reads the deliverables,
-and hands the measurements to the pure ``bouts.assemble.build_scorecard``.
+It loads the challenge and the submission, runs the tests in the sandbox while the judges that need
+no test evidence read the submission (``bouts.judging``), then the rest, and hands the measurements
+to the pure ``bouts.assemble.build_scorecard``.
 """
 
 from __future__ import annotations
@@ -13,11 +14,13 @@ from pathlib import Path
 
 from bouts.assemble import Measurements, build_scorecard
 from bouts.errors import SandboxError
+from bouts.judges.base import JudgeInput
+from bouts.judging import builtin_judges, judge_around, read_trajectory
 from bouts.loading import check_matches, load_challenge, load_submission, severity_for
 from bouts.models.challenge import Challenge
 from bouts.models.results import RunReport, TestResult
 from bouts.models.scorecard import Scorecard
-from bouts.runner import run_suites
+from bouts.runner import RunOptions, grade
 from bouts.sandbox import get_sandbox
 
 MAX_DELIVERABLE_BYTES = 1_000_000
@@ -30,6 +33,16 @@ class ScoreConfig:
     sandbox: str = "bubblewrap"
     seed: int | None = None
     """Override of the challenge's published seed (reproduce a scorecard's run)."""
+    fresh_seed: int | None = None
+    """The hidden tests' second-phase seed; ``None``: a fresh random one (reproduce: the scorecard's
+    second seed)."""
+    cache_dir: Path | None = None
+    """Engine-private directory for reference-solution runs (expected test ids); ``None``: cached in
+    memory for this process only."""
+    workers: int = 2
+    """Tests run at once inside the sandbox."""
+    judges: tuple[str, ...] | None = None
+    """Registered judges to seat (``bouts.judges.base.JUDGES``); ``None``: every registered judge."""
 
 
 def score(
@@ -52,13 +65,28 @@ def score(
         check_matches(challenge, submission)
         if on_start:
             on_start(challenge, sum(len(f) for f in challenge.test_files.values()))
-        try:
-            run = run_suites(challenge, submission.code_dir, sandbox=sandbox, progress=progress, seed=config.seed)
-        except SandboxError as exc:
-            run = RunReport(results=[], sandbox=sandbox.name, infra_error=exc.describe())
-        run = _with_severities(challenge, run)
+        trajectory, trajectory_flag = read_trajectory(submission.trajectory_path)
+        inp = JudgeInput(
+            challenge=challenge, code_dir=submission.code_dir, deliverables_dir=submission.deliverables_dir,
+            trajectory=trajectory, seed=config.seed if config.seed is not None else challenge.spec.tests.seed,
+        )  # fmt: skip
+
+        def run_tests() -> RunReport:
+            try:
+                run = grade(
+                    challenge, submission.code_dir, sandbox=sandbox, progress=progress, seed=config.seed,
+                    fresh_seed=config.fresh_seed, cache_dir=config.cache_dir,
+                    options=RunOptions(workers=config.workers),
+                )  # fmt: skip
+            except SandboxError as exc:
+                run = RunReport(results=[], sandbox=sandbox.name, infra_error=exc.describe())
+            return _with_severities(challenge, run)
+
+        run, judged = judge_around(builtin_judges(config.judges), inp, run_tests)
         texts = _read_deliverables(challenge, submission.deliverables_dir)
-        return build_scorecard(challenge, submission.meta, Measurements(run, texts, submission.content_hash))
+        notes = ((trajectory_flag,) if trajectory_flag else ()) + judged.flags
+        measurements = Measurements(run, texts, submission.content_hash, judged.verdicts, notes)
+        return build_scorecard(challenge, submission.meta, measurements)
 
 
 def _with_severities(challenge: Challenge, run: RunReport) -> RunReport:

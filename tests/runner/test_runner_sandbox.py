@@ -57,7 +57,7 @@ def test_honest_suite_gives_exact_per_test_outcomes(make_challenge, bwrap: Sandb
         "test_secret": Outcome.FAILED,
         "test_neg": Outcome.PASSED,
     }
-    assert [r.id for r in seen] == [r.id for r in report.results]
+    assert sorted(r.id for r in seen) == sorted(r.id for r in report.results)
     assert by_name(report, "test_neg").severity == "critical"
     assert "assert 4 == 5" in by_name(report, "test_wrong").detail
     assert "41" not in by_name(report, "test_secret").detail  # hidden expected values never leak
@@ -66,15 +66,11 @@ def test_honest_suite_gives_exact_per_test_outcomes(make_challenge, bwrap: Sandb
 
 
 def test_explicit_seed_reaches_the_tests(make_challenge, bwrap: Sandbox) -> None:
-    challenge, code = make_challenge(
-        {"hidden": {"test_s.py": "def test_s(bouts_seed): assert bouts_seed == 5\n"}}
-    )
+    challenge, code = make_challenge({"hidden": {"test_s.py": "def test_s(bouts_seed): assert bouts_seed == 5\n"}})
     assert outcomes(run_suites(challenge, code, sandbox=bwrap, seed=5)) == {"test_s": Outcome.PASSED}
 
 
-def test_infinite_loop_and_sleeping_forever_time_out_and_others_still_run(
-    make_challenge, bwrap: Sandbox
-) -> None:
+def test_infinite_loop_and_sleeping_forever_time_out_and_others_still_run(make_challenge, bwrap: Sandbox) -> None:
     challenge, code = make_challenge(
         {
             "visible": {
@@ -158,9 +154,7 @@ def test_process_limit_actually_bites_inside_the_sandbox(make_challenge, bwrap: 
             }
         }
     )
-    assert outcomes(run_suites(challenge, code, sandbox=bwrap)) == {
-        "test_cannot_exceed_limit": Outcome.PASSED
-    }
+    assert outcomes(run_suites(challenge, code, sandbox=bwrap)) == {"test_cannot_exceed_limit": Outcome.PASSED}
 
 
 def test_os_exit_at_import_leaves_no_test_passed(make_challenge, bwrap: Sandbox) -> None:
@@ -171,9 +165,7 @@ def test_os_exit_at_import_leaves_no_test_passed(make_challenge, bwrap: Sandbox)
     report = run_suites(challenge, code, sandbox=bwrap)
     assert [(r.id, r.outcome) for r in report.results] == [("tests/visible/test_i.py", Outcome.ERROR)]
     assert report.stability.crashes
-    with_expected = run_suites(
-        challenge, code, sandbox=bwrap, expected_ids=["tests/visible/test_i.py::test_a"]
-    )
+    with_expected = run_suites(challenge, code, sandbox=bwrap, expected_ids=["tests/visible/test_i.py::test_a"])
     assert outcomes(with_expected)["test_a"] is Outcome.MISSING
 
 
@@ -286,9 +278,7 @@ def test_stdout_flood_is_capped(make_challenge, bwrap: Sandbox) -> None:
     assert "output capped" in by_name(report, "test_flood").detail
 
 
-def test_submission_conftest_rewriting_outcomes_is_removed_and_reported(
-    make_challenge, bwrap: Sandbox
-) -> None:
+def test_submission_conftest_rewriting_outcomes_is_removed_and_reported(make_challenge, bwrap: Sandbox) -> None:
     forger = """
         import pytest
         @pytest.hookimpl(hookwrapper=True)
@@ -343,9 +333,7 @@ def test_missing_expected_id_is_missing(make_challenge, bwrap: Sandbox) -> None:
     assert outcomes(report) == {"test_here": Outcome.PASSED, "test_gone": Outcome.MISSING}
 
 
-def test_collection_error_of_one_file_is_an_error_and_others_still_run(
-    make_challenge, bwrap: Sandbox
-) -> None:
+def test_collection_error_of_one_file_is_an_error_and_others_still_run(make_challenge, bwrap: Sandbox) -> None:
     challenge, code = make_challenge(
         {"visible": {"test_ok.py": "def test_ok(): pass\n", "test_broken.py": "import nonexistent_module\n"}}
     )
@@ -358,11 +346,7 @@ def test_collection_error_of_one_file_is_an_error_and_others_still_run(
 
 def test_warnings_reach_stability(make_challenge, bwrap: Sandbox) -> None:
     challenge, code = make_challenge(
-        {
-            "visible": {
-                "test_w.py": "import warnings\ndef test_w(): warnings.warn('old api', DeprecationWarning)\n"
-            }
-        }
+        {"visible": {"test_w.py": "import warnings\ndef test_w(): warnings.warn('old api', DeprecationWarning)\n"}}
     )
     report = run_suites(challenge, code, sandbox=bwrap)
     assert outcomes(report) == {"test_w": Outcome.PASSED}
@@ -370,6 +354,8 @@ def test_warnings_reach_stability(make_challenge, bwrap: Sandbox) -> None:
 
 
 def test_setsid_double_fork_does_not_outlive_its_test(make_challenge, bwrap: Sandbox) -> None:
+    # Two workers: both tests run at once. The daemon would write its marker 0.5 s in; the sweep
+    # after test_daemon (scoped to that worker's children) must kill it first.
     challenge, code = make_challenge(
         {
             "visible": {
@@ -379,13 +365,13 @@ def test_setsid_double_fork_does_not_outlive_its_test(make_challenge, bwrap: San
                         if os.fork() == 0:
                             os.setsid()
                             if os.fork() == 0:
+                                time.sleep(0.5)
+                                open("/tmp/escaped", "w").write("alive")
                                 time.sleep(60); os._exit(0)
                             os._exit(0)
                     def test_alone():
-                        time.sleep(0.2)
-                        mine = (1, os.getpid(), os.getppid())
-                        others = [p for p in os.listdir("/proc") if p.isdigit() and int(p) not in mine]
-                        assert others == []
+                        time.sleep(1.5)
+                        assert not os.path.exists("/tmp/escaped")
                 """
             }
         }
@@ -393,3 +379,25 @@ def test_setsid_double_fork_does_not_outlive_its_test(make_challenge, bwrap: San
     report = run_suites(challenge, code, sandbox=bwrap)
     assert outcomes(report) == {"test_daemon": Outcome.PASSED, "test_alone": Outcome.PASSED}
     assert os.environ.get("BOUTS_SEED") is None  # nothing leaked into the host process
+
+
+def test_parallel_tests_sweep_only_their_own_processes(make_challenge, bwrap: Sandbox) -> None:
+    # test_child keeps a child process for a second while test_quick ends (and is swept) meanwhile.
+    challenge, code = make_challenge(
+        {
+            "visible": {
+                "test_p.py": """
+                    import subprocess, time
+                    def test_child():
+                        proc = subprocess.Popen(["sleep", "5"])
+                        time.sleep(1.0)
+                        assert proc.poll() is None
+                        proc.kill()
+                    def test_quick():
+                        time.sleep(0.2)
+                """
+            }
+        }
+    )
+    report = run_suites(challenge, code, sandbox=bwrap)
+    assert outcomes(report) == {"test_child": Outcome.PASSED, "test_quick": Outcome.PASSED}

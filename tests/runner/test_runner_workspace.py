@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bouts.errors import SandboxError, SubmissionError
+from bouts.errors import InputError, SandboxError, SubmissionError
 from bouts.models.results import Outcome
 from bouts.runner import assemble_workspace, run_suites
 from bouts.sandbox import SANDBOXES, Sandbox, get_sandbox
@@ -38,8 +38,9 @@ def test_missing_code_dir_is_a_submission_error(tmp_path: Path) -> None:
 
 
 def test_registry_knows_builtins_and_rejects_unknown_names() -> None:
-    assert list(SANDBOXES) == ["bubblewrap", "none"]
-    with pytest.raises(SandboxError, match="unknown sandbox"):
+    assert list(SANDBOXES) == ["bubblewrap", "docker", "none"]
+    assert all(SANDBOXES.describe().values())  # every backend documents itself
+    with pytest.raises(InputError, match="unknown sandbox"):
         get_sandbox("docker-ish")
 
 

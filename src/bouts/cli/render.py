@@ -71,9 +71,11 @@ def scorecard(console: Console, card: Scorecard, *, show_tests: bool = False) ->
         for col in ("suite", "test", "outcome", "detail"):
             tests.add_column(col)
         for t in card.tests:
-            tests.add_row(t.suite, t.id, Text(t.outcome.value, style=_OUTCOME_STYLE[t.outcome]), t.detail[:80])
+            outcome = Text(t.outcome.value, style=_OUTCOME_STYLE[t.outcome])
+            tests.add_row(t.suite, Text(t.id), outcome, Text(t.detail[:80]))
         console.print(tests)
-    console.print(Panel("\n".join(card.math), title="Math", expand=False))
+    # Text, not markup: math lines hold "[judge]" prefixes and submitted names, never Rich tags.
+    console.print(Panel(Text("\n".join(card.math)), title="Math", expand=False))
 
 
 def profile_result(console: Console, result: ProfileResult) -> None:

@@ -95,7 +95,10 @@ class Verdict:
 class Judge(Protocol):
     """A judge of one component. ``judge`` must not raise for bad submissions: a submission it cannot
     read is a ``NotScored`` verdict with the reason, or a low score with findings, as the rule says.
-    It raises ``InfrastructureError`` only when its own tools are broken."""
+    It raises ``InfrastructureError`` only when its own tools are broken.
+
+    A judge class may set ``needs_run = True`` to sit after the tests and receive the RunReport in
+    ``JudgeInput.run``; the others run concurrently with the tests (``bouts.judging``)."""
 
     name: str
     component: Component

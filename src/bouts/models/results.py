@@ -59,6 +59,9 @@ class RunReport(BaseModel):
     """Set when the run failed for reasons that are not the agent's (sandbox broke)."""
     seeds: list[int] = Field(default_factory=list)
     duration_s: float = 0.0
+    tampering: list[str] = Field(default_factory=list)
+    """Integrity findings of the run (a canary that passed, test machinery changed by the
+    submission). Non-empty means every verdict was voided: an integrity bright line."""
 
     def by_suite(self, suite: Suite) -> list[TestResult]:
         return [r for r in self.results if r.suite == suite]

@@ -16,16 +16,17 @@ from bouts.models.results import Outcome
 MAX_LINE = 16 * 1024 * 1024
 """Longest record accepted (the ``collected`` list of a very large suite fits comfortably)."""
 
-_DRIVER_OUTCOMES = {
-    o.value for o in (Outcome.PASSED, Outcome.FAILED, Outcome.ERROR, Outcome.TIMEOUT, Outcome.CRASHED)
-}
+_DRIVER_OUTCOMES = {o.value for o in (Outcome.PASSED, Outcome.FAILED, Outcome.ERROR, Outcome.TIMEOUT, Outcome.CRASHED)}
 
 
 @dataclass(frozen=True)
 class Record:
     """One parsed line of the driver's protocol."""
 
-    kind: Literal["hello", "warning", "collect_error", "collected", "result", "done", "invalid"]
+    kind: Literal[
+        "hello", "baseline", "integrity", "violation", "crash", "warning", "collect_error", "collected",
+        "result", "done", "invalid",
+    ]  # fmt: skip
     id: str = ""
     outcome: Outcome | None = None
     duration_s: float = 0.0
@@ -33,10 +34,24 @@ class Record:
     ids: tuple[str, ...] = ()
     warnings: tuple[str, ...] = field(default_factory=tuple)
     exit_code: int | None = None
+    digest: str = ""
+    """Tamper fingerprint digest (baseline, a worker after import, or a test process after its test)."""
+    changed: tuple[str, ...] = ()
+    """Names of watched objects the sender saw changed (untrusted: for the message only)."""
+    foreign: tuple[str, ...] = ()
+    """pytest plugins registered from outside the engine and the challenge's tests."""
+    observations: tuple[str, ...] = ()
+    """Digests of the values a test passed to ``bouts_expect``, in order."""
 
 
 def _str(value: object, limit: int = 2000) -> str:
     return value[:limit] if isinstance(value, str) else ""
+
+
+def _strs(value: object, limit: int = 200) -> tuple[str, ...]:
+    if not isinstance(value, list):
+        return ()
+    return tuple(_str(v, 500) for v in value[:limit] if isinstance(v, str))
 
 
 def parse_record(line: bytes) -> Record:
@@ -50,6 +65,17 @@ def parse_record(line: bytes) -> Record:
     kind = obj.get("type")
     if kind == "hello":
         return Record("hello")
+    if kind == "baseline":
+        return Record("baseline", digest=_str(obj.get("digest"), 128))
+    if kind == "integrity":
+        return Record(
+            "integrity",
+            digest=_str(obj.get("digest"), 128),
+            changed=_strs(obj.get("changed")),
+            foreign=_strs(obj.get("foreign")),
+        )
+    if kind in ("violation", "crash"):
+        return Record(kind, detail=_str(obj.get("detail")))
     if kind == "done":
         code = obj.get("exit")
         return Record("done", exit_code=code if isinstance(code, int) else None)
@@ -74,9 +100,10 @@ def parse_record(line: bytes) -> Record:
             outcome=Outcome(outcome),
             duration_s=float(duration) if isinstance(duration, int | float) else 0.0,
             detail=_str(obj.get("detail")),
-            warnings=tuple(_str(w, 500) for w in warns[:50] if isinstance(w, str))
-            if isinstance(warns, list)
-            else (),
+            warnings=tuple(_str(w, 500) for w in warns[:50] if isinstance(w, str)) if isinstance(warns, list) else (),
+            digest=_str(obj.get("digest"), 128),
+            changed=_strs(obj.get("changed")),
+            observations=_strs(obj.get("observations"), 10_000),
         )
     return Record("invalid", detail=f"unknown record type {str(kind)[:40]!r}")
 

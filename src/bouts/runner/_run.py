@@ -1,20 +1,23 @@
 """``run_suites``: grade a submission's code against a challenge's test suites in a sandbox.
 
-Flow: assemble a fresh workspace → start the driver (``_driver.py``) in the sandbox with the
-write end of a pipe → read one JSON record per line as tests finish → assemble one outcome per
-id. See ``docs/sandbox.md`` for the guarantees and their limits.
+Flow: assemble a fresh workspace (pristine tests plus randomly named canaries) → start the
+trusted supervisor (``sandboxed/_bouts_driver``) in the sandbox with the write end of a pipe →
+read one JSON record per line as tests finish → judge integrity and assemble one outcome per id,
+all on the host. See ``docs/sandbox.md`` for the guarantees and their limits.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import random
 import selectors
 import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from bouts.errors import SandboxError
@@ -22,14 +25,43 @@ from bouts.loading import severity_for
 from bouts.models.challenge import SUITES, Challenge, Limits, Suite
 from bouts.models.results import RunReport, TestResult
 from bouts.runner._channel import LineReader, Record, parse_record
+from bouts.runner._integrity import findings, void
 from bouts.runner._verdicts import RunEnd, assemble, to_result
-from bouts.runner._workspace import assemble_workspace
-from bouts.sandbox import Mount, Sandbox, SandboxResult
+from bouts.runner._workspace import assemble_workspace, plant_canaries
+from bouts.sandbox import WORKSPACE, Mount, Sandbox, SandboxResult
 
-DRIVER = Path(__file__).with_name("_driver.py")
-_DRIVER_TARGET = "/bouts/driver.py"
-_STARTUP_GRACE_S = 10.0
+DRIVER_LIB = Path(__file__).with_name("sandboxed")
+"""Holds the ``_bouts_driver`` package; mounted read-only, never inside the workspace."""
+_LIB_TARGET = "/bouts/lib"
+_STARTUP_GRACE_S = 15.0
 """Wall time allowed on top of the suites' budgets for interpreter start and collection."""
+DEFAULT_WORKERS = 2
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """How to run, beyond the challenge's own limits."""
+
+    workers: int = DEFAULT_WORKERS
+    """Test processes running at once (one per core is right for CPU-bound suites)."""
+    postgres: str | None = None
+    """A libpq DSN for the ``bouts_pg`` fixture (e.g. ``host=/var/run/postgresql dbname=test``);
+    ``None``: the sandbox gets no PostgreSQL access."""
+    postgres_socket_dir: Path | None = None
+    """Host directory of the server's unix socket, bind-mounted at the same path (no network)."""
+    canaries: bool = True
+
+
+DEFAULT_OPTIONS = RunOptions()
+
+
+@dataclass(frozen=True)
+class DetailedRun:
+    """A :class:`RunReport` plus what only the reference machinery needs."""
+
+    report: RunReport
+    observations: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """Per test id, digests of the values passed to ``bouts_expect`` (passed tests only)."""
 
 
 def _driver_env(seed: int) -> dict[str, str]:
@@ -53,27 +85,52 @@ def run_suites(
     progress: Callable[[TestResult], None] | None = None,
     seed: int | None = None,
     expected_ids: Sequence[str] | None = None,
+    golden: Mapping[str, Sequence[str]] | None = None,
+    options: RunOptions = DEFAULT_OPTIONS,
 ) -> RunReport:
     """Run ``suites`` of ``challenge`` against ``code_dir`` in ``sandbox``; one outcome per test id.
 
     ``seed`` (default: the published ``challenge.spec.tests.seed``) reaches tests as ``BOUTS_SEED``
-    and the ``bouts_seed`` fixture. ``expected_ids`` (e.g. ids collected on the reference
-    solution) makes any of them that never reports ``missing``; without it, the ids collected
-    here are expected. ``progress`` is called in the caller's thread once per result as it
-    arrives. Raises :class:`~bouts.errors.SandboxError` when the sandbox or the driver could not
-    start; everything the submission does is reported in the returned :class:`RunReport`.
+    and the ``bouts_seed`` fixture. ``expected_ids`` (ids collected on the reference solution) are
+    authoritative: any of them that never reports is ``missing``, and ids outside them are
+    ignored. ``golden`` maps a test id to the reference solution's ``bouts_expect`` digests: a
+    test passes only if its own digests match. ``progress`` is called in the caller's thread once
+    per result as it arrives (before the integrity verdict; a tampered run is voided in the
+    returned report). Raises :class:`~bouts.errors.SandboxError` when the sandbox or the
+    supervisor could not start; everything the submission does is reported in the result.
     """
+    return run_detailed(
+        challenge, code_dir, sandbox=sandbox, suites=suites, progress=progress, seed=seed,
+        expected_ids=expected_ids, golden=golden, options=options,
+    ).report  # fmt: skip
+
+
+def run_detailed(
+    challenge: Challenge,
+    code_dir: Path,
+    *,
+    sandbox: Sandbox,
+    suites: Sequence[Suite] = SUITES,
+    progress: Callable[[TestResult], None] | None = None,
+    seed: int | None = None,
+    expected_ids: Sequence[str] | None = None,
+    golden: Mapping[str, Sequence[str]] | None = None,
+    options: RunOptions = DEFAULT_OPTIONS,
+) -> DetailedRun:
+    """:func:`run_suites`, also returning the ``bouts_expect`` observations."""
     seed = challenge.spec.tests.seed if seed is None else seed
     file_suite: dict[str, Suite] = {f: suite for suite in suites for f in challenge.test_files.get(suite, [])}
     if not file_suite:
-        return RunReport(results=[], sandbox=sandbox.name, seeds=[seed])
+        return DetailedRun(RunReport(results=[], sandbox=sandbox.name, seeds=[seed]))
     start = time.monotonic()
     limits = challenge.spec.limits
-    n_suites = len({s for s in file_suite.values()})
+    n_suites = len(set(file_suite.values()))
+    isolated = sandbox.isolated
     with tempfile.TemporaryDirectory(prefix="bouts-run-") as tmp:
         workspace = Path(tmp) / "workspace"
         removed = assemble_workspace(code_dir, challenge.root / "tests", workspace)
-        isolated = sandbox.isolated
+        canaries = plant_canaries(workspace, file_suite, random.SystemRandom()) if options.canaries else []
+        lib = _LIB_TARGET if isolated else str(DRIVER_LIB)
         config = {
             "files": sorted(file_suite),
             "suite_of": file_suite,
@@ -83,46 +140,70 @@ def run_suites(
             "suite_timeout_s": limits.suite_timeout_s,
             "max_output_kb": limits.max_output_kb,
             "memory_mb": limits.memory_mb,
-            "workspace": "/workspace" if isolated else str(workspace),
-            "pid_namespace": isolated,
+            "workspace": WORKSPACE if isolated else str(workspace),
+            "lib": lib,
+            "workers": max(1, options.workers),
+            "postgres": options.postgres,
         }
-        driver = _DRIVER_TARGET if isolated else str(DRIVER)
-        mounts = [Mount(DRIVER, _DRIVER_TARGET)] if isolated else []
-        records, end, hello = _drive(
-            sandbox,
-            workspace,
-            mounts,
-            config,
-            driver,
+        mounts = [Mount(DRIVER_LIB, _LIB_TARGET)] if isolated else []
+        if isolated and options.postgres_socket_dir is not None:
+            mounts.append(Mount(options.postgres_socket_dir, str(options.postgres_socket_dir)))
+        records, end = _drive(
+            sandbox, workspace, mounts, config, lib,
             limits=limits,
             timeout_s=limits.suite_timeout_s * n_suites + _STARTUP_GRACE_S,
-            on_result=_progress_adapter(challenge, file_suite, progress),
+            on_result=_progress_adapter(challenge, file_suite, set(canaries), progress),
             seed=seed,
-        )
-    if not hello:
-        raise SandboxError(f"the test driver did not start in sandbox '{sandbox.name}' ({end})")
+        )  # fmt: skip
+    if not any(r.kind == "hello" for r in records):
+        raise SandboxError(f"the test supervisor did not start in sandbox '{sandbox.name}' ({end})")
+    tampering = findings(records, canaries)
+    graded = _without(records, set(canaries))
     results, stability = assemble(
-        records,
+        graded,
         file_suite=file_suite,
         expected_ids=expected_ids,
         end=end,
         severity_of=lambda node: severity_for(challenge, node),
+        golden=golden,
     )
-    return RunReport(
+    if tampering:
+        results = void(results, tampering)
+    observations = {
+        r.id: r.observations for r in graded if r.kind == "result" and r.outcome is not None and r.outcome == "passed"
+    }
+    report = RunReport(
         results=results,
         stability=stability,
         sandbox=sandbox.name,
         removed=removed,
         seeds=[seed],
         duration_s=time.monotonic() - start,
+        tampering=tampering,
     )
+    return DetailedRun(report, observations)
+
+
+def _without(records: Sequence[Record], canaries: set[str]) -> list[Record]:
+    """The records with every trace of the canaries removed (they are not the submission's tests)."""
+    out: list[Record] = []
+    for rec in records:
+        if rec.kind == "result" and rec.id in canaries:
+            continue
+        if rec.kind == "collected":
+            rec = Record("collected", ids=tuple(i for i in rec.ids if i not in canaries))
+        out.append(rec)
+    return out
 
 
 def _progress_adapter(
-    challenge: Challenge, file_suite: dict[str, Suite], progress: Callable[[TestResult], None] | None
+    challenge: Challenge,
+    file_suite: dict[str, Suite],
+    canaries: set[str],
+    progress: Callable[[TestResult], None] | None,
 ) -> Callable[[Record], None]:
     def on_result(rec: Record) -> None:
-        if progress is None or rec.outcome is None:
+        if progress is None or rec.outcome is None or rec.id in canaries:
             return
         result = to_result(
             rec.id, rec.outcome, rec.detail, rec.duration_s,
@@ -139,17 +220,18 @@ def _drive(
     workspace: Path,
     mounts: list[Mount],
     config: dict[str, object],
-    driver: str,
+    lib: str,
     *,
     limits: Limits,
     timeout_s: float,
     on_result: Callable[[Record], None],
     seed: int,
-) -> tuple[list[Record], RunEnd, bool]:
-    """Run the driver in a worker thread while this thread reads the result pipe."""
+) -> tuple[list[Record], RunEnd]:
+    """Run the supervisor in a worker thread while this thread reads the result pipe."""
     read_fd, write_fd = os.pipe()
     config = {**config, "result_fd": write_fd}
-    argv = [sys.executable, "-I", "-B", driver, json.dumps(config)]
+    boot = f"import sys; sys.path.insert(0, {lib!r}); from _bouts_driver.supervisor import main; sys.exit(main())"
+    argv = [sys.executable, "-I", "-B", "-c", boot, json.dumps(config)]
     lock = threading.Lock()
     write_open = [True]
 
@@ -180,10 +262,8 @@ def _drive(
         raise outcome["error"]  # type: ignore[misc]
     res = outcome["result"]
     assert isinstance(res, SandboxResult)
-    end = RunEnd(
-        timed_out=res.timed_out, exit_code=res.exit_code, signal=res.signal, protocol_violations=oversized
-    )
-    return records, end, any(r.kind == "hello" for r in records)
+    end = RunEnd(timed_out=res.timed_out, exit_code=res.exit_code, signal=res.signal, protocol_violations=oversized)
+    return records, end
 
 
 def _read_records(

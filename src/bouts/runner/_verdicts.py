@@ -67,11 +67,16 @@ def assemble(
     expected_ids: Sequence[str] | None,
     end: RunEnd,
     severity_of: Callable[[str], Severity | None],
+    golden: Mapping[str, Sequence[str]] | None = None,
 ) -> tuple[list[TestResult], StabilitySignals]:
     """Results for every expected (or collected) id, plus the stability signals of the run.
 
-    ``severity_of`` gives an adversarial test id's severity.
+    ``severity_of`` gives an adversarial test id's severity. With ``expected_ids`` (from the
+    reference solution) only those ids (and file-level collection errors) are graded: a
+    submission cannot add tests. ``golden`` holds the reference's ``bouts_expect`` digests per id:
+    a passed test whose digests differ is failed. Results come out in a stable order.
     """
+    allowed = set(expected_ids) if expected_ids is not None else None
     results: dict[str, TestResult] = {}
     warnings: list[str] = []
     crashes: list[str] = []
@@ -82,6 +87,8 @@ def assemble(
     def put(node: str, outcome: Outcome, detail: str, duration: float = 0.0) -> None:
         if node in results:
             return  # a second report for the same id: the first one stands
+        if allowed is not None and node not in allowed and "::" in node:
+            return  # not a test of the reference suite: it cannot count
         result = to_result(node, outcome, detail, duration, file_suite=file_suite, severity_of=severity_of)
         if result is not None:  # None: not a file we asked for
             results[node] = result
@@ -93,7 +100,11 @@ def assemble(
             collect_errors[file_of(rec.id)] = rec.detail
             put(rec.id, Outcome.ERROR, f"collection error: {rec.detail}")
         elif rec.kind == "result" and rec.outcome is not None:
-            put(rec.id, rec.outcome, rec.detail, rec.duration_s)
+            outcome, detail = rec.outcome, rec.detail
+            want = (golden or {}).get(rec.id)
+            if outcome is Outcome.PASSED and want and tuple(want) != rec.observations:
+                outcome, detail = Outcome.FAILED, "a bouts_expect value differs from the reference solution's"
+            put(rec.id, outcome, detail, rec.duration_s)
             warnings.extend(rec.warnings)
             if rec.outcome in (Outcome.TIMEOUT, Outcome.CRASHED):
                 crashes.append(f"{rec.outcome.value}: {rec.id}: {rec.detail}")
@@ -101,7 +112,9 @@ def assemble(
             warnings.append(rec.detail)
         elif rec.kind == "done":
             done = rec
-        elif rec.kind == "invalid":
+        elif rec.kind == "crash":
+            crashes.append(f"crash: {rec.detail}")
+        elif rec.kind in ("invalid", "violation"):
             crashes.append(f"protocol violation on the result channel: {rec.detail}")
 
     reason = _end_reason(end)
@@ -134,4 +147,6 @@ def assemble(
     if end.protocol_violations:
         crashes.append(f"protocol violation: {end.protocol_violations} oversized record(s)")
     stability = StabilitySignals(warnings=sorted(set(w for w in warnings if w)), crashes=crashes)
-    return list(results.values()), stability
+    order = {node: i for i, node in enumerate([*(expected_ids or []), *(collected or [])])}
+    ranked = sorted(results.values(), key=lambda r: (order.get(r.id, len(order)), r.id))
+    return ranked, stability

@@ -8,10 +8,14 @@ pytest or Python would execute or obey before our driver is in control is remove
 from __future__ import annotations
 
 import os
+import random
+import re
 import shutil
+from collections.abc import Iterable
 from pathlib import Path
 
 from bouts.errors import SubmissionError
+from bouts.runner._integrity import canary_source
 
 STEERING_NAMES = frozenset(
     {
@@ -19,6 +23,10 @@ STEERING_NAMES = frozenset(
         "pytest.ini",
         "tox.ini",
         "setup.cfg",
+        "setup.py",
+        "noxfile.py",
+        "pytest.toml",
+        ".pytest.toml",
         "sitecustomize.py",
         "usercustomize.py",
     }
@@ -78,10 +86,51 @@ def assemble_workspace(code_dir: Path, tests_dir: Path, dest: Path) -> list[str]
             if copied > MAX_FILES:
                 raise SubmissionError(f"the code tree has more than {MAX_FILES} files", file=str(code_dir))
             shutil.copyfile(path, dest / rel, follow_symlinks=False)
+            if rel == "pyproject.toml":
+                removed += strip_pytest_tables(dest / rel)
     if tests_dir.is_dir():
         # The challenge's tests are trusted, including their own conftest.py files; copy them as
         # files (links dereferenced inside the challenge are the author's business).
-        shutil.copytree(
-            tests_dir, dest / "tests", symlinks=False, ignore=shutil.ignore_patterns("__pycache__")
-        )
+        shutil.copytree(tests_dir, dest / "tests", symlinks=False, ignore=shutil.ignore_patterns("__pycache__"))
     return sorted(removed)
+
+
+_TABLE = re.compile(r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(#.*)?$")
+
+
+def strip_pytest_tables(pyproject: Path) -> list[str]:
+    """Drop every ``[tool.pytest...]`` table from a copied ``pyproject.toml``; return what went.
+
+    pytest is started with ``-c /dev/null`` and would ignore them anyway; removing them too means
+    no future pytest version or plugin can read them (defence in depth, and it is reported).
+    """
+    kept: list[str] = []
+    gone: list[str] = []
+    skipping = False
+    for line in pyproject.read_text(errors="replace").splitlines(keepends=True):
+        header = _TABLE.match(line)
+        if header:
+            name = header.group(1).replace('"', "").replace("'", "").replace(" ", "")
+            skipping = name == "tool.pytest" or name.startswith("tool.pytest.")
+            if skipping:
+                gone.append(f"pyproject.toml [{name}]")
+        if not skipping:
+            kept.append(line)
+    if gone:
+        pyproject.write_text("".join(kept))
+    return gone
+
+
+def plant_canaries(workspace: Path, test_files: Iterable[str], rng: random.Random) -> list[str]:
+    """Append canary tests to the workspace's copies of ``test_files``; return their node ids."""
+    ids: list[str] = []
+    for rel in test_files:
+        path = workspace / rel
+        if not path.is_file() or path.suffix != ".py":
+            continue
+        text, names = canary_source(path.read_text(errors="replace"), rng)
+        if names:
+            with path.open("a") as fh:
+                fh.write(text)
+            ids += [f"{rel}::{name}" for name in names]
+    return ids

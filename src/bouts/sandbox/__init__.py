@@ -1,46 +1,59 @@
-"""Sandbox backends: one contract (:class:`Sandbox`), a registry of named factories.
+"""Sandbox backends: one contract (:class:`Sandbox`), registered on the project's one registry.
 
-Built-ins are registered exactly like a third-party backend would be::
+Built-ins are registered exactly like a third-party backend would be (``bouts.plugins`` entry
+point, or directly)::
 
-    SANDBOXES["mine"] = MySandbox      # any zero-argument callable returning a Sandbox
+    from bouts.sandbox import sandboxes
+
+    @sandboxes.register("mine")
+    def make_mine() -> Sandbox: ...
+
     sandbox = get_sandbox("mine")
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-from bouts.errors import SandboxError
+from bouts.registry import Registry
 from bouts.sandbox._base import WORKSPACE, Mount, Sandbox, SandboxResult
 
-__all__ = ["SANDBOXES", "WORKSPACE", "Mount", "Sandbox", "SandboxResult", "get_sandbox"]
+__all__ = ["DEFAULT_SANDBOX", "SANDBOXES", "WORKSPACE", "Mount", "Sandbox", "SandboxResult", "get_sandbox", "sandboxes"]
+
+sandboxes = Registry[Sandbox]("sandbox")
+"""Backend name → factory. An unknown name is ``InputError``; a backend that cannot run here
+raises ``SandboxError`` when built."""
+SANDBOXES = sandboxes
+"""Former name of :data:`sandboxes`, kept for callers written against it."""
+DEFAULT_SANDBOX = "bubblewrap"
 
 
+@sandboxes.register("bubblewrap")
 def _bubblewrap() -> Sandbox:
+    """Linux namespaces via bubblewrap: no network, private PID namespace, capped tmpfs (default)."""
     from bouts.sandbox._bubblewrap import BubblewrapSandbox
 
     return BubblewrapSandbox()
 
 
+@sandboxes.register("docker")
+def _docker() -> Sandbox:
+    """A throwaway Docker container (needs a running Docker engine)."""
+    from bouts.sandbox._docker import DockerSandbox
+
+    return DockerSandbox()
+
+
+@sandboxes.register("none")
 def _none() -> Sandbox:
+    """UNSAFE: no isolation, for trusted local debugging only."""
     from bouts.sandbox._none import NoSandbox
 
     return NoSandbox()
 
 
-SANDBOXES: dict[str, Callable[[], Sandbox]] = {"bubblewrap": _bubblewrap, "none": _none}
-"""Backend name → factory. The first entry is the default."""
-
-
-def get_sandbox(name: str = "bubblewrap") -> Sandbox:
+def get_sandbox(name: str = DEFAULT_SANDBOX) -> Sandbox:
     """Build the sandbox backend registered under ``name``.
 
-    Raises ``SandboxError`` for an unknown name or a backend that cannot run here
-    (e.g. bubblewrap not installed).
+    Raises ``InputError`` for an unknown name (the user's error) and ``SandboxError`` for a
+    backend that cannot run here (e.g. bubblewrap not installed, no Docker engine).
     """
-    try:
-        factory = SANDBOXES[name]
-    except KeyError:
-        known = ", ".join(sorted(SANDBOXES))
-        raise SandboxError(f"unknown sandbox '{name}' (known: {known})") from None
-    return factory()
+    return sandboxes.create(name)

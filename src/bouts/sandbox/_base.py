@@ -151,6 +151,7 @@ def run_process(
     on_spawn: Callable[[], None] | None,
     notes: tuple[str, ...] = (),
     wrap: Callable[[list[str]], list[str]] = lambda inner: inner,
+    settle: Callable[[], None] | None = None,
 ) -> SandboxResult:
     """Start ``argv`` in its own session, drain its output with caps, kill its group at the timeout.
 
@@ -159,7 +160,9 @@ def run_process(
     byte to a private pipe right before it execs ``argv``: that byte proves the sandbox came up,
     so a command that fails later (and may print anything, including a fake ``bwrap:`` error) is
     never mistaken for a broken sandbox.
-    Raises ``SandboxError`` when the byte never arrives.
+    ``settle`` runs once the command has ended, before that byte is looked for (a backend that
+    relays the pipes, like ``docker``, flushes them there). Raises ``SandboxError`` when the byte
+    never arrives.
     """
     cap = limits.max_output_kb * 1024
     start = time.monotonic()
@@ -197,6 +200,8 @@ def run_process(
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
+    if settle is not None:
+        settle()
     for r in readers:
         r.join(timeout=5)
     assert proc.stdout is not None and proc.stderr is not None

@@ -15,6 +15,7 @@ Why it is built the way it is (see ``docs/sandbox.md``):
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import secrets
@@ -29,6 +30,7 @@ from bouts.sandbox._base import WORKSPACE, Mount, SandboxResult, rlimit_args, ru
 
 log = logging.getLogger(__name__)
 
+_WORKSPACE_SOURCE = "/bouts/workspace-source"
 _UID_RANGE = (1_500_000, 1_900_000)
 """Per-run uids are drawn from here: far from real accounts, so RLIMIT_NPROC counts only this run."""
 
@@ -114,10 +116,16 @@ class BubblewrapSandbox:
         _python_binds(args, set())
         for m in mounts:
             _ro_bind(args, m.source, m.target)
-        args += ["--bind", str(workspace), WORKSPACE, "--chdir", WORKSPACE]
+        # The workspace is a size-capped tmpfs holding a *copy* of the host directory (bound
+        # read-only next to it): a disk-filling test hits ENOSPC there, and nothing the run
+        # writes ever reaches the host.
+        _ro_bind(args, workspace, _WORKSPACE_SOURCE)
+        size = _tree_bytes(workspace) + int(tmp_size)
+        args += ["--perms", "1777", "--size", str(size), "--tmpfs", WORKSPACE, "--chdir", WORKSPACE]
         for key, value in env.items():
             args += ["--setenv", key, value]
-        inner = rlimit_args(limits, timeout_s) + list(argv)
+        copy_in = ["/bin/sh", "-c", f'cp -R {_WORKSPACE_SOURCE}/. {WORKSPACE}/ && exec "$@"', "sh"]
+        inner = rlimit_args(limits, timeout_s) + copy_in + list(argv)
         if root:
             uid = uid if uid is not None else secrets.randbelow(_UID_RANGE[1] - _UID_RANGE[0]) + _UID_RANGE[0]
             # Only the two capabilities setpriv needs; it clears them when it changes uid.
@@ -144,7 +152,6 @@ class BubblewrapSandbox:
         uid = None
         if os.geteuid() == 0:
             uid = secrets.randbelow(_UID_RANGE[1] - _UID_RANGE[0]) + _UID_RANGE[0]
-            _give_to(workspace, uid)
         return run_process(
             argv,
             cwd=None,
@@ -165,9 +172,11 @@ class BubblewrapSandbox:
         )
 
 
-def _give_to(workspace: Path, uid: int) -> None:
-    """Hand the workspace to the run's uid: it is the one place the run may write."""
-    os.chown(workspace, uid, uid)
-    for dirpath, dirnames, filenames in os.walk(workspace):
-        for name in dirnames + filenames:
-            os.lchown(os.path.join(dirpath, name), uid, uid)
+def _tree_bytes(root: Path) -> int:
+    """Bytes the workspace copy needs (plus a block per file for tmpfs rounding)."""
+    total = 0
+    for dirpath, _dirnames, filenames in os.walk(root):
+        for name in filenames:
+            with contextlib.suppress(OSError):
+                total += os.lstat(os.path.join(dirpath, name)).st_size + 4096
+    return total

@@ -49,6 +49,8 @@ class StaticIntegrityJudge:
 
     name = "integrity-static"
     component: Component = "integrity"
+    needs_run = True
+    """It reads what the runner removed and any tampering it saw, so it sits after the tests."""
 
     def judge(self, inp: JudgeInput) -> Verdict:
         if not inp.code_dir.is_dir():

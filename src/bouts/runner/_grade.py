@@ -1,0 +1,167 @@
+"""``grade``: the whole static-test run of one submission, as the pipeline needs it.
+
+1. The reference solution's run (trusted, cached by challenge content): the expected test ids
+   and, for tests that use ``bouts_expect``, the reference values' digests.
+2. Every suite with the published seed.
+3. The hidden suite again with a fresh random seed; a hidden test counts only if it passed in both
+   phases (SPEC §3). Both seeds are recorded.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import secrets
+import tempfile
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from bouts.models.challenge import SUITES, Challenge, Suite
+from bouts.models.results import Outcome, RunReport, StabilitySignals, TestResult
+from bouts.runner._integrity import void
+from bouts.runner._run import DEFAULT_OPTIONS, RunOptions, run_detailed, run_suites
+from bouts.sandbox import Sandbox
+
+CACHE_SCHEMA = "bouts.reference/1"
+
+
+@dataclass(frozen=True)
+class Reference:
+    """What the reference solution's run established for one seed."""
+
+    ids: tuple[str, ...]
+    """Every test id the reference collected and ran (failing ones included: the challenge's flaw,
+    surfaced by calibration, never a reason to drop a test)."""
+    observations: Mapping[str, tuple[str, ...]]
+    """Per passed test id, the digests of its ``bouts_expect`` values."""
+
+
+_MEMORY: dict[str, Reference] = {}
+"""Process-wide cache: a worker scoring many submissions runs each reference once."""
+
+
+def _key(challenge: Challenge, suites: tuple[Suite, ...], seed: int) -> str:
+    h = hashlib.sha256(f"{CACHE_SCHEMA}|{challenge.content_hash}|{','.join(suites)}|{seed}".encode())
+    # Also the bytes themselves: a hash in challenge.toml could be stale or, in tests, a dummy.
+    for sub in ("tests", "reference"):
+        for dirpath, dirnames, filenames in os.walk(challenge.root / sub):
+            dirnames.sort()
+            for name in sorted(filenames):
+                path = Path(dirpath) / name
+                h.update(str(path.relative_to(challenge.root)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def reference_run(
+    challenge: Challenge,
+    sandbox: Sandbox,
+    *,
+    seed: int,
+    suites: tuple[Suite, ...] = SUITES,
+    cache_dir: Path | None = None,
+    options: RunOptions = DEFAULT_OPTIONS,
+) -> Reference | None:
+    """Run the reference solution (``None`` if the challenge has none), cached by content and seed.
+
+    ``cache_dir`` must be private to the engine: whoever can write it decides what is expected.
+    """
+    ref_dir = challenge.root / "reference"
+    if not ref_dir.is_dir():
+        return None
+    key = _key(challenge, suites, seed)
+    if key in _MEMORY:
+        return _MEMORY[key]
+    path = cache_dir / f"{key}.json" if cache_dir else None
+    if path is not None and path.is_file():
+        data = json.loads(path.read_text())
+        if data.get("schema") == CACHE_SCHEMA:
+            ref = Reference(tuple(data["ids"]), {k: tuple(v) for k, v in data["observations"].items()})
+            _MEMORY[key] = ref
+            return ref
+    run = run_detailed(challenge, ref_dir, sandbox=sandbox, suites=suites, seed=seed, options=options)
+    ids = tuple(r.id for r in run.report.results if "::" in r.id)
+    ref = Reference(ids, dict(run.observations))
+    _MEMORY[key] = ref
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile("w", dir=path.parent, delete=False, suffix=".tmp") as fh:
+            json.dump({"schema": CACHE_SCHEMA, "ids": list(ids), "observations": ref.observations}, fh)
+        os.replace(fh.name, path)  # atomic: a concurrent reader never sees half a file
+    return ref
+
+
+def grade(
+    challenge: Challenge,
+    code_dir: Path,
+    *,
+    sandbox: Sandbox,
+    progress: Callable[[TestResult], None] | None = None,
+    seed: int | None = None,
+    fresh_seed: int | None = None,
+    cache_dir: Path | None = None,
+    options: RunOptions = DEFAULT_OPTIONS,
+) -> RunReport:
+    """Reference run, published-seed run, fresh-seed hidden run; merged into one :class:`RunReport`."""
+    published = challenge.spec.tests.seed if seed is None else seed
+    ref = reference_run(challenge, sandbox, seed=published, cache_dir=cache_dir, options=options)
+    first = run_suites(
+        challenge, code_dir, sandbox=sandbox, progress=progress, seed=published, options=options,
+        expected_ids=ref.ids if ref else None, golden=ref.observations if ref else None,
+    )  # fmt: skip
+    if not challenge.test_files.get("hidden"):
+        return first
+    fresh = fresh_seed if fresh_seed is not None else _fresh_seed(published)
+    hidden_ref = ref
+    if ref is not None and any(ref.observations.get(i) for i in ref.ids if _is_hidden(challenge, i)):
+        # Values checked against the reference depend on the seed: ask the reference again.
+        hidden_ref = reference_run(challenge, sandbox, seed=fresh, suites=("hidden",), options=options)
+    second = run_suites(
+        challenge, code_dir, sandbox=sandbox, suites=("hidden",), seed=fresh, options=options,
+        expected_ids=[i for i in hidden_ref.ids if _is_hidden(challenge, i)] if hidden_ref else None,
+        golden=hidden_ref.observations if hidden_ref is not None and hidden_ref is not ref else None,
+    )  # fmt: skip
+    return merge_phases(first, second)
+
+
+def _fresh_seed(published: int) -> int:
+    while (seed := secrets.randbelow(2**31 - 1) + 1) == published:
+        pass
+    return seed
+
+
+def _is_hidden(challenge: Challenge, node: str) -> bool:
+    return node.split("::", 1)[0] in challenge.test_files.get("hidden", [])
+
+
+def merge_phases(first: RunReport, second: RunReport) -> RunReport:
+    """A hidden test passes only if it passed with both seeds. Pure."""
+    fresh = second.seeds[0] if second.seeds else None
+    later = {r.id: r for r in second.results}
+    results: list[TestResult] = []
+    for r in first.results:
+        other = later.get(r.id)
+        if r.suite == "hidden" and r.outcome is Outcome.PASSED:
+            if other is None:
+                r = r.model_copy(update={"outcome": Outcome.MISSING, "detail": f"not reported with seed {fresh}"})
+            elif other.outcome is not Outcome.PASSED:
+                detail = f"with seed {fresh}: {other.outcome.value}" + (f": {other.detail}" if other.detail else "")
+                r = r.model_copy(update={"outcome": other.outcome, "detail": detail[:1000]})
+        results.append(r)
+    tampering = [*first.tampering, *(f"seed {fresh}: {t}" for t in second.tampering)]
+    if second.tampering and not first.tampering:
+        results = void(results, tampering)
+    stability = StabilitySignals(
+        warnings=sorted(set(first.stability.warnings) | set(second.stability.warnings)),
+        crashes=[*first.stability.crashes, *(f"seed {fresh}: {c}" for c in second.stability.crashes)],
+    )
+    return first.model_copy(
+        update={
+            "results": results,
+            "stability": stability,
+            "seeds": [*first.seeds, *second.seeds],
+            "tampering": tampering,
+            "duration_s": first.duration_s + second.duration_s,
+        }
+    )

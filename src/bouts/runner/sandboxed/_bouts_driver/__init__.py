@@ -1,0 +1,5 @@
+"""The in-sandbox half of the runner. Plain modules: they import nothing from ``bouts``.
+
+The engine bind-mounts this directory's parent read-only at ``/bouts/lib`` and starts
+``supervisor.main`` with ``python -I -B``. See ``docs/sandbox.md`` ("The unforgeable channel").
+"""

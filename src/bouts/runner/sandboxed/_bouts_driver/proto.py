@@ -1,0 +1,41 @@
+"""Line-delimited JSON records on a pipe: the one wire format between sandbox processes and host."""
+
+from __future__ import annotations
+
+import json
+import os
+
+DETAIL_MAX = 1000
+
+
+def send(fd: int, record: dict) -> None:
+    """Write one record as one line; loops because a pipe write may be partial."""
+    data = (json.dumps(record, separators=(",", ":")) + "\n").encode()
+    while data:
+        n = os.write(fd, data)
+        data = data[n:]
+
+
+def short(text: str) -> str:
+    text = text.strip()
+    return text if len(text) <= DETAIL_MAX else text[: DETAIL_MAX - 3] + "..."
+
+
+def result(nodeid: str, outcome: str, duration: float, detail: str) -> dict:
+    return {"type": "result", "id": nodeid, "outcome": outcome, "duration_s": duration, "detail": detail}
+
+
+class LineBuffer:
+    """Splits bytes read from a pipe into lines, bounded so a flood cannot exhaust memory."""
+
+    def __init__(self, cap: int = 8 * 1024 * 1024) -> None:
+        self._buf = b""
+        self._cap = cap
+        self.overflow = False
+
+    def feed(self, chunk: bytes) -> list[bytes]:
+        self._buf += chunk
+        *lines, self._buf = self._buf.split(b"\n")
+        if len(self._buf) > self._cap:
+            self._buf, self.overflow = b"", True
+        return [ln for ln in lines if ln.strip()]

@@ -1,0 +1,231 @@
+"""The trusted supervisor: the one process in the sandbox that holds the host's result channel.
+
+It never imports submission code. It takes the tamper baseline, forks workers (which do import
+the submission, and are untrusted from then on), hands each one test id at a time, enforces a
+backstop deadline per test, checks that every result answers the id it was given, and forwards
+what it saw to the host. Why this split: docs/sandbox.md, "The unforgeable channel".
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import random
+import selectors
+import signal
+import sys
+import time
+from collections import deque
+from dataclasses import dataclass, field
+
+from _bouts_driver import procs
+from _bouts_driver.proto import LineBuffer, result, send
+
+_BACKSTOP_S = 5.0
+"""Grace on top of the per-test timeout before the supervisor kills a worker that went quiet."""
+
+
+@dataclass
+class Worker:
+    index: int
+    pid: int
+    pidfd: int
+    up_r: int
+    cmd_w: int
+    lines: LineBuffer = field(default_factory=LineBuffer)
+    collected: set[str] | None = None
+    assigned: str | None = None
+    deadline: float = 0.0
+
+
+class Supervisor:
+    """Dispatches test ids to workers and vets what they answer."""
+
+    def __init__(self, config: dict, host_fd: int, baseline: dict[str, str]) -> None:
+        self.config, self.host, self.baseline = config, host_fd, baseline
+        self.workers: dict[int, Worker] = {}
+        self.sel = selectors.DefaultSelector()
+        self.queue: deque[str] | None = None
+        self.spent: dict[str, float] = {}
+        self.started = 0
+        self.timeout = float(config["test_timeout_s"])
+
+    def start_worker(self) -> None:
+        from _bouts_driver import worker
+
+        cmd_r, cmd_w = os.pipe()
+        up_r, up_w = os.pipe()
+        index = self.started
+        self.started += 1
+        pid = procs.fork_with_retry()
+        if pid == 0:
+            code = 70
+            try:
+                # The host channel and every other worker's pipes are closed before any import.
+                for fd in (self.host, cmd_w, up_r, *(x for w in self.workers.values() for x in (w.up_r, w.cmd_w))):
+                    os.close(fd)
+                self.sel.close()
+                code = worker.main(self.config, up_w, cmd_r, self.baseline)
+            finally:
+                os._exit(code)
+        os.close(cmd_r)
+        os.close(up_w)
+        w = Worker(index, pid, os.pidfd_open(pid), up_r, cmd_w)
+        self.workers[pid] = w
+        self.sel.register(w.up_r, selectors.EVENT_READ, ("up", w))
+        self.sel.register(w.pidfd, selectors.EVENT_READ, ("exit", w))
+
+    def run(self) -> None:
+        for _ in range(max(1, int(self.config["workers"]))):
+            self.start_worker()
+        while self.workers and not self._finished():
+            self._dispatch()
+            wait = min((w.deadline for w in self.workers.values() if w.assigned), default=time.monotonic() + 1.0)
+            for key, _ in self.sel.select(max(0.0, wait - time.monotonic())):
+                kind, w = key.data
+                if w.pid not in self.workers:
+                    continue
+                if kind == "up":
+                    self._read(w)
+                else:
+                    self._lost(w, "exited")
+            for w in list(self.workers.values()):
+                if w.assigned and time.monotonic() > w.deadline:
+                    self._lost(w, "timeout")
+        self._shutdown()
+
+    def _shutdown(self) -> None:
+        """Tell every worker to finish, and keep reading until each closes its channel: a worker
+        still collecting may yet report collection errors that must reach the host."""
+        for w in self.workers.values():
+            os.close(w.cmd_w)  # EOF: an honest worker finishes pytest and exits
+            w.cmd_w = -1
+        stop = time.monotonic() + 5.0
+        open_fds = {w.up_r: w for w in self.workers.values()}
+        while open_fds and time.monotonic() < stop:
+            for key, _ in self.sel.select(max(0.0, stop - time.monotonic())):
+                kind, w = key.data
+                if kind != "up" or w.up_r not in open_fds:
+                    continue
+                chunk = os.read(w.up_r, 65536)
+                if not chunk:
+                    self.sel.unregister(w.up_r)
+                    del open_fds[w.up_r]
+                    continue
+                for line in w.lines.feed(chunk):
+                    with contextlib.suppress(ValueError):
+                        rec = json.loads(line)
+                        if isinstance(rec, dict) and rec.get("type") in ("collect_error", "warning"):
+                            self._handle(w, rec)
+        for w in self.workers.values():
+            with contextlib.suppress(OSError):
+                os.kill(w.pid, signal.SIGKILL)
+        procs.kill_children()
+
+    def _finished(self) -> bool:
+        return self.queue is not None and not self.queue and not any(w.assigned for w in self.workers.values())
+
+    def _dispatch(self) -> None:
+        for w in self.workers.values():
+            while self.queue and w.collected is not None and w.assigned is None:
+                nodeid = self.queue.popleft()
+                suite = self.config["suite_of"].get(nodeid.split("::")[0], "")
+                if self.spent.get(suite, 0.0) >= float(self.config["suite_timeout_s"]):
+                    send(self.host, result(nodeid, "timeout", 0.0, "suite time budget exhausted"))
+                    continue
+                w.assigned, w.deadline = nodeid, time.monotonic() + self.timeout + _BACKSTOP_S
+                os.write(w.cmd_w, nodeid.encode() + b"\n")
+
+    def _read(self, w: Worker) -> None:
+        chunk = os.read(w.up_r, 65536)
+        if not chunk:
+            self._lost(w, "closed its channel")
+            return
+        for line in w.lines.feed(chunk):
+            try:
+                rec = json.loads(line)
+            except ValueError:
+                rec = None
+            if not isinstance(rec, dict):
+                send(self.host, {"type": "violation", "detail": f"worker {w.index}: unreadable record"})
+                continue
+            self._handle(w, rec)
+
+    def _handle(self, w: Worker, rec: dict) -> None:
+        kind = rec.get("type")
+        if kind == "collected" and w.collected is None and isinstance(rec.get("ids"), list):
+            ids = [i for i in rec["ids"] if isinstance(i, str)]
+            w.collected = set(ids)
+            send(self.host, {"type": "integrity", "phase": "import", "worker": w.index, "digest": rec.get("digest"),
+                             "changed": rec.get("changed"), "foreign": rec.get("foreign")})  # fmt: skip
+            if self.queue is None:
+                send(self.host, {"type": "collected", "ids": ids})
+                # A random order the submission cannot predict: canaries hide among real tests.
+                random.SystemRandom().shuffle(ids)
+                self.queue = deque(ids)
+        elif kind in ("collect_error", "warning") and w.index == 0:
+            send(self.host, rec)
+        elif kind == "result":
+            if rec.get("id") != w.assigned or w.assigned is None:
+                send(
+                    self.host, {"type": "violation", "detail": f"worker {w.index}: a result for an id it was not given"}
+                )
+                return
+            suite = self.config["suite_of"].get(w.assigned.split("::")[0], "")
+            duration = rec.get("duration_s")
+            self.spent[suite] = self.spent.get(suite, 0.0) + (duration if isinstance(duration, int | float) else 0.0)
+            rec["worker"] = w.index
+            w.assigned = None
+            send(self.host, rec)
+
+    def _lost(self, w: Worker, why: str) -> None:
+        """A worker died, closed its channel or missed the backstop: record, clean up, replace."""
+        del self.workers[w.pid]
+        for fd in (w.up_r, w.pidfd):
+            self.sel.unregister(fd)
+        with contextlib.suppress(OSError):
+            os.kill(w.pid, signal.SIGKILL)
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(w.pid, 0)
+        for fd in (w.up_r, w.pidfd, w.cmd_w):
+            if fd >= 0:
+                os.close(fd)
+        procs.kill_children(exclude=set(self.workers))  # the dead worker's orphans came to us
+        if w.collected is None:
+            send(self.host, {"type": "crash", "detail": f"a test worker {why} while importing the tests and code"})
+        if w.assigned:
+            outcome = "timeout" if why == "timeout" else "crashed"
+            send(self.host, result(w.assigned, outcome, 0.0, f"the test's worker {why} before reporting"))
+        # Replace a worker that had collected; one that died collecting would only die again.
+        if w.collected is not None and self.queue and self.started < 64 + len(w.collected):
+            self.start_worker()
+
+
+def main() -> int:
+    config = json.loads(sys.argv[1])
+    host = int(config["result_fd"])
+    procs.make_private()
+    procs.become_subreaper()
+    send(host, {"type": "hello", "pid": os.getpid()})
+    os.environ["BOUTS_SEED"] = str(config["seed"])
+    # Import everything the fingerprint watches from the engine's read-only environment, before
+    # the workspace is on sys.path; then take the baseline.
+    import json.encoder as _json_encoder  # noqa: F401
+    import unittest  # noqa: F401
+
+    import _pytest.assertion.rewrite  # noqa: F401
+    import _pytest.runner
+    import _pytest.unittest  # noqa: F401
+    import pluggy  # noqa: F401
+
+    from _bouts_driver import tamper, worker  # noqa: F401
+
+    # Tests must not be able to tell they run under pytest from the environment.
+    _pytest.runner._update_current_test_var = lambda item, when: None  # type: ignore[assignment]
+    baseline = tamper.fingerprint()
+    send(host, {"type": "baseline", "digest": tamper.digest(baseline)})
+    sys.path.append(config["workspace"])  # appended: a submission module never shadows stdlib or pytest
+    Supervisor(config, host, baseline).run()
+    send(host, {"type": "done", "exit": 0})
+    return 0

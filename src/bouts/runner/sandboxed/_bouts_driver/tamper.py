@@ -1,0 +1,157 @@
+"""Fingerprints of the machinery that turns a test into a verdict.
+
+The supervisor takes a baseline before any submission code is imported; every worker takes one
+after collection (the submission's modules are imported by then) and every test process after
+its test ran. The host compares the digests. This is a tripwire, not a proof: code running in
+the same process could also forge the fingerprint, which is why the canaries and the host-side
+checks exist (docs/sandbox.md, "Threat model").
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+import threading
+import types
+
+WATCHED = (
+    "_pytest.runner:call_and_report",
+    "_pytest.runner:runtestprotocol",
+    "_pytest.runner:pytest_runtest_protocol",
+    "_pytest.runner:call_runtest_hook",
+    "_pytest.runner:pytest_runtest_makereport",
+    "_pytest.runner:CallInfo.from_call",
+    "_pytest.runner:_update_current_test_var",
+    "_pytest.reports:TestReport",
+    "_pytest.reports:TestReport.__init__",
+    "_pytest.reports:TestReport.from_item_and_call",
+    "_pytest.reports:BaseReport.passed",
+    "_pytest.reports:BaseReport.failed",
+    "_pytest.python:pytest_pyfunc_call",
+    "_pytest.python:Function.runtest",
+    "_pytest.unittest:TestCaseFunction.runtest",
+    "_pytest.assertion.rewrite:rewrite_asserts",
+    "_pytest.assertion.rewrite:AssertionRewriter.visit_Assert",
+    "_pytest.assertion.rewrite:AssertionRewritingHook.exec_module",
+    "_pytest.assertion.util:assertrepr_compare",
+    "_pytest.outcomes:fail",
+    "_pytest.outcomes:skip",
+    "_pytest.outcomes:xfail",
+    "_pytest.outcomes:exit",
+    "pluggy._callers:_multicall",
+    "pluggy._hooks:HookCaller.__call__",
+    "pluggy._manager:PluginManager._hookexec",
+    "unittest.case:TestCase.run",
+    "unittest.case:TestCase._callTestMethod",
+    "os:_exit",
+    "os:write",
+    "os:fork",
+    "posix:_exit",
+    "sys:exit",
+    "builtins:__import__",
+    "builtins:AssertionError",
+    "builtins:isinstance",
+    "builtins:repr",
+    "json:dumps",
+    "json.encoder:JSONEncoder.encode",
+    "_bouts_driver.proto:send",
+    "_bouts_driver.worker:verdict",
+    "_bouts_driver.fixtures:canonical",
+)
+"""Objects whose identity and code must not change once the submission is imported."""
+
+
+def _unittest_asserts() -> list[str]:
+    import unittest
+
+    return sorted(f"unittest.case:TestCase.{n}" for n in vars(unittest.TestCase) if n.startswith(("assert", "fail")))
+
+
+def _resolve(path: str) -> object:
+    module, _, attrs = path.partition(":")
+    obj: object = sys.modules.get(module)
+    if obj is None:
+        return None
+    for attr in attrs.split("."):
+        # Class attributes are read from the class dicts: a property or function as defined.
+        owner = obj
+        obj = None
+        for klass in getattr(owner, "__mro__", (owner,)):
+            space = vars(klass) if hasattr(klass, "__dict__") else {}
+            if attr in space:
+                obj = space[attr]
+                break
+        else:
+            obj = getattr(owner, attr, None)
+        if obj is None:
+            return None
+    return obj
+
+
+def _code_hash(code: types.CodeType, h: hashlib._Hash) -> None:
+    # Not marshal: its output depends on reference counts, so it differs between equal code objects.
+    h.update(code.co_code)
+    h.update(repr((code.co_names, code.co_varnames, code.co_freevars, code.co_qualname)).encode())
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            _code_hash(const, h)
+        else:
+            h.update(repr(const).encode())
+
+
+_MEMO: dict[int, tuple[types.CodeType, str]] = {}
+"""id(code) → (code, hash). Holding the code object keeps its id from being reused, so a
+replaced ``__code__`` always misses the memo; forked test processes inherit it warm."""
+
+
+def _memo_hash(code: types.CodeType) -> str:
+    hit = _MEMO.get(id(code))
+    if hit is not None and hit[0] is code:
+        return hit[1]
+    h = hashlib.sha256()
+    _code_hash(code, h)
+    _MEMO[id(code)] = (code, h.hexdigest()[:16])
+    return _MEMO[id(code)][1]
+
+
+def _describe(obj: object) -> str:
+    if obj is None:
+        return "absent"
+    parts = [str(id(obj))]  # forked processes share the original objects' addresses
+    for fn in (obj, getattr(obj, "fget", None), getattr(obj, "__func__", None)):
+        code = getattr(fn, "__code__", None)
+        if code is not None:
+            parts.append(_memo_hash(code))
+    return ":".join(parts)
+
+
+def fingerprint() -> dict[str, str]:
+    """Name → identity and code hash of every watched object, plus global hooks."""
+    prints = {path: _describe(_resolve(path)) for path in (*WATCHED, *_unittest_asserts())}
+    prints["sys.settrace"] = "set" if sys.gettrace() is not None else "none"
+    prints["sys.setprofile"] = "set" if sys.getprofile() is not None else "none"
+    prints["threading.settrace"] = "set" if getattr(threading, "_trace_hook", None) else "none"
+    return prints
+
+
+def digest(prints: dict[str, str]) -> str:
+    return hashlib.sha256(repr(sorted(prints.items())).encode()).hexdigest()
+
+
+def changed(baseline: dict[str, str], now: dict[str, str]) -> list[str]:
+    return sorted(k for k in baseline.keys() | now.keys() if baseline.get(k) != now.get(k))
+
+
+def foreign_plugins(pluginmanager: object, trusted_roots: list[str]) -> list[str]:
+    """Registered pytest plugins whose code lives outside the engine and the challenge's tests."""
+    foreign = []
+    for plugin in pluginmanager.get_plugins():  # type: ignore[attr-defined]
+        module = plugin if isinstance(plugin, types.ModuleType) else sys.modules.get(type(plugin).__module__)
+        file = getattr(module, "__file__", None)
+        if file is None and getattr(module, "__name__", "") in sys.builtin_module_names:
+            continue
+        path = os.path.realpath(file) if file else f"<no file: {getattr(module, '__name__', '?')}>"
+        if not any(path.startswith(root) for root in trusted_roots):
+            foreign.append(path)
+    return sorted(set(foreign))
