@@ -52,13 +52,32 @@ def score(
     sandbox: Annotated[str, typer.Option(help="Sandbox backend: bubblewrap (default) or none (unsafe).")] = "",
     seed: Annotated[int | None, typer.Option(help="Override the published seed.")] = None,
     tests: Annotated[bool, typer.Option("--tests", help="List every test outcome.")] = False,
+    judges: Annotated[
+        str | None, typer.Option(help="Comma-separated judges to seat (default: every registered judge; 'none').")
+    ] = None,
+    llm_panel: Annotated[
+        Path | None,
+        typer.Option(help="LLM judge panel file (TOML, docs/llm-judges.md) to seat beside the offline judges."),
+    ] = None,
+    cache_dir: Annotated[Path | None, typer.Option(help="Engine cache (reference runs); default: memory only.")] = None,
 ) -> None:
     """Score a submission against a challenge and print the breakdown."""
     from bouts.cli import render
     from bouts.pipeline import ScoreConfig
     from bouts.pipeline import score as run_score
 
-    config = ScoreConfig(sandbox=sandbox or os.environ.get("BOUTS_SANDBOX", "bubblewrap"), seed=seed)
+    try:
+        if llm_panel is not None:
+            _seat_llm_panel(llm_panel)
+        chosen = (
+            None if judges is None else tuple(j.strip() for j in judges.split(",") if j.strip() not in ("", "none"))
+        )
+        config = ScoreConfig(
+            sandbox=sandbox or os.environ.get("BOUTS_SANDBOX", "bubblewrap"), seed=seed, judges=chosen,
+            cache_dir=cache_dir,
+        )  # fmt: skip
+    except BoutsError as exc:
+        raise _fail(exc) from None
     console = Console(stderr=as_json)
     progress = Progress(
         TextColumn("[progress.description]{task.description}"),
@@ -88,6 +107,22 @@ def score(
         typer.echo(card.to_json())
     else:
         render.scorecard(console, card, show_tests=tests)
+
+
+def _seat_llm_panel(path: Path) -> None:
+    """Read an LLM panel file and register its judges; keys come from the variables it names."""
+    from bouts.errors import InputError
+    from bouts.judges.llm import LLMPanelConfig, resolve_keys, seat_llm_judges
+    from bouts.judges.llm.config import DEFAULT_CACHE_DIR
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"cannot read the LLM panel file: {exc.strerror}", file=str(path)) from None
+    panel = LLMPanelConfig.from_toml(text, file=str(path))
+    if panel.cache_dir is None:
+        panel = panel.model_copy(update={"cache_dir": Path(DEFAULT_CACHE_DIR).expanduser()})
+    seat_llm_judges(panel, resolve_keys(panel, os.environ))
 
 
 def _parse_values(pairs: list[str]) -> dict[str, list[float]]:

@@ -1,0 +1,33 @@
+"""`bouts score` options that choose the judges: errors name what is wrong, never a traceback."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from bouts.cli.main import app
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "inventory-ledger"
+MID = EXAMPLE / "anchors" / "mid"
+
+
+def test_an_unknown_judge_is_named_and_exits_2() -> None:
+    result = CliRunner().invoke(app, ["score", str(EXAMPLE), str(MID), "--judges", "quality-lint,nope"])
+    assert result.exit_code == 2
+    assert "unknown judge 'nope'" in result.output and "quality-lint" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_a_broken_llm_panel_file_names_the_file_and_field(tmp_path: Path) -> None:
+    panel = tmp_path / "panel.toml"
+    panel.write_text('schema = "bouts.llm-panel/1"\n[[judges]]\nprovider = "openai"\nmodel = 3\n')
+    result = CliRunner().invoke(app, ["score", str(EXAMPLE), str(MID), "--llm-panel", str(panel)])
+    assert result.exit_code == 2
+    assert "panel.toml" in result.output and "model" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_a_missing_llm_panel_file_is_an_input_error(tmp_path: Path) -> None:
+    result = CliRunner().invoke(app, ["score", str(EXAMPLE), str(MID), "--llm-panel", str(tmp_path / "no.toml")])
+    assert result.exit_code == 2 and "no.toml" in result.output
