@@ -110,7 +110,9 @@ def test_the_examples_low_anchor_scores_what_its_expected_file_says_and_below_th
 
 
 def test_an_infinite_loop_is_stopped_by_the_per_test_timeout_and_scored(tiny_challenge: Path, tmp_path: Path) -> None:
-    code = GOOD + """
+    code = (
+        GOOD
+        + """
 _real = add
 def add(a, b):
     if a == 3:
@@ -118,6 +120,7 @@ def add(a, b):
             pass
     return _real(a, b)
 """
+    )
     card = score(tiny_challenge, submission(tmp_path, code))
     outcomes = {t.id.rsplit("::", 1)[1]: t.outcome for t in card.tests}
     assert outcomes["test_add_swapped"] is Outcome.TIMEOUT
@@ -128,7 +131,9 @@ def add(a, b):
 
 
 def test_unbounded_allocation_is_stopped_by_the_memory_limit_and_scored(tiny_challenge: Path, tmp_path: Path) -> None:
-    code = GOOD + """
+    code = (
+        GOOD
+        + """
 _real = add
 def add(a, b):
     if a == -2:
@@ -137,6 +142,7 @@ def add(a, b):
             hog.append(bytearray(50_000_000))
     return _real(a, b)
 """
+    )
     card = score(tiny_challenge, submission(tmp_path, code))
     outcomes = {t.id.rsplit("::", 1)[1]: t.outcome for t in card.tests}
     assert outcomes["test_add_negative"] in (Outcome.CRASHED, Outcome.FAILED, Outcome.ERROR)
@@ -177,3 +183,35 @@ def test_cli_score_names_the_file_and_field_of_a_bad_submission(tiny_challenge: 
     assert result.exit_code == 2
     assert "submission.toml" in result.output and "iteration" in result.output
     assert "Traceback" not in result.output
+
+
+ROOM_BOOKINGS = EXAMPLE.parent / "room-bookings"
+PG_DSN = "host=/var/run/postgresql dbname=test user=postgres"
+
+
+@pytest.mark.postgres
+def test_a_challenge_using_postgres_runs_every_test_on_both_backends(tmp_path: Path) -> None:
+    if not Path("/var/run/postgresql/.s.PGSQL.5432").exists():
+        pytest.skip("no PostgreSQL socket at /var/run/postgresql")
+    from bouts.pipeline import ScoreConfig
+
+    ref = write(tmp_path / "ref", {"submission.toml": 'agent = "reference"\nchallenge = "room-bookings"\n'})
+    shutil.copytree(ROOM_BOOKINGS / "reference", ref / "code")
+    sqlite_only = score(ROOM_BOOKINGS, ref, config=ScoreConfig(judges=()))
+    both = score(
+        ROOM_BOOKINGS, ref,
+        config=ScoreConfig(judges=(), postgres_dsn=PG_DSN, postgres_socket_dir=Path("/var/run/postgresql")),
+    )  # fmt: skip
+    assert all(t.outcome is Outcome.PASSED for t in both.tests)
+    assert len(both.tests) == 2 * len(sqlite_only.tests)
+    assert any(t.id.endswith("[postgres]") for t in both.tests)
+    assert not any(t.id.endswith("[postgres]") for t in sqlite_only.tests)
+
+
+@pytest.mark.parametrize(
+    ("dsn", "needle"),
+    [("host=localhost dbname=test user=postgres", "no network"), ("host=/var/run/postgresql dbname=test", "user")],
+)
+def test_a_postgres_dsn_the_sandbox_cannot_use_is_refused(tiny_challenge: Path, tmp_path: Path, dsn: str, needle: str):
+    result = CliRunner().invoke(app, ["score", str(tiny_challenge), str(submission(tmp_path, GOOD)), "--postgres", dsn])
+    assert result.exit_code == 2 and needle in result.output and "postgres" in result.output

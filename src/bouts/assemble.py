@@ -19,6 +19,7 @@ from bouts.models.results import Outcome, RunReport, TestResult
 from bouts.models.scorecard import (
     ComponentScore,
     FlagModel,
+    GeneratedAdversarialModel,
     ProfileScore,
     Reproducibility,
     Scorecard,
@@ -63,6 +64,8 @@ class Measurements:
     verdicts: Sequence[Verdict] = ()
     notes: Sequence[Flag] = ()
     """Flags raised at the edge (e.g. an unreadable trajectory)."""
+    generated: GeneratedAdversarialModel | None = None
+    """The generated adversarial tests (their verdict is among ``verdicts``)."""
 
 
 def _static(run: RunReport) -> Result:
@@ -244,6 +247,7 @@ def build_scorecard(challenge: Challenge, meta: SubmissionMeta, m: Measurements)
             seeds=list(run.seeds), sandbox=run.sandbox,
         ),
         elapsed_s=meta.elapsed_s,
+        generated_adversarial=m.generated,
     )  # fmt: skip
 
 

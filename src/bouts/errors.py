@@ -9,6 +9,14 @@
     │   │   ├── UnsafeArchiveError  an archive tried ../, absolute paths, links, bombs
     │   │   └── TrajectoryError     a trajectory log is corrupt, truncated or of no known harness (names the line)
     │   ├── WeightsError            a family override breaks the SPEC's override rules
+    │   ├── DatasetError            a dataset record given to `bouts import` is malformed (bouts.importers; names the line)
+    │   ├── ReviewError             a review-queue action is not allowed (bouts.calibration.review)
+    │   │   └── ReviewConflictError someone else changed the review first (bouts.calibration.store)
+    │   ├── ServiceInputError       a request the service refuses (bouts.service.errors; HTTP status on the class)
+    │   │   ├── NotFoundError       no such challenge, submission or review item (404)
+    │   │   ├── ForbiddenError      the caller's role or agent may not do this (403)
+    │   │   ├── ConflictError       a duplicate iteration, a closed challenge, a stale review (409)
+    │   │   └── PayloadTooLargeError  an upload over the size cap (413)
     │   └── ComputeInputError       `bouts compute` was given an unknown or out-of-range value
     └── InfrastructureError         the engine's own environment failed (exit 3 / HTTP 5xx);
         ├── SandboxError            the sandbox could not be started or broke; never the agent's fault

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from bouts.adversarial import GeneratedRun, run_generated, to_model
 from bouts.assemble import Measurements, build_scorecard
 from bouts.errors import SandboxError
 from bouts.judges.base import JudgeInput
@@ -43,6 +44,25 @@ class ScoreConfig:
     """Tests run at once inside the sandbox."""
     judges: tuple[str, ...] | None = None
     """Registered judges to seat (``bouts.judges.base.JUDGES``); ``None``: every registered judge."""
+    adversarial_generation: bool | None = None
+    """Generate adversarial tests from the submission's code; ``None``: the challenge's
+    ``[adversarial] generate``."""
+    adversarial_seed: int | None = None
+    """Seed of the generated adversarial tests; ``None``: the published seed (recorded on the scorecard)."""
+    postgres_dsn: str | None = None
+    """libpq DSN of a PostgreSQL server for challenges with ``services = ["postgres"]`` (e.g.
+    ``host=/var/run/postgresql dbname=test``); ``None``: such challenges run their other variants."""
+    postgres_socket_dir: Path | None = None
+    """Host directory of that server's unix socket, bind-mounted read-only (the sandbox has no network)."""
+
+    def run_options(self, challenge: Challenge) -> RunOptions:
+        """The runner's options for ``challenge``: services only where the challenge asks for them."""
+        wants_pg = "postgres" in challenge.spec.services and self.postgres_dsn is not None
+        return RunOptions(
+            workers=self.workers,
+            postgres=self.postgres_dsn if wants_pg else None,
+            postgres_socket_dir=self.postgres_socket_dir if wants_pg else None,
+        )
 
 
 def score(
@@ -71,12 +91,21 @@ def score(
             trajectory=trajectory, seed=config.seed if config.seed is not None else challenge.spec.tests.seed,
         )  # fmt: skip
 
+        generated: list[GeneratedRun] = []
+        gen_on = config.adversarial_generation
+        gen_on = challenge.spec.adversarial.generate if gen_on is None else gen_on
+        options = config.run_options(challenge)
+
         def run_tests() -> RunReport:
             try:
+                if gen_on:  # engine-written tests, run in the same sandbox as every other test
+                    gen_seed = config.adversarial_seed if config.adversarial_seed is not None else inp.seed
+                    generated.append(
+                        run_generated(challenge, submission.code_dir, sandbox=sandbox, options=options, seed=gen_seed)
+                    )
                 run = grade(
                     challenge, submission.code_dir, sandbox=sandbox, progress=progress, seed=config.seed,
-                    fresh_seed=config.fresh_seed, cache_dir=config.cache_dir,
-                    options=RunOptions(workers=config.workers),
+                    fresh_seed=config.fresh_seed, cache_dir=config.cache_dir, options=options,
                 )  # fmt: skip
             except SandboxError as exc:
                 run = RunReport(results=[], sandbox=sandbox.name, infra_error=exc.describe())
@@ -85,7 +114,9 @@ def score(
         run, judged = judge_around(builtin_judges(config.judges), inp, run_tests)
         texts = _read_deliverables(challenge, submission.deliverables_dir)
         notes = ((trajectory_flag,) if trajectory_flag else ()) + judged.flags
-        measurements = Measurements(run, texts, submission.content_hash, judged.verdicts, notes)
+        verdicts = (*judged.verdicts, *(g.verdict for g in generated))
+        gen_model = to_model(generated[0]) if generated else None
+        measurements = Measurements(run, texts, submission.content_hash, verdicts, notes, gen_model)
         return build_scorecard(challenge, submission.meta, measurements)
 
 

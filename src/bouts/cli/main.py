@@ -6,13 +6,16 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Annotated, cast
+from typing import Annotated, Any, cast
 
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from bouts import __version__
+from bouts.cli.calibration import register as register_calibration
+from bouts.cli.importers import import_app
+from bouts.cli.service import register as register_service
 from bouts.cli.trajectory import trajectory_app
 from bouts.errors import BoutsError, ComputeInputError, InfrastructureError, WeightsError
 from bouts.scoring.adjustments import Confidence
@@ -27,6 +30,9 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.add_typer(trajectory_app, name="trajectory")
+app.add_typer(import_app, name="import")
+register_calibration(app)
+register_service(app)
 err = Console(stderr=True)
 
 EXIT_INPUT = 2
@@ -60,6 +66,13 @@ def score(
         typer.Option(help="LLM judge panel file (TOML, docs/llm-judges.md) to seat beside the offline judges."),
     ] = None,
     cache_dir: Annotated[Path | None, typer.Option(help="Engine cache (reference runs); default: memory only.")] = None,
+    postgres: Annotated[
+        str | None,
+        typer.Option(
+            help="libpq DSN of a PostgreSQL server over its unix socket, for challenges that use one "
+            "(e.g. 'host=/var/run/postgresql dbname=test user=postgres'); default: $BOUTS_POSTGRES_DSN."
+        ),
+    ] = None,
 ) -> None:
     """Score a submission against a challenge and print the breakdown."""
     from bouts.cli import render
@@ -74,7 +87,7 @@ def score(
         )
         config = ScoreConfig(
             sandbox=sandbox or os.environ.get("BOUTS_SANDBOX", "bubblewrap"), seed=seed, judges=chosen,
-            cache_dir=cache_dir,
+            cache_dir=cache_dir, **_postgres_settings(postgres or os.environ.get("BOUTS_POSTGRES_DSN")),
         )  # fmt: skip
     except BoutsError as exc:
         raise _fail(exc) from None
@@ -107,6 +120,20 @@ def score(
         typer.echo(card.to_json())
     else:
         render.scorecard(console, card, show_tests=tests)
+
+
+def _postgres_settings(dsn: str | None) -> dict[str, Any]:
+    """The DSN and the socket directory to mount: the sandbox has no network, only the socket."""
+    if not dsn:
+        return {}
+    from bouts.errors import InputError
+
+    host = next((part.split("=", 1)[1] for part in dsn.split() if part.startswith("host=")), "")
+    if not host.startswith("/"):
+        raise InputError("the sandbox has no network: give 'host=/path/to/socket/dir' in the DSN", field="postgres")
+    if not any(part.startswith("user=") for part in dsn.split()):
+        raise InputError("name the database user ('user=...'): the sandbox's user has no name", field="postgres")
+    return {"postgres_dsn": dsn, "postgres_socket_dir": Path(host)}
 
 
 def _seat_llm_panel(path: Path) -> None:

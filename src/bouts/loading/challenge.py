@@ -13,6 +13,7 @@ from typing import get_args
 
 from bouts.errors import ChallengeError, WeightsError
 from bouts.loading._common import TreeEntry, read_toml, tree_hash, validate, walk_tree
+from bouts.loading._js_severity import parse_js_severities
 from bouts.models.challenge import SUITES, Challenge, ChallengeSpec, Severity, Suite
 from bouts.scoring.weights import resolve_weights
 
@@ -44,10 +45,13 @@ def load_challenge(path: Path) -> Challenge:
             raise ChallengeError("required directory is missing", file=str(path / rel))
 
     entries = walk_tree(path, display=shown, error=ChallengeError)
-    test_files = {suite: _test_files(entries, suite) for suite in SUITES}
+    test_files = {suite: _test_files(entries, suite, spec.language) for suite in SUITES}
     severities: dict[str, Severity] = {}
     for rel in test_files["adversarial"]:
-        severities.update(parse_severities((path / rel).read_bytes(), rel, shown=str(path / rel)))
+        if rel.endswith(".py"):
+            severities.update(parse_severities((path / rel).read_bytes(), rel, shown=str(path / rel)))
+        else:  # JavaScript: `// @severity high` comments (bouts.loading._js_severity)
+            severities.update(_js_severities(path / rel, rel))
 
     return Challenge(
         root=path,
@@ -66,7 +70,7 @@ def severity_for(challenge: Challenge, node_id: str) -> Severity:
     # A prefix matches whole nodes only: "::test_x" covers "::test_x[1]", never "::test_xy".
     matching = [
         prefix for prefix in challenge.severities
-        if node_id == prefix or node_id.startswith((prefix + "::", prefix + "["))
+        if node_id == prefix or node_id.startswith((prefix + "::", prefix + "[", prefix + " > "))
     ]
     if not matching:
         return challenge.spec.adversarial.default_severity
@@ -85,16 +89,30 @@ def _check_weights(spec: ChallengeSpec, toml_shown: str) -> None:
         raise ChallengeError(e.message, file=toml_shown, field=e.field or "weights") from e
 
 
-def _test_files(entries: list[TreeEntry], suite: Suite) -> list[str]:
+def _test_files(entries: list[TreeEntry], suite: Suite, language: str = "python") -> list[str]:
     prefix = f"tests/{suite}/"
     return sorted(
         e.rel for e in entries
-        if e.rel.startswith(prefix) and _is_test_file(e.rel.rsplit("/", 1)[-1])
+        if e.rel.startswith(prefix) and _is_test_file(e.rel.rsplit("/", 1)[-1], language)
     )
 
 
-def _is_test_file(name: str) -> bool:
+def _is_test_file(name: str, language: str = "python") -> bool:
+    if language != "python":  # node:test conventions: x.test.js, test_x.mjs, x_test.cjs
+        stem, dot, ext = name.rpartition(".")
+        return dot == "." and ext in ("js", "mjs", "cjs") and (
+            stem.endswith((".test", "_test")) or stem.startswith("test_"))
     return name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py"))
+
+
+def _js_severities(file: Path, rel: str) -> dict[str, Severity]:
+    def check(value: str, line: int) -> str:
+        if value not in SEVERITIES:
+            raise ChallengeError(f"line {line}: unknown severity '{value}'; known: {', '.join(SEVERITIES)}",
+                                 file=str(file))
+        return value
+
+    return parse_js_severities(file.read_text(errors="replace"), rel, check)  # type: ignore[return-value]
 
 
 def parse_severities(source: bytes, rel: str, *, shown: str) -> dict[str, Severity]:

@@ -9,7 +9,9 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 Severity = Literal["critical", "high", "medium", "low"]
 ProfileName = Literal["engine", "four-judge", "composite"]
-Suite = Literal["visible", "hidden", "adversarial"]
+Suite = Literal["visible", "hidden", "adversarial", "generated"]
+"""``generated``: adversarial tests written per submission by ``bouts.adversarial`` (never in SUITES:
+no challenge directory holds them)."""
 SUITES: tuple[Suite, ...] = ("visible", "hidden", "adversarial")
 
 
@@ -78,6 +80,9 @@ class AdversarialConfig(_Strict):
     prebuilt_share: float = Field(0.4, ge=0, le=1)
     """Share of the adversarial weight held by the challenge's pre-built tests (SPEC: about 40%)."""
     default_severity: Severity = "medium"
+    generate: bool = False
+    """Generate adversarial tests from each submission's code (``docs/adversarial.md``) for the
+    other ``1 − prebuilt_share``. Off until the challenge's anchors are calibrated with it."""
 
     @field_validator("severity_weights")
     @classmethod
@@ -124,6 +129,9 @@ class ChallengeSpec(_Strict):
     correct_threshold: float = Field(75.0, ge=0, le=100)
     """Objective score at or above which a stated confidence counts as correct."""
     tests: TestsConfig = Field(default_factory=TestsConfig)
+    services: list[Literal["postgres"]] = Field(default_factory=list)
+    """Services the tests may use. ``postgres``: when the operator configures a PostgreSQL server,
+    the ``bouts_pg`` fixture gives each test a rolled-back transaction on it (docs/sandbox.md)."""
 
 
 class TestCase(_Strict):

@@ -81,6 +81,43 @@ class TestOutcomeModel(_Model):
     severity: str | None = None
 
 
+class GeneratedTestModel(_Model):
+    """One adversarial test generated from the submission's code (``docs/adversarial.md``). Its
+    source is shown: it is specific to this submission and holds no hidden expected value."""
+
+    id: str
+    target: str
+    """The target kind it probes: unvalidated_input, non_atomic_update, missing_null_check,
+    weak_type or pattern_mismatch."""
+    file: str
+    line: int
+    function: str
+    detail: str
+    """What the analysis saw at ``file:line``."""
+    entry: str
+    """The public callable the test drives, ``module:qualname``."""
+    param: str | None = None
+    strategy: str
+    """fuzz, race or metamorphic."""
+    severity: str
+    outcome: Outcome | None
+    """None: the test never reported (scored as not passed)."""
+    result: str = ""
+    """Why it failed, as the test reported it."""
+    source: str
+
+
+class GeneratedAdversarialModel(_Model):
+    """The generated half of the adversarial component, reproducible from ``seed``."""
+
+    seed: int
+    analyser: str | None
+    tests: list[GeneratedTestModel] = Field(default_factory=list)
+    skipped: list[str] = Field(default_factory=list)
+    """Targets found but not probed, each with its location and the reason."""
+    notes: list[str] = Field(default_factory=list)
+
+
 class Reproducibility(_Model):
     engine_version: str
     challenge_hash: str
@@ -119,6 +156,8 @@ class Scorecard(_Model):
     """Files removed from code/ before grading because they could steer the run."""
     infra_error: str | None = None
     reproducibility: Reproducibility
+    generated_adversarial: GeneratedAdversarialModel | None = None
+    """Adversarial tests generated from this submission's code, when the challenge generates them."""
     elapsed_s: float | None = None
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)

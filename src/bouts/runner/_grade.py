@@ -42,8 +42,10 @@ _MEMORY: dict[str, Reference] = {}
 """Process-wide cache: a worker scoring many submissions runs each reference once."""
 
 
-def _key(challenge: Challenge, suites: tuple[Suite, ...], seed: int) -> str:
-    h = hashlib.sha256(f"{CACHE_SCHEMA}|{challenge.content_hash}|{','.join(suites)}|{seed}".encode())
+def _key(challenge: Challenge, suites: tuple[Suite, ...], seed: int, options: RunOptions) -> str:
+    # The services a run is given change which tests exist (e.g. a PostgreSQL variant), so they key it.
+    services = f"postgres={options.postgres is not None}"
+    h = hashlib.sha256(f"{CACHE_SCHEMA}|{challenge.content_hash}|{','.join(suites)}|{seed}|{services}".encode())
     # Also the bytes themselves: a hash in challenge.toml could be stale or, in tests, a dummy.
     for sub in ("tests", "reference"):
         for dirpath, dirnames, filenames in os.walk(challenge.root / sub):
@@ -70,7 +72,7 @@ def reference_run(
     ref_dir = challenge.root / "reference"
     if not ref_dir.is_dir():
         return None
-    key = _key(challenge, suites, seed)
+    key = _key(challenge, suites, seed, options)
     if key in _MEMORY:
         return _MEMORY[key]
     path = cache_dir / f"{key}.json" if cache_dir else None

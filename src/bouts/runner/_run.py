@@ -87,6 +87,7 @@ def run_suites(
     expected_ids: Sequence[str] | None = None,
     golden: Mapping[str, Sequence[str]] | None = None,
     options: RunOptions = DEFAULT_OPTIONS,
+    generated: Mapping[str, str] | None = None,
 ) -> RunReport:
     """Run ``suites`` of ``challenge`` against ``code_dir`` in ``sandbox``; one outcome per test id.
 
@@ -98,10 +99,12 @@ def run_suites(
     per result as it arrives (before the integrity verdict; a tampered run is voided in the
     returned report). Raises :class:`~bouts.errors.SandboxError` when the sandbox or the
     supervisor could not start; everything the submission does is reported in the result.
+    ``generated`` adds engine-written test files (path under ``tests/generated/`` → source,
+    ``bouts.adversarial``), trusted like the challenge's tests; they form the ``generated`` suite.
     """
     return run_detailed(
         challenge, code_dir, sandbox=sandbox, suites=suites, progress=progress, seed=seed,
-        expected_ids=expected_ids, golden=golden, options=options,
+        expected_ids=expected_ids, golden=golden, options=options, generated=generated,
     ).report  # fmt: skip
 
 
@@ -116,10 +119,19 @@ def run_detailed(
     expected_ids: Sequence[str] | None = None,
     golden: Mapping[str, Sequence[str]] | None = None,
     options: RunOptions = DEFAULT_OPTIONS,
+    generated: Mapping[str, str] | None = None,
 ) -> DetailedRun:
     """:func:`run_suites`, also returning the ``bouts_expect`` observations."""
+    if challenge.spec.language != "python":  # node:test runner, same contract (docs/javascript.md)
+        from bouts.runner.js import run_js
+
+        return run_js(
+            challenge, code_dir, sandbox=sandbox, suites=suites, progress=progress, seed=seed,
+            expected_ids=expected_ids, golden=golden, options=options,
+        )  # fmt: skip
     seed = challenge.spec.tests.seed if seed is None else seed
     file_suite: dict[str, Suite] = {f: suite for suite in suites for f in challenge.test_files.get(suite, [])}
+    file_suite.update({f: "generated" for f in _checked_generated(generated)})
     if not file_suite:
         return DetailedRun(RunReport(results=[], sandbox=sandbox.name, seeds=[seed]))
     start = time.monotonic()
@@ -129,6 +141,9 @@ def run_detailed(
     with tempfile.TemporaryDirectory(prefix="bouts-run-") as tmp:
         workspace = Path(tmp) / "workspace"
         removed = assemble_workspace(code_dir, challenge.root / "tests", workspace)
+        for rel, text in (generated or {}).items():  # after the pristine tests: nothing can replace them
+            (workspace / rel).parent.mkdir(parents=True, exist_ok=True)
+            (workspace / rel).write_text(text, encoding="utf-8")
         canaries = plant_canaries(workspace, file_suite, random.SystemRandom()) if options.canaries else []
         lib = _LIB_TARGET if isolated else str(DRIVER_LIB)
         config = {
@@ -182,6 +197,17 @@ def run_detailed(
         tampering=tampering,
     )
     return DetailedRun(report, observations)
+
+
+def _checked_generated(generated: Mapping[str, str] | None) -> list[str]:
+    """Generated test paths, each a ``tests/generated/test_*.py`` file (engine-written, but a path
+    is still never allowed to climb out of the workspace)."""
+    paths = sorted(generated or {})
+    for rel in paths:
+        parts = rel.split("/")
+        if parts[:2] != ["tests", "generated"] or ".." in parts or not parts[-1].startswith("test_"):
+            raise ValueError(f"generated test path must be tests/generated/test_*.py, got {rel!r}")
+    return paths
 
 
 def _without(records: Sequence[Record], canaries: set[str]) -> list[Record]:

@@ -1,0 +1,5 @@
+"""A football league table from match results."""
+
+from league.table import standings
+
+__all__ = ["standings"]

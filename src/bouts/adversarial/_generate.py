@@ -1,0 +1,169 @@
+"""Turn an analysis into pytest source files: pure and deterministic (same analysis and seed, same
+bytes). Each file embeds ``_runtime.py`` so it is self-contained inside the sandbox.
+
+Strategies per probe: a hypothesis fuzz of the carrying parameter (unvalidated input, missing null
+check, weak type), a thread hammer (non-atomic update), or a metamorphic pair — two inputs that
+mean the same must behave the same — (pattern mismatch). Why each: ``docs/adversarial.md``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from bouts.adversarial._model import Analysis, Entry, Param, Probe, Target
+from bouts.models.challenge import Severity
+
+GENERATED_DIR = "tests/generated"
+RUNTIME_SOURCE = Path(__file__).with_name("_runtime.py").read_text(encoding="utf-8")
+MAX_TESTS = 60
+"""Upper bound on generated tests per submission (the suite must stay bounded in time)."""
+MAX_EXAMPLES = 20
+
+
+@dataclass(frozen=True)
+class GeneratedTest:
+    """One generated test and what it probes."""
+
+    id: str
+    """pytest node id, e.g. ``tests/generated/test_gen_unvalidated_input.py::test_gen_003_...``."""
+    target: Target
+    entry: str
+    """``module:qualname`` of the public callable the test drives."""
+    param: str | None
+    strategy: str
+    """fuzz, race or metamorphic."""
+    source: str
+    """The test function's source (the file adds the embedded runtime)."""
+
+    @property
+    def severity(self) -> Severity:
+        return self.target.severity
+
+
+@dataclass(frozen=True)
+class GeneratedSuite:
+    seed: int
+    files: dict[str, str]
+    """Path relative to the workspace → file content."""
+    tests: tuple[GeneratedTest, ...]
+    skipped: tuple[tuple[Target, str], ...] = ()
+
+
+def plain(p: Param) -> object:
+    """The simplest valid-looking value for a parameter, from its annotation, else its name."""
+    ann = (p.annotation or "").replace(" ", "")
+    options = [a for a in re.split(r"[|\[\],]", ann) if a and a not in ("None", "Optional")]
+    for name, value in (("int", 1), ("Decimal", 1), ("float", 1.0), ("bool", True), ("str", "a"), ("bytes", b"a")):
+        if name in options:
+            return value
+    for name, value in (("list", []), ("List", []), ("Sequence", []), ("dict", {}), ("Mapping", {}), ("set", set())):
+        if name in options:
+            return value
+    n = p.name.lower()
+    if re.search(r"qty|quantity|count|num|size|amount|index|idx|page|limit|offset|price|total|^n$|^i$|^k$", n):
+        return 1
+    return "a"
+
+
+def _kwargs(params: tuple[Param, ...], skip: tuple[str | None, ...] = ()) -> dict[str, object]:
+    return {p.name: plain(p) for p in params if not p.has_default and p.name not in skip}
+
+
+def _call_args(entry: Entry) -> str:
+    ctor = _kwargs(entry.ctor or ())
+    own = entry.qualname.split(".")[-1]  # the probed method is not its own warm-up
+    setup = [(name, _kwargs(params)) for name, params in entry.setup if name != own]
+    return f"ctor={ctor!r}, setup={setup!r}"
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^0-9A-Za-z]+", "_", text).strip("_")[:60]
+
+
+def _fuzz(name: str, probe: Probe, seed: int) -> str:
+    e = probe.entry
+    rest = repr(_kwargs(e.params, (probe.param,)))[1:-1]
+    kwargs = f"{{{rest + ', ' if rest else ''}{probe.param!r}: value}}"
+    text_only = probe.target.sink.startswith("re.")
+    return (f"@fuzz({seed}, {MAX_EXAMPLES}, text_only={text_only})\ndef {name}(value):\n    {_doc(probe)}\n"
+            f"    probe({e.module!r}, {e.qualname!r}, {kwargs}, {_call_args(e)})\n")  # fmt: skip
+
+
+def _race(name: str, probe: Probe) -> str:
+    e = probe.entry
+    return (f"def {name}():\n    {_doc(probe)}\n    race({e.module!r}, {e.qualname!r}, {_kwargs(e.params)!r}, "
+            f"{probe.target.attrs!r}, {_call_args(e)})\n")  # fmt: skip
+
+
+def _metamorphic(name: str, probe: Probe, seed: int) -> str | None:
+    e, t, p = probe.entry, probe.target, probe.param
+    base = _kwargs(e.params, (p, probe.other_param))
+    call = f"{e.module!r}, {e.qualname!r}"
+    if t.sink == "version" and probe.other_param:
+        q = probe.other_param
+        return (f"@version_pairs({seed}, {MAX_EXAMPLES})\ndef {name}(a, b):\n    {_doc(probe)}\n"
+                f"    x, y = ranked(a, b)\n    same({call}, {{**{base!r}, {p!r}: dotted(a), {q!r}: dotted(b)}}, "
+                f"{{**{base!r}, {p!r}: dotted(x), {q!r}: dotted(y)}}, 'the two pairs are ordered alike', "
+                f"{_call_args(e)})\n")  # fmt: skip
+    if t.sink == "version" and t.literal:
+        pairs = [(f"bumped({t.literal!r}, {i}, 10)", f"bumped({t.literal!r}, {i}, 1)") for i in range(3)]
+        why = f"both versions are newer than {t.literal}"
+    elif t.sink == "float" and t.literal:
+        pairs = [(t.literal, f"near({t.literal})")]
+        why = "the two floats differ only by rounding"
+    elif t.sink == "case" and t.literal:
+        pairs = [(repr(t.literal), repr(t.literal.upper())), (repr(t.literal), repr(t.literal.title()))]
+        why = "they differ only in letter case"
+    elif t.sink == "path-compare" and t.literal:
+        lit = t.literal.rstrip("/") or "/"
+        outside = f"{lit}/../outside"
+        pairs = [(repr(outside), repr(os.path.normpath(outside))), (repr(lit), repr(lit + "/."))]
+        why = "they name the same path"
+    else:
+        return None
+    args = _call_args(e)
+    body = "".join(f"    same({call}, {{**{base!r}, {p!r}: {a}}}, {{**{base!r}, {p!r}: {b}}}, {why!r}, {args})\n"
+                   for a, b in pairs)  # fmt: skip
+    return f"def {name}():\n    {_doc(probe)}\n{body}"
+
+
+def _doc(probe: Probe) -> str:
+    t = probe.target
+    text = f"{t.kind} ({t.severity}) at {t.where} in {t.function}: {t.detail}"
+    return repr(text.replace("\n", " "))
+
+
+def generate(analysis: Analysis, seed: int) -> GeneratedSuite:
+    """Source files and their test list for ``analysis``, deterministic from ``seed``."""
+    groups: dict[str, list[str]] = {}
+    tests: list[GeneratedTest] = []
+    skipped = list(analysis.skipped)
+    for i, probe in enumerate(analysis.probes):
+        t = probe.target
+        if len(tests) >= MAX_TESTS:
+            skipped.append((t, f"over the cap of {MAX_TESTS} generated tests"))
+            continue
+        name = f"test_gen_{i + 1:03d}_{_slug(probe.entry.qualname)}_{_slug(probe.param or 'state')}"
+        test_seed = seed * 1000 + i + 1  # each test its own stream, all fixed by the scorecard's seed
+        if t.kind == "non_atomic_update":
+            source, strategy = _race(name, probe), "race"
+        elif t.kind == "pattern_mismatch":
+            source, strategy = _metamorphic(name, probe, test_seed), "metamorphic"
+        else:
+            source, strategy = _fuzz(name, probe, test_seed), "fuzz"
+        if source is None:
+            skipped.append((t, "no pair of equivalent inputs is known for this comparison"))
+            continue
+        file = f"{GENERATED_DIR}/test_gen_{t.kind}.py"
+        groups.setdefault(file, []).append(source)
+        entry = f"{probe.entry.module}:{probe.entry.qualname}"
+        tests.append(GeneratedTest(f"{file}::{name}", t, entry, probe.param, strategy, source))
+    header = f'"""Adversarial tests generated by bouts for one submission (seed {seed})."""\n'
+    runtime = RUNTIME_SOURCE.split('"""', 2)[2]  # without its own module docstring
+    files = {path: header + runtime + "\n\n" + "\n\n".join(srcs) for path, srcs in groups.items()}
+    for path, text in files.items():
+        compile(text, path, "exec")  # our own output: a syntax error here is an engine bug, fail loudly
+    return GeneratedSuite(seed, files, tuple(tests), tuple(skipped))

@@ -1,0 +1,128 @@
+"""The I/O edge of adversarial generation: read the submission's sources, analyse, generate, run
+the generated tests in the sandbox through the ordinary runner, and score them.
+
+SAFETY: generated tests call the submission's code, so they run only through
+``bouts.runner.run_suites`` in the challenge's sandbox — never in the engine's process.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from bouts.adversarial._generate import GeneratedSuite, GeneratedTest, generate
+from bouts.adversarial._model import Target
+from bouts.adversarial.analysers import analysers
+from bouts.errors import InputError, SandboxError
+from bouts.judges.base import Finding, Verdict
+from bouts.models.challenge import Challenge
+from bouts.models.results import Outcome, RunReport, TestResult
+from bouts.runner import RunOptions, run_suites
+from bouts.sandbox import Sandbox
+from bouts.scoring import components as c
+from bouts.scoring.explain import Explained, NotScored
+
+JUDGE = "adversarial-gen"
+MAX_SOURCE_BYTES = 2_000_000
+"""Sources read for analysis, in total (a larger tree is analysed up to this)."""
+DEFAULT_RUN = RunOptions()
+SUFFIXES = {"python": (".py",), "javascript": (".js", ".mjs", ".cjs"), "typescript": (".ts",)}
+
+
+@dataclass(frozen=True)
+class GeneratedRun:
+    """What one submission's generated adversarial tests did."""
+
+    analyser: str | None
+    suite: GeneratedSuite | None
+    report: RunReport | None
+    verdict: Verdict
+    notes: tuple[str, ...] = ()
+
+    def outcomes(self) -> list[tuple[GeneratedTest, TestResult | None]]:
+        by_id = {r.id: r for r in self.report.results} if self.report else {}
+        return [(t, by_id.get(t.id)) for t in (self.suite.tests if self.suite else ())]
+
+
+def read_sources(code_dir: Path, suffixes: tuple[str, ...]) -> dict[str, str]:
+    """Source files under ``code_dir`` (relative ``/`` paths → text); symlinks and tests skipped."""
+    out: dict[str, str] = {}
+    total = 0
+    for dirpath, dirnames, filenames in os.walk(code_dir):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in ("tests", "node_modules"))
+        for name in sorted(filenames):
+            path = Path(dirpath) / name
+            if not name.endswith(suffixes) or path.is_symlink() or not path.is_file():
+                continue
+            data = path.read_bytes()
+            total += len(data)
+            if total > MAX_SOURCE_BYTES:
+                return out
+            out[path.relative_to(code_dir).as_posix()] = data.decode("utf-8", errors="replace")
+    return out
+
+
+def run_generated(
+    challenge: Challenge, code_dir: Path, *, sandbox: Sandbox, seed: int, options: RunOptions = DEFAULT_RUN
+) -> GeneratedRun:
+    """Analyse ``code_dir``, generate tests from ``seed``, run them in ``sandbox``, score them."""
+    language = challenge.spec.language
+    try:
+        analyser = analysers.create(language)
+    except InputError:
+        why = f"no adversarial test generator for {language} yet"
+        return GeneratedRun(None, None, None, Verdict(JUDGE, "adversarial_generated", NotScored(why)))
+    analysis = analyser.analyse(read_sources(code_dir, SUFFIXES.get(language, ())))
+    suite = generate(analysis, seed)
+    versions = {"adversarial-analyser": analysis.analyser}
+    if not suite.tests:
+        why = "the analysis found nothing the generator could probe"
+        verdict = Verdict(JUDGE, "adversarial_generated", NotScored(why), versions=versions)
+        return GeneratedRun(analysis.analyser, suite, None, verdict, analysis.notes)
+    try:
+        report = run_suites(
+            challenge, code_dir, sandbox=sandbox, suites=(), seed=seed, options=options,
+            expected_ids=[t.id for t in suite.tests], generated=suite.files,
+        )  # fmt: skip
+    except SandboxError as exc:
+        why = f"infrastructure failure, not the agent's: {exc.describe()}"
+        verdict = Verdict(JUDGE, "adversarial_generated", NotScored(why), versions=versions)
+        return GeneratedRun(analysis.analyser, suite, None, verdict, analysis.notes)
+    run = GeneratedRun(analysis.analyser, suite, report, _placeholder(), analysis.notes)
+    verdict = score_generated(run.outcomes(), challenge.spec.adversarial.severity_weights, tampering=report.tampering)
+    return GeneratedRun(analysis.analyser, suite, report, Verdict(**{**verdict.__dict__, "versions": versions}),
+                        analysis.notes)  # fmt: skip
+
+
+def _placeholder() -> Verdict:
+    return Verdict(JUDGE, "adversarial_generated", NotScored("not scored yet"))
+
+
+def score_generated(
+    outcomes: list[tuple[GeneratedTest, TestResult | None]],
+    weights: Mapping[str, float],
+    *,
+    tampering: list[str] | tuple[str, ...] = (),
+) -> Verdict:
+    """``Σ weight(passed) / Σ weight(all) × 100`` over the generated tests (SPEC §1). Pure."""
+    tests = [c.WeightedTest(t.severity, r is not None and r.outcome is Outcome.PASSED) for t, r in outcomes]
+    result = c.adversarial(tests, weights)
+    findings = tuple(_finding(t, r, weights) for t, r in outcomes if r is None or r.outcome is not Outcome.PASSED)
+    if isinstance(result, Explained):
+        math = (f"generated adversarial tests: {sum(x.passed for x in tests)}/{len(tests)} passed",) + result.math
+        if tampering:
+            math += ("the run showed tampering: every generated verdict was voided",)
+        result = Explained(result.value, math)
+    return Verdict(JUDGE, "adversarial_generated", result, findings)
+
+
+def _finding(t: GeneratedTest, r: TestResult | None, weights: Mapping[str, float]) -> Finding:
+    target: Target = t.target
+    what = r.outcome.value if r else "missing"
+    detail = f": {r.detail[:300]}" if r and r.detail else ""
+    return Finding(
+        rule=f"adversarial.{target.kind}", message=f"{t.id.split('::')[-1]} {what}{detail}", file=target.file,
+        line=target.line, severity=target.severity, points=0.0,
+    )  # fmt: skip

@@ -1,0 +1,114 @@
+"""Analysers of submitted code, one per language, on the project's registry.
+
+An analyser is pure: it takes the submission's source files as text (path → ``str``) and returns
+an :class:`Analysis`: the targets with their code locations and the probes (target × public
+entry) the generator turns into tests. Python is built in; a JavaScript analyser registers the
+same way (``@analysers.register("javascript")``) and the generator needs no change as long as its
+probes name an importable entry — see ``docs/adversarial.md``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Protocol, runtime_checkable
+
+from bouts.adversarial._model import Analysis, Probe, Target
+from bouts.adversarial._py_api import Api, build_api, reach
+from bouts.adversarial._py_targets import FunctionScan, rmw_attrs
+from bouts.registry import Registry
+
+PYTHON_ANALYSER = "python-ast/1"
+MAX_ENTRIES_PER_TARGET = 2
+"""A helper reached from ten public methods is probed through the two nearest: one weakness
+should not weigh ten times."""
+
+
+@runtime_checkable
+class Analyser(Protocol):
+    """Reads a submission's sources and names what to probe. Must not raise on bad code: a file
+    that does not parse is a note on the analysis."""
+
+    language: str
+    version: str
+
+    def analyse(self, sources: Mapping[str, str]) -> Analysis: ...
+
+
+analysers: Registry[Analyser] = Registry("adversarial analyser")
+"""Analysers by the challenge's ``language``."""
+
+
+class PythonAnalyser:
+    """Python, through ``ast``: the five targets, reached from the package's public API."""
+
+    language = "python"
+    version = PYTHON_ANALYSER
+
+    def analyse(self, sources: Mapping[str, str]) -> Analysis:
+        py = {rel: text for rel, text in sources.items() if rel.endswith(".py") and not _is_test(rel)}
+        api = build_api(py)
+        targets: list[Target] = []
+        for fn in api.functions.values():
+            qual = f"{fn.module}:{fn.cls}.{fn.node.name}" if fn.cls else f"{fn.module}:{fn.node.name}"
+            targets += FunctionScan(fn.node, fn.file, qual, frozenset(api.optional_returns)).scan()
+            if fn.cls and f"{fn.module}:{fn.cls}" in api.concurrent_classes and not fn.node.name.startswith("__"):
+                attrs = rmw_attrs(fn.node)
+                if attrs:
+                    names = tuple(sorted({a for a, _ in attrs}))
+                    targets.append(Target(
+                        "non_atomic_update", fn.file, attrs[0][1], qual, "rmw",
+                        f"read-modify-write of self.{', self.'.join(names)} without a lock", attrs=names,
+                    ))  # fmt: skip
+        probes, skipped = _probes(api, targets)
+        return Analysis("python", PYTHON_ANALYSER, tuple(targets), tuple(probes), tuple(skipped), tuple(api.notes))
+
+
+def _is_test(rel: str) -> bool:
+    name = rel.rsplit("/", 1)[-1]
+    return rel.startswith("tests/") or name.startswith("test_") or name in ("conftest.py", "setup.py")
+
+
+def _probes(api: Api, targets: list[Target]) -> tuple[list[Probe], list[tuple[Target, str]]]:
+    """Each target through its nearest public entries; fuzz probes deduplicated per entry argument."""
+    by_function: dict[str, list[Target]] = {}
+    for t in targets:
+        by_function.setdefault(t.function, []).append(t)
+    candidates: dict[Target, list[tuple[int, Probe]]] = {t: [] for t in targets}
+    for key, entry in api.entries.items():
+        for fn_key, mapping, depth in reach(api, key):
+            for t in by_function.get(fn_key, []):
+                if t.kind == "non_atomic_update":
+                    candidates[t].append((depth, Probe(t, entry, None)))
+                elif t.param is not None and t.param in mapping:
+                    other = mapping.get(t.other_param) if t.other_param else None
+                    if t.other_param and other is None:
+                        continue
+                    candidates[t].append((depth, Probe(t, entry, mapping[t.param], other)))
+    probes: list[Probe] = []
+    skipped: list[tuple[Target, str]] = []
+    seen: dict[tuple[str, str, str | None, str], int] = {}
+    rank = {"critical": 0, "high": 1, "medium": 2, "low": 3}
+    for t in sorted(targets, key=lambda t: (rank[t.severity], t.file, t.line)):
+        found = sorted(candidates[t], key=lambda c: (c[0], c[1].entry.module, c[1].entry.qualname))
+        if not found:
+            skipped.append((t, _why_unreachable(t)))
+            continue
+        for _, probe in found[:MAX_ENTRIES_PER_TARGET]:
+            family = {"non_atomic_update": "race", "pattern_mismatch": f"pattern:{t.sink}"}.get(t.kind, "fuzz")
+            k = (probe.entry.module, probe.entry.qualname, probe.param, family)
+            if k not in seen:  # the same call with the same inputs is one test, under its worst target
+                seen[k] = len(probes)
+                probes.append(probe)
+    return probes, skipped
+
+
+def _why_unreachable(t: Target) -> str:
+    if t.param is None and t.kind != "non_atomic_update":
+        return "not driven by a parameter: no input of the public API controls it"
+    return "no public entry reaches it with a value a test can choose (or its class needs more than plain arguments)"
+
+
+@analysers.register("python")
+def make_python() -> Analyser:
+    """Python submissions, static analysis with ``ast``."""
+    return PythonAnalyser()

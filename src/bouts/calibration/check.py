@@ -1,0 +1,124 @@
+"""``bouts check CHALLENGE``: is this challenge fit to launch? The I/O edge that runs every check.
+
+1. spec: ``load_challenge`` plus the launch rules (:mod:`bouts.calibration.spec`);
+2. lint: the test suites, statically (:mod:`bouts.calibration.lint`);
+3. reference: the reference solution ``runs`` times in both seed phases, quarantine and budgets
+   (:mod:`bouts.calibration.reference`);
+4. anchors: low/mid/high scored with ``score()`` against their expected scores
+   (:mod:`bouts.calibration.anchors`).
+
+The launch is refused (``CheckReport.launch`` is False) when any problem is an error.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from bouts.calibration.anchors import ScoreAnchor, check_anchors
+from bouts.calibration.lint import SuiteFiles, lint_suites
+from bouts.calibration.reference import analyse, run_reference, write_quarantine
+from bouts.calibration.report import CheckReport, Problem
+from bouts.calibration.spec import load_or_problem, spec_problems
+from bouts.errors import SandboxError
+from bouts.models.challenge import SUITES
+from bouts.sandbox import get_sandbox
+
+QUARANTINE_FILE = "quarantine.toml"
+
+
+@dataclass(frozen=True)
+class CheckConfig:
+    """How to check; typed and passed down from the CLI or the service."""
+
+    runs: int = 5
+    """Reference runs (each: published seed, then a fresh seed for the hidden suite); 0 skips them."""
+    anchors: bool = True
+    sandbox: str = "bubblewrap"
+    fresh_seeds: Sequence[int] | None = None
+    """The fresh seeds of the reference runs, one per run (reproduce a check); default: random."""
+    write_quarantine: bool = False
+    """Write the quarantine list to ``quarantine.toml`` in the challenge (removed when empty)."""
+
+
+def check_challenge(
+    path: Path, config: CheckConfig = CheckConfig(), *, score: ScoreAnchor | None = None
+) -> CheckReport:
+    """Run every check on the challenge at ``path``. ``score`` scores one anchor (default: the
+    real pipeline with ``config.sandbox``)."""
+    path = Path(path)
+    problems: list[Problem] = []
+    skipped: list[str] = []
+    challenge, found = load_or_problem(path)
+    problems += found
+    lint = None
+    if challenge is not None and challenge.spec.language != "python":
+        skipped.append(f"lint (reads Python tests; this challenge is {challenge.spec.language})")
+    else:
+        lint, found = lint_suites(_suite_files(path))
+        problems += found
+    reference = None
+    anchors = []
+    if challenge is None:
+        skipped += ["reference", "anchors"]
+    else:
+        problems += spec_problems(challenge, _files(path))
+        if config.runs > 0:
+            try:
+                phases = run_reference(challenge, get_sandbox(config.sandbox), runs=config.runs,
+                                       fresh_seeds=config.fresh_seeds)
+                reference, found = analyse(phases, challenge.spec.limits)
+                problems += found
+                if config.write_quarantine:
+                    target = path / QUARANTINE_FILE
+                    if reference.quarantined:
+                        write_quarantine(target, reference)
+                        reference = reference.model_copy(update={"quarantine_file": QUARANTINE_FILE})
+                    elif target.is_file():
+                        target.unlink()
+            except SandboxError as e:
+                problems.append(Problem(check="reference", level="error", message=e.describe()))
+        else:
+            skipped.append("reference")
+        if config.anchors:
+            anchors, found = check_anchors(challenge, score or _pipeline_scorer(path, config.sandbox))
+            problems += found
+        else:
+            skipped.append("anchors")
+    return CheckReport(
+        challenge=challenge.spec.id if challenge else str(path),
+        launch=not any(p.level == "error" for p in problems),
+        problems=problems, lint=lint, reference=reference, anchors=anchors, skipped=skipped,
+    )  # fmt: skip
+
+
+def _pipeline_scorer(challenge_path: Path, sandbox: str) -> ScoreAnchor:
+    from bouts.pipeline import ScoreConfig, score
+
+    def run(anchor: Path) -> object:
+        return score(challenge_path, anchor, config=ScoreConfig(sandbox=sandbox))
+
+    return run  # type: ignore[return-value]
+
+
+def _files(root: Path) -> list[str]:
+    out: list[str] = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d not in {"__pycache__", ".pytest_cache"})
+        for name in filenames:
+            out.append(str((Path(dirpath) / name).relative_to(root)).replace(os.sep, "/"))
+    return sorted(out)
+
+
+def _suite_files(root: Path) -> SuiteFiles:
+    files: dict[str, tuple[str, str]] = {}
+    for suite in SUITES:
+        base = root / "tests" / suite
+        if not base.is_dir():
+            continue
+        for p in sorted(base.rglob("*.py")):
+            if p.is_file() and not p.is_symlink() and (p.name.startswith("test_") or p.name.endswith("_test.py")):
+                files[str(p.relative_to(root)).replace(os.sep, "/")] = (suite, p.read_text(encoding="utf-8"))
+    return files  # type: ignore[return-value]

@@ -1,0 +1,133 @@
+"""Lint a challenge's test suites (SPEC §3), statically. Pure: file texts in, report and problems out.
+
+- at least :data:`MIN_HIDDEN_PER_VISIBLE` hidden test cases per visible behaviour (error);
+- the functionality / edge / integration mix against :data:`TARGET_MIX`, reported, and a warning
+  when a share is more than :data:`MIX_TOLERANCE` points off;
+- hidden tests that read the seed, reported; none at all, or randomness that does not come from
+  the seed, is a warning (the reference runs catch the flakiness it causes);
+- test files that do not parse, or ``behaviour`` markers that are malformed (error).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping
+
+from bouts.calibration._tests_ast import CATEGORIES, MarkerError, TestInfo, parse_tests
+from bouts.calibration.report import BehaviourCoverage, Category, LintReport, Mix, Problem
+from bouts.models.challenge import Suite
+
+MIN_HIDDEN_PER_VISIBLE = 2
+TARGET_MIX: Mapping[Category, float] = {"functionality": 50.0, "edge": 30.0, "integration": 20.0}
+MIX_TOLERANCE = 15.0
+
+SuiteFiles = Mapping[str, tuple[Suite, str]]
+"""Test file path relative to the challenge root → (suite, source text)."""
+
+
+def _problem(level: str, message: str, file: str | None = None, field: str | None = None) -> Problem:
+    return Problem(check="lint", level=level, message=message, file=file, field=field)  # type: ignore[arg-type]
+
+
+def parse_suites(files: SuiteFiles) -> tuple[dict[str, list[TestInfo]], dict[str, Suite], list[Problem]]:
+    """Parse every test file; a file that cannot be read statically becomes an error problem."""
+    parsed: dict[str, list[TestInfo]] = {}
+    suites: dict[str, Suite] = {}
+    problems: list[Problem] = []
+    for rel, (suite, source) in sorted(files.items()):
+        try:
+            parsed[rel] = parse_tests(source, filename=rel)
+            suites[rel] = suite
+        except SyntaxError as e:
+            problems.append(_problem("error", f"line {e.lineno}: not valid Python: {e.msg}", rel))
+        except MarkerError as e:
+            problems.append(_problem("error", f"line {e.line}: {e}", rel))
+    return parsed, suites, problems
+
+
+def lint_suites(files: SuiteFiles) -> tuple[LintReport, list[Problem]]:
+    """The lint report of a challenge's visible, hidden and adversarial test files."""
+    parsed, suites, problems = parse_suites(files)
+    by_suite: dict[Suite, list[tuple[str, TestInfo]]] = defaultdict(list)
+    for rel, tests in parsed.items():
+        by_suite[suites[rel]] += [(rel, t) for t in tests]
+    visible, hidden = by_suite["visible"], by_suite["hidden"]
+    if not visible:
+        problems.append(_problem("error", "no visible tests", "tests/visible"))
+    if not hidden:
+        problems.append(_problem("error", "no hidden tests", "tests/hidden"))
+
+    coverage = _coverage(visible, hidden)
+    for cov in coverage:
+        n = len(cov.hidden)
+        if n < MIN_HIDDEN_PER_VISIBLE:
+            file = next(rel for rel, t in visible if t.behaviour == cov.behaviour)
+            problems.append(_problem(
+                "error",
+                f"{n} hidden test case(s) vary the visible behaviour '{cov.behaviour}'; SPEC §3 needs at least "
+                f"{MIN_HIDDEN_PER_VISIBLE} (name them test_{cov.behaviour}__<variant> or mark them "
+                f"@pytest.mark.behaviour(\"{cov.behaviour}\"))",
+                file, cov.visible[0],
+            ))  # fmt: skip
+    shown = {c.behaviour for c in coverage}
+    for rel, t in hidden:
+        if t.behaviour not in shown:
+            problems.append(_problem(
+                "warning", f"checks behaviour '{t.behaviour}', which no visible test shows", rel, t.name
+            ))
+
+    seeded = [f"{rel}::{t.name}" for rel, t in hidden if t.seeded]
+    if hidden and not seeded:
+        problems.append(_problem(
+            "warning",
+            "no hidden test reads the seed (bouts_seed or BOUTS_SEED): the fresh-seed phase re-runs the same data",
+            "tests/hidden",
+        ))
+    users: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for rel, t in (*visible, *hidden):
+        for use in t.unseeded:
+            users[(rel, use)].append(t.name)
+    for (rel, use), names in users.items():
+        more = f" (and {len(names) - 1} more tests)" if len(names) > 1 else ""
+        problems.append(_problem("warning", f"randomness not drawn from the seed ({use}){more}", rel, names[0]))
+
+    mix = _mix([t for _, t in (*visible, *hidden)])
+    if mix is not None:
+        for cat in CATEGORIES:
+            if abs(mix.shares[cat] - TARGET_MIX[cat]) > MIX_TOLERANCE:
+                problems.append(_problem(
+                    "warning",
+                    f"{cat} tests are {mix.shares[cat]:.0f}% of visible + hidden cases; the target mix is "
+                    f"{'/'.join(f'{v:.0f}' for v in TARGET_MIX.values())} (functionality/edge/integration)",
+                    "tests", cat,
+                ))  # fmt: skip
+    report = LintReport(
+        coverage=coverage, mix=mix, seeded_hidden=seeded, hidden_total=sum(t.cases for _, t in hidden)
+    )
+    return report, problems
+
+
+def _coverage(visible: list[tuple[str, TestInfo]], hidden: list[tuple[str, TestInfo]]) -> list[BehaviourCoverage]:
+    shown: dict[str, list[str]] = {}
+    for _, t in visible:
+        shown.setdefault(t.behaviour, []).append(t.name)
+    varied: dict[str, list[str]] = defaultdict(list)
+    for _, t in hidden:
+        cases = [t.name] if t.cases == 1 else [f"{t.name}[{i}]" for i in range(t.cases)]
+        varied[t.behaviour] += cases
+    return [BehaviourCoverage(behaviour=b, visible=v, hidden=varied.get(b, [])) for b, v in shown.items()]
+
+
+def _mix(tests: list[TestInfo]) -> Mix | None:
+    total = sum(t.cases for t in tests)
+    if not total:
+        return None
+    counts: dict[Category, int] = {c: 0 for c in CATEGORIES}
+    for t in tests:
+        counts[t.category] += t.cases
+    return Mix(
+        counts=counts,
+        shares={c: round(100.0 * n / total, 1) for c, n in counts.items()},
+        target=dict(TARGET_MIX),
+        declared=sum(t.cases for t in tests if t.category_declared),
+    )

@@ -1,0 +1,177 @@
+"""Repeated runs of the reference solution: flaky-test quarantine and time budgets (SPEC §3).
+
+The reference solution runs ``runs`` times through the real runner, each time in both seed phases:
+every suite with the published seed, then the hidden suite with a fresh seed. A test that fails,
+errors, times out, crashes or goes missing in any phase, or whose ``bouts_expect`` values differ
+between runs with the same seed, is *quarantined*: the launch is refused until it is fixed.
+:func:`analyse` is pure; :func:`run_reference` is the I/O edge.
+"""
+
+from __future__ import annotations
+
+import math
+import secrets
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from bouts.calibration.report import Problem, QuarantinedTest, ReferenceReport, TestBudget
+from bouts.models.challenge import Challenge, Limits
+from bouts.models.results import Outcome, RunReport
+from bouts.runner import RunOptions, run_detailed
+from bouts.sandbox import Sandbox
+
+BUDGET_FACTOR = 10.0
+"""A test's budget: this many times its slowest reference time (machines and load vary)."""
+MIN_TEST_BUDGET_S = 1.0
+SUITE_FACTOR = 5.0
+MIN_SUITE_BUDGET_S = 30.0
+DEFAULT_RUN_OPTIONS = RunOptions()
+TIGHT_FACTOR = 3.0
+"""A configured ``test_timeout_s`` under this many times the slowest reference test is too tight."""
+
+
+@dataclass(frozen=True)
+class PhaseRun:
+    """One phase of one reference run."""
+
+    run: int
+    phase: Literal["published", "fresh"]
+    seed: int
+    report: RunReport
+    observations: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+
+def _p(level: str, message: str, file: str | None = None, field: str | None = None) -> Problem:
+    return Problem(check="reference", level=level, message=message, file=file, field=field)  # type: ignore[arg-type]
+
+
+def _ceil_half(x: float) -> float:
+    return math.ceil(x * 2) / 2
+
+
+def analyse(phases: Sequence[PhaseRun], limits: Limits) -> tuple[ReferenceReport, list[Problem]]:
+    """Quarantine list, budgets and problems from the reference's phase runs. Pure."""
+    problems: list[Problem] = []
+    ids: dict[str, str] = {}  # id → suite, over every phase
+    for ph in phases:
+        for r in ph.report.results:
+            if "::" in r.id:
+                ids.setdefault(r.id, r.suite)
+        if ph.report.infra_error:
+            problems.append(_p("error", f"run {ph.run} ({ph.phase} seed {ph.seed}): the sandbox failed: "
+                                        f"{ph.report.infra_error}"))
+        for t in ph.report.tampering:
+            problems.append(_p("error", f"run {ph.run} ({ph.phase} seed {ph.seed}): the reference tripped the "
+                                        f"tamper checks, every verdict was voided: {t}"))
+    failures: dict[str, list[str]] = {}
+    for ph in phases:
+        got = {r.id: r for r in ph.report.results}
+        for test_id, suite in ids.items():
+            if ph.phase == "fresh" and suite != "hidden":
+                continue
+            r = got.get(test_id)
+            if r is None or r.outcome is not Outcome.PASSED:
+                what = "not reported" if r is None else r.outcome.value + (f": {r.detail}" if r.detail else "")
+                failures.setdefault(test_id, []).append(f"run {ph.run}, {ph.phase} seed {ph.seed}: {what[:200]}")
+    published = [ph for ph in phases if ph.phase == "published"]
+    for test_id in ids:
+        seen = {ph.observations[test_id] for ph in published if test_id in ph.observations}
+        if len(seen) > 1:
+            failures.setdefault(test_id, []).append(
+                f"bouts_expect values differ between {len(published)} runs with the same seed")
+    quarantined = [QuarantinedTest(id=i, failures=f) for i, f in sorted(failures.items())]
+    for q in quarantined:
+        problems.append(_p("error", f"quarantined: {q.failures[0]}" + (
+            f" (and {len(q.failures) - 1} more)" if len(q.failures) > 1 else ""), q.id.split("::", 1)[0], q.id))
+
+    slowest: dict[str, float] = {}
+    for ph in phases:
+        for r in ph.report.results:
+            if "::" in r.id:
+                slowest[r.id] = max(slowest.get(r.id, 0.0), r.duration_s)
+    budgets = sorted(
+        (TestBudget(id=i, slowest_s=round(s, 4), budget_s=max(MIN_TEST_BUDGET_S, _ceil_half(BUDGET_FACTOR * s)))
+         for i, s in slowest.items()),
+        key=lambda b: (-b.slowest_s, b.id),
+    )  # fmt: skip
+    test_timeout = budgets[0].budget_s if budgets else None
+    longest = max((ph.report.duration_s for ph in phases), default=0.0)
+    suite_timeout = max(MIN_SUITE_BUDGET_S, float(math.ceil(SUITE_FACTOR * longest))) if phases else None
+    if budgets and limits.test_timeout_s < TIGHT_FACTOR * budgets[0].slowest_s:
+        problems.append(_p("warning", f"{limits.test_timeout_s:g} s is under {TIGHT_FACTOR:g}× the slowest "
+                                      f"reference test ({budgets[0].slowest_s:g} s, {budgets[0].id}); "
+                                      f"suggested {test_timeout:g} s", "challenge.toml", "limits.test_timeout_s"))
+    if phases and limits.suite_timeout_s < 2 * longest:
+        problems.append(_p("warning", f"{limits.suite_timeout_s:g} s is under twice the longest reference phase "
+                                      f"({longest:.1f} s); suggested {suite_timeout:g} s",
+                           "challenge.toml", "limits.suite_timeout_s"))
+    seeds = sorted({ph.seed for ph in published}) + [ph.seed for ph in phases if ph.phase == "fresh"]
+    report = ReferenceReport(
+        runs=len(published), seeds=seeds, tests=len(ids), quarantined=quarantined, slowest=budgets[:10],
+        suggested_test_timeout_s=test_timeout, suggested_suite_timeout_s=suite_timeout,
+    )  # fmt: skip
+    return report, problems
+
+
+def run_reference(
+    challenge: Challenge,
+    sandbox: Sandbox,
+    *,
+    runs: int,
+    fresh_seeds: Sequence[int] | None = None,
+    options: RunOptions = DEFAULT_RUN_OPTIONS,
+) -> list[PhaseRun]:
+    """Run ``reference/`` ``runs`` times, both seed phases each time. The I/O edge.
+
+    ``fresh_seeds`` (one per run) reproduces a check; by default each run draws a new one.
+    Raises ``SandboxError`` when the sandbox cannot start at all.
+    """
+    published = challenge.spec.tests.seed
+    seeds = list(fresh_seeds or [])
+    phases: list[PhaseRun] = []
+    for i in range(1, runs + 1):
+        d = run_detailed(challenge, challenge.reference, sandbox=sandbox, seed=published, options=options)
+        phases.append(PhaseRun(i, "published", published, d.report, dict(d.observations)))
+        if not challenge.test_files.get("hidden"):
+            continue
+        fresh = seeds[i - 1] if i <= len(seeds) else _fresh(published)
+        d = run_detailed(challenge, challenge.reference, sandbox=sandbox, seed=fresh, suites=("hidden",),
+                         options=options)
+        phases.append(PhaseRun(i, "fresh", fresh, d.report, dict(d.observations)))
+    return phases
+
+
+def _fresh(published: int) -> int:
+    while (seed := secrets.randbelow(2**31 - 1) + 1) == published:
+        pass
+    return seed
+
+
+def quarantine_toml(report: ReferenceReport) -> str:
+    """The quarantine list as TOML (``quarantine.toml`` in the challenge). Pure."""
+    lines = [
+        "# Written by `bouts check`: tests that failed on the reference solution in repeated runs",
+        "# (SPEC §3). The launch is refused while this list is not empty: fix each test or the reference.",
+        'schema = "bouts.quarantine/1"',
+        f"runs = {report.runs}",
+        f"seeds = [{', '.join(str(s) for s in report.seeds)}]",
+    ]
+    for q in report.quarantined:
+        lines += ["", "[[test]]", f"id = {_toml_str(q.id)}",
+                  "failures = [" + ", ".join(_toml_str(f) for f in q.failures) + "]"]
+    return "\n".join(lines) + "\n"
+
+
+def _toml_str(s: str) -> str:
+    out = s.replace("\\", "\\\\").replace('"', '\\"')
+    out = "".join(c if c >= " " and c != "\x7f" else f"\\u{ord(c):04x}" for c in out)
+    return f'"{out}"'
+
+
+def write_quarantine(path: Path, report: ReferenceReport) -> None:
+    """Write :func:`quarantine_toml` atomically."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(quarantine_toml(report), encoding="utf-8")
+    tmp.replace(path)

@@ -1,0 +1,160 @@
+"""The review queue (SPEC §3): judge disagreements escalate 1 statistical flag → 2 rubric review →
+3 human arbitration, and every step is recorded. Pure: items in, new items out; the caller passes
+who and when (no clock here) and stores the result (:mod:`bouts.calibration.store`).
+
+An item's ``history`` is append-only: every transition returns a new item whose history is the old
+one plus one event. A *decision* records who, when, why and the score before and after; deciding
+again after an appeal keeps the earlier decisions (the appeal trail). The leaderboard's current
+score is the latest decision's ``after``, else the scorecard's own final score.
+
+    open(level 1) ──escalate──▶ open(2) ──escalate──▶ open(3)
+       │ decide                  │ decide               │ decide
+       ▼                         ▼                      ▼
+    decided ──appeal──▶ open(level + 1, at most 3) ──decide──▶ decided ...
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from bouts.errors import InputError
+from bouts.models.scorecard import Scorecard
+from bouts.scoring.review import ESCALATION_LEVELS
+
+REVIEW_SCHEMA = "bouts.review/1"
+QUEUED_FLAG = "judge_divergence"
+MAX_LEVEL = max(ESCALATION_LEVELS)
+Status = Literal["open", "decided"]
+EventKind = Literal["opened", "escalated", "decided", "appealed"]
+
+
+class ReviewError(InputError):
+    """A transition the review state machine does not allow (names the item)."""
+
+
+class ReviewEvent(BaseModel):
+    """One step of an item's history."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    kind: EventKind
+    actor: str = Field(min_length=1)
+    """Who: a person, or the tool that opened the item (``bouts stats``)."""
+    at: datetime
+    reason: str = Field(min_length=1)
+    level: int = Field(ge=1, le=MAX_LEVEL)
+    """The escalation level after this event."""
+    before: float | None = None
+    """Decisions only: the current score before the decision."""
+    after: float | None = Field(None, ge=0, le=100)
+    """Decisions only: the score decided."""
+
+
+class ReviewItem(BaseModel):
+    """One submission under review."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    schema_: str = Field(REVIEW_SCHEMA, alias="schema")
+    id: str
+    challenge: str
+    agent: str
+    iteration: int
+    submission_hash: str
+    original: float | None
+    """The scorecard's final score when the item was opened."""
+    judges: dict[str, float]
+    """The four judges' scores on the scorecard (objective, process, strategy, integrity)."""
+    flag: str
+    """The flag's message: which judges diverged and by how much."""
+    history: tuple[ReviewEvent, ...]
+
+    @property
+    def level(self) -> int:
+        return self.history[-1].level
+
+    @property
+    def status(self) -> Status:
+        return "decided" if self.history[-1].kind == "decided" else "open"
+
+    @property
+    def version(self) -> int:
+        """History length: what a store compares for optimistic concurrency."""
+        return len(self.history)
+
+    @property
+    def level_name(self) -> str:
+        return ESCALATION_LEVELS[self.level]
+
+
+def item_id(card: Scorecard) -> str:
+    return f"{card.challenge}--{card.agent}--{card.iteration}--{card.reproducibility.submission_hash[:12]}"
+
+
+def open_item(card: Scorecard, *, actor: str, at: datetime) -> ReviewItem | None:
+    """A level-1 item for a scorecard carrying the ``judge_divergence`` flag, else None."""
+    flag = next((f for f in card.flags if f.code == QUEUED_FLAG), None)
+    if flag is None:
+        return None
+    judges = {k: c.score for k in ("objective", "process", "strategy", "integrity")
+              if (c := card.components.get(k)) is not None and c.score is not None}
+    event = ReviewEvent(kind="opened", actor=actor, at=at, reason=flag.message, level=1)
+    return ReviewItem(
+        id=item_id(card), challenge=card.challenge, agent=card.agent, iteration=card.iteration,
+        submission_hash=card.reproducibility.submission_hash, original=card.final, judges=judges,
+        flag=flag.message, history=(event,),
+    )  # fmt: skip
+
+
+def current_score(item: ReviewItem) -> float | None:
+    """The latest decision's score, else the scorecard's."""
+    return next((e.after for e in reversed(item.history) if e.kind == "decided"), item.original)
+
+
+def _append(item: ReviewItem, event: ReviewEvent) -> ReviewItem:
+    return item.model_copy(update={"history": (*item.history, event)})
+
+
+def _need_open(item: ReviewItem, action: str) -> None:
+    if item.status != "open":
+        raise ReviewError(f"cannot {action}: the item is decided (appeal it first)", field=item.id)
+
+
+def escalate(item: ReviewItem, *, actor: str, at: datetime, reason: str) -> ReviewItem:
+    """Move an open item one level up (1 → 2 → 3)."""
+    _need_open(item, "escalate")
+    if item.level >= MAX_LEVEL:
+        raise ReviewError(f"already at level {MAX_LEVEL} ({ESCALATION_LEVELS[MAX_LEVEL]})", field=item.id)
+    return _append(item, ReviewEvent(kind="escalated", actor=actor, at=at, reason=reason, level=item.level + 1))
+
+
+def decide(item: ReviewItem, *, actor: str, at: datetime, reason: str, score: float) -> ReviewItem:
+    """Decide an open item at its level: the score becomes the current score."""
+    _need_open(item, "decide")
+    return _append(item, ReviewEvent(
+        kind="decided", actor=actor, at=at, reason=reason, level=item.level, before=current_score(item), after=score,
+    ))  # fmt: skip
+
+
+def appeal(item: ReviewItem, *, actor: str, at: datetime, reason: str) -> ReviewItem:
+    """Reopen a decided item one level up (at most 3); its decisions stay in the history."""
+    if item.status != "decided":
+        raise ReviewError("cannot appeal: the item is not decided yet", field=item.id)
+    level = min(MAX_LEVEL, item.level + 1)
+    return _append(item, ReviewEvent(kind="appealed", actor=actor, at=at, reason=reason, level=level))
+
+
+def collect(cards: Sequence[Scorecard], known: Collection[str], *, actor: str, at: datetime) -> list[ReviewItem]:
+    """New level-1 items for flagged scorecards whose item is not already ``known``."""
+    seen = set(known)
+    items: list[ReviewItem] = []
+    for card in cards:
+        item = open_item(card, actor=actor, at=at)
+        if item is not None and item.id not in seen:
+            seen.add(item.id)
+            items.append(item)
+    return items

@@ -1,0 +1,222 @@
+"""``bouts check``, ``bouts stats`` and ``bouts review``: parse, call ``bouts.calibration``, render.
+
+Registered on the main app by :func:`register` (one line in ``bouts.cli.main``).
+"""
+
+from __future__ import annotations
+
+import getpass
+import os
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.console import Console
+
+from bouts.errors import BoutsError, InfrastructureError
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from bouts.calibration import JsonReviewStore, ReviewItem
+
+EXIT_REFUSED = 1
+EXIT_INPUT = 2
+EXIT_INFRA = 3
+DEFAULT_STORE = ".bouts/reviews"
+
+review_app = typer.Typer(help="The review queue of judge disagreements (SPEC §3).", no_args_is_help=True)
+
+
+def _fail(exc: BoutsError) -> typer.Exit:
+    Console(stderr=True).print(f"[bold red]error:[/] {exc.describe()}", highlight=False, soft_wrap=True)
+    return typer.Exit(EXIT_INFRA if isinstance(exc, InfrastructureError) else EXIT_INPUT)
+
+
+def check(
+    challenge: Annotated[Path, typer.Argument(help="Challenge directory.")],
+    runs: Annotated[int, typer.Option(help="Reference runs, each with the published and a fresh seed; 0 skips.")] = 5,
+    anchors: Annotated[bool, typer.Option("--anchors/--no-anchors", help="Score the low/mid/high anchors.")] = True,
+    sandbox: Annotated[str, typer.Option(help="Sandbox backend (default: $BOUTS_SANDBOX or bubblewrap).")] = "",
+    fresh_seed: Annotated[list[int] | None, typer.Option(help="Fresh seed of a run (repeat it).")] = None,
+    write_quarantine: Annotated[bool, typer.Option(help="Write quarantine.toml into the challenge.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+) -> None:
+    """Is CHALLENGE fit to launch? Spec, test lint, repeated reference runs, anchors. Exit 1: it is not."""
+    from bouts.calibration import CheckConfig, check_challenge
+    from bouts.cli import calibration_render as render
+
+    config = CheckConfig(
+        runs=runs, anchors=anchors, sandbox=sandbox or os.environ.get("BOUTS_SANDBOX", "bubblewrap"),
+        fresh_seeds=fresh_seed or None, write_quarantine=write_quarantine,
+    )  # fmt: skip
+    try:
+        report = check_challenge(challenge, config)
+    except BoutsError as exc:
+        raise _fail(exc) from None
+    if as_json:
+        typer.echo(report.to_json())
+    else:
+        render.check(Console(), report)
+    if not report.launch:
+        raise typer.Exit(EXIT_REFUSED)
+
+
+def stats(
+    challenge: Annotated[str, typer.Argument(help="Challenge directory or id (filters the scorecards).")],
+    scorecards: Annotated[Path, typer.Option(help="A directory of scorecard .json/.jsonl files, or one file.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+) -> None:
+    """Judge statistics over a launched challenge's scorecards (findings from 50 attempts on)."""
+    from bouts.calibration import attempt_from_scorecard, read_scorecards, summarise
+    from bouts.cli import calibration_render as render
+
+    try:
+        challenge_id = _challenge_id(challenge)
+        cards = read_scorecards(scorecards, challenge=challenge_id)
+    except BoutsError as exc:
+        raise _fail(exc) from None
+    report = summarise([attempt_from_scorecard(c) for c in cards], challenge=challenge_id)
+    if as_json:
+        typer.echo(report.to_json())
+    else:
+        render.stats(Console(), report)
+
+
+def _challenge_id(arg: str) -> str:
+    path = Path(arg)
+    if path.is_dir():
+        from bouts.loading import load_challenge
+
+        return load_challenge(path).spec.id
+    return arg
+
+
+StoreOpt = Annotated[Path | None, typer.Option("--store", help=f"Review store directory (default: $BOUTS_REVIEW_STORE or {DEFAULT_STORE}).")]  # noqa: E501
+ByOpt = Annotated[str | None, typer.Option("--by", help="Who decides (default: the current user).")]
+WhyOpt = Annotated[str, typer.Option("--reason", help="Why: recorded in the item's history.")]
+
+
+def _store(path: Path | None) -> JsonReviewStore:
+    from bouts.calibration import JsonReviewStore
+
+    return JsonReviewStore(path or Path(os.environ.get("BOUTS_REVIEW_STORE", DEFAULT_STORE)))
+
+
+def _who(by: str | None) -> str:
+    return by or os.environ.get("BOUTS_REVIEWER") or getpass.getuser()
+
+
+@review_app.command("collect")
+def review_collect(
+    scorecards: Annotated[Path, typer.Argument(help="Scorecard .json/.jsonl files (a directory or one file).")],
+    store: StoreOpt = None,
+) -> None:
+    """Queue every scorecard flagged judge_divergence (level 1) that is not queued yet."""
+    from bouts.calibration import collect, read_scorecards
+
+    try:
+        st = _store(store)
+        known = {i.id for i in st.list()}
+        items = collect(read_scorecards(scorecards), known, actor="bouts review collect", at=datetime.now(UTC))
+        for item in items:
+            st.put(item, expected_version=None)
+    except BoutsError as exc:
+        raise _fail(exc) from None
+    typer.echo(f"queued {len(items)} new item(s); {len(known) + len(items)} in the queue")
+
+
+@review_app.command("list")
+def review_list(
+    store: StoreOpt = None,
+    challenge: Annotated[str | None, typer.Option(help="Only this challenge id.")] = None,
+    status: Annotated[str | None, typer.Option(help="open or decided.")] = None,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """List the queue."""
+    from bouts.cli import calibration_render as render
+
+    if status not in (None, "open", "decided"):
+        raise _fail(BoutsError("must be open or decided", field="status"))
+    try:
+        items = _store(store).list(challenge=challenge, status=status)  # type: ignore[arg-type]
+    except BoutsError as exc:
+        raise _fail(exc) from None
+    if as_json:
+        typer.echo("[" + ",".join(i.model_dump_json(by_alias=True) for i in items) + "]")
+    else:
+        render.review_list(Console(), items)
+
+
+def _get(store: Path | None, item_id: str) -> tuple[JsonReviewStore, ReviewItem]:
+    from bouts.calibration import ReviewError
+
+    st = _store(store)
+    item = st.get(item_id)
+    if item is None:
+        raise ReviewError("no such review item", field=item_id)
+    return st, item
+
+
+@review_app.command("show")
+def review_show(item_id: str, store: StoreOpt = None, as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
+    """One item with its whole history."""
+    from bouts.cli import calibration_render as render
+
+    try:
+        _, item = _get(store, item_id)
+    except BoutsError as exc:
+        raise _fail(exc) from None
+    if as_json:
+        typer.echo(item.model_dump_json(by_alias=True, indent=2))
+    else:
+        render.review_item(Console(), item)
+
+
+@review_app.command("escalate")
+def review_escalate(item_id: str, reason: WhyOpt, store: StoreOpt = None, by: ByOpt = None) -> None:
+    """Move an open item up one level: 1 statistical flag → 2 rubric review → 3 human arbitration."""
+    from bouts.calibration import escalate
+
+    _transition(item_id, store, lambda i: escalate(i, actor=_who(by), at=datetime.now(UTC), reason=reason))
+
+
+@review_app.command("decide")
+def review_decide(
+    item_id: str, reason: WhyOpt,
+    score: Annotated[float, typer.Option(min=0, max=100, help="The decided score (0-100).")],
+    store: StoreOpt = None, by: ByOpt = None,
+) -> None:  # fmt: skip
+    """Decide an open item: SCORE becomes the current score (the leaderboard's)."""
+    from bouts.calibration import decide
+
+    _transition(item_id, store, lambda i: decide(i, actor=_who(by), at=datetime.now(UTC), reason=reason, score=score))
+
+
+@review_app.command("appeal")
+def review_appeal(item_id: str, reason: WhyOpt, store: StoreOpt = None, by: ByOpt = None) -> None:
+    """Reopen a decided item one level up; its decisions stay in the history."""
+    from bouts.calibration import appeal
+
+    _transition(item_id, store, lambda i: appeal(i, actor=_who(by), at=datetime.now(UTC), reason=reason))
+
+
+def _transition(item_id: str, store: Path | None, step: Callable[[ReviewItem], ReviewItem]) -> None:
+    from bouts.calibration import current_score
+
+    try:
+        st, item = _get(store, item_id)
+        new = step(item)
+        st.put(new, expected_version=item.version)
+    except BoutsError as exc:
+        raise _fail(exc) from None
+    typer.echo(f"{new.id}: {new.history[-1].kind}, level {new.level} ({new.level_name}), "
+               f"{new.status}, current score {current_score(new)}")  # fmt: skip
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``check``, ``stats`` and ``review`` to the ``bouts`` app."""
+    app.command(name="check")(check)
+    app.command(name="stats")(stats)
+    app.add_typer(review_app, name="review")

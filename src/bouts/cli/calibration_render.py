@@ -1,0 +1,133 @@
+"""Render calibration reports for the terminal (Rich). Presentation only."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from bouts.calibration.report import CheckReport
+from bouts.calibration.review import ReviewItem, current_score
+from bouts.calibration.stats_report import StatsReport
+
+_LEVEL = {"error": "[bold red]✗ error[/]", "warning": "[yellow]! warning[/]"}
+_BARS = " ▁▂▃▄▅▆▇█"
+
+
+def _n(x: float | None, digits: int = 2) -> str:
+    return "—" if x is None else f"{x:.{digits}f}".rstrip("0").rstrip(".")
+
+
+def check(console: Console, report: CheckReport) -> None:
+    verdict = "[bold green]PASS[/]: fit to launch" if report.launch else "[bold red]FAIL[/]: must not launch"
+    errors = sum(p.level == "error" for p in report.problems)
+    warnings = len(report.problems) - errors
+    console.print(f"bouts check {report.challenge}: {verdict} ({errors} error(s), {warnings} warning(s))")
+    if report.problems:
+        t = Table(title="problems", show_lines=False)
+        for col in ("", "check", "where", "problem"):
+            t.add_column(col, overflow="fold")
+        for p in report.problems:
+            where = " ".join(w for w in (p.file, f"[{p.field}]" if p.field else None) if w)
+            t.add_row(_LEVEL[p.level], p.check, Text(where), Text(p.message))
+        console.print(t)
+    if report.lint:
+        lint = report.lint
+        thin = [c for c in lint.coverage if len(c.hidden) < 2]
+        console.print(
+            f"[bold]lint[/]: {len(lint.coverage)} visible behaviours, {lint.hidden_total} hidden cases "
+            f"({len(thin)} behaviour(s) under 2); {len(lint.seeded_hidden)} hidden tests read the seed"
+        )
+        if lint.mix:
+            shares = " / ".join(f"{c} {lint.mix.shares[c]:.0f}%" for c in lint.mix.shares)
+            target = "/".join(f"{v:.0f}" for v in lint.mix.target.values())
+            console.print(f"      mix: {shares} (target {target}; {lint.mix.declared} declared by marker)")
+    if report.reference:
+        ref = report.reference
+        console.print(
+            f"[bold]reference[/]: {ref.runs} run(s) × 2 seed phases, seeds {ref.seeds}; {ref.tests} tests, "
+            f"{len(ref.quarantined)} quarantined"
+            + (f" (written to {ref.quarantine_file})" if ref.quarantine_file else "")
+        )
+        for q in ref.quarantined:
+            console.print(Text(f"      quarantined {q.id}: {'; '.join(q.failures[:3])}"))
+        if ref.slowest:
+            s = ref.slowest[0]
+            console.print(
+                f"      slowest test {s.slowest_s:g} s ({s.id}); suggested test_timeout_s = "
+                f"{_n(ref.suggested_test_timeout_s)}, suite_timeout_s = {_n(ref.suggested_suite_timeout_s)}"
+            )
+    if report.anchors:
+        t = Table(title="anchors (expected ± 10)")
+        t.add_column("component")
+        for a in report.anchors:
+            t.add_column(f"{a.level} expected → actual", justify="right")
+        keys = list(dict.fromkeys(c.component for a in report.anchors for c in a.checks))
+        for key in keys:
+            cells = []
+            for a in report.anchors:
+                c = next((c for c in a.checks if c.component == key), None)
+                cells.append("" if c is None else f"{_n(c.expected)} → {_n(c.actual)} {'✓' if c.ok else '[red]✗[/]'}")
+            t.add_row(key, *cells)
+        console.print(t)
+    if report.skipped:
+        console.print(f"[dim]skipped: {', '.join(report.skipped)}[/]")
+
+
+def stats(console: Console, report: StatsReport) -> None:
+    head = f"bouts stats {report.challenge or ''}: {report.attempts} scored attempt(s)"
+    if not report.enough:
+        head += f"; [yellow]{report.needed} more needed[/] before findings are drawn (preliminary numbers below)"
+    console.print(head)
+    if report.components:
+        t = Table(title="components")
+        for col in ("component", "weight", "n", "mean", "std", "histogram 0→100", "top−bottom", "r_pb"):
+            t.add_column(col, justify="right" if col not in ("component", "histogram 0→100") else "left")
+        for c in report.components:
+            peak = max(c.histogram) or 1
+            hist = "".join(_BARS[round(8 * h / peak)] for h in c.histogram)
+            t.add_row(c.component, _n(c.weight), str(c.n), _n(c.mean, 1), _n(c.std, 1), hist,
+                      _n(c.top_bottom_gap, 1), _n(c.point_biserial))  # fmt: skip
+        console.print(t)
+    if report.correlations:
+        t = Table(title="Pearson correlations (|r| ≥ 0.3 or the objective–integrity pair)")
+        for col in ("pair", "r", "p", "n"):
+            t.add_column(col, justify="left" if col == "pair" else "right")
+        for c in report.correlations:
+            if (c.r is not None and abs(c.r) >= 0.3) or {c.a, c.b} == {"objective", "integrity"}:
+                t.add_row(f"{c.a} × {c.b}", _n(c.r), f"{c.p:.2g}" if c.p is not None else "—", str(c.n))
+        console.print(t)
+    for p in report.panels:
+        dist = ", ".join(f"{j} {_n(d, 1)}" for j, d in p.distance_from_median.items())
+        console.print(f"panel {p.component}: Krippendorff α = {_n(p.alpha)} over {p.units} attempts; "
+                      f"distance from the median: {dist}")  # fmt: skip
+    if report.bands:
+        console.print("bands: " + ", ".join(f"{b} {n}" for b, n in sorted(report.bands.items())))
+    console.print(f"judge_divergence flags: {report.divergent}")
+    for f in report.findings:
+        mark = "[bold red]⚑ flag[/]" if f.level == "flag" else "[cyan]→ suggestion[/]"
+        console.print(mark, Text(f.message))
+
+
+def review_list(console: Console, items: list[ReviewItem]) -> None:
+    t = Table(title=f"review queue ({len(items)})")
+    for col in ("id", "level", "status", "original", "current", "flag"):
+        t.add_column(col, overflow="fold")
+    for i in items:
+        t.add_row(i.id, f"{i.level} {i.level_name}", i.status, _n(i.original), _n(current_score(i)), Text(i.flag))
+    console.print(t)
+
+
+def review_item(console: Console, item: ReviewItem) -> None:
+    console.print(f"[bold]{item.id}[/]: {item.agent} iteration {item.iteration} on {item.challenge}")
+    console.print(f"level {item.level} ({item.level_name}), {item.status}; score {_n(item.original)} → "
+                  f"current {_n(current_score(item))}")  # fmt: skip
+    console.print(Text(f"flag: {item.flag}"))
+    console.print("judges: " + ", ".join(f"{k} {_n(v)}" for k, v in item.judges.items()))
+    t = Table(title="history (append-only)")
+    for col in ("at", "event", "level", "who", "why", "before → after"):
+        t.add_column(col, overflow="fold")
+    for e in item.history:
+        change = f"{_n(e.before)} → {_n(e.after)}" if e.kind == "decided" else ""
+        t.add_row(e.at.isoformat(timespec="seconds"), e.kind, str(e.level), e.actor, Text(e.reason), change)
+    console.print(t)

@@ -1,0 +1,22 @@
+"""Importers: turn public coding-task datasets (HumanEval, MBPP) into bouts challenges.
+
+The parsers are pure (``parse_mbpp(text, source=...)`` → :class:`ImportedChallenge` values);
+:func:`write_challenges` is the only part that touches the disk. Design notes: docs/importers.md.
+"""
+
+from bouts.importers._model import DatasetError, ImportedChallenge
+from bouts.importers._write import write_challenges
+from bouts.importers.humaneval import humaneval_task, iter_humaneval, parse_humaneval
+from bouts.importers.mbpp import iter_mbpp, mbpp_task, parse_mbpp
+
+__all__ = [
+    "DatasetError",
+    "ImportedChallenge",
+    "humaneval_task",
+    "iter_humaneval",
+    "iter_mbpp",
+    "mbpp_task",
+    "parse_humaneval",
+    "parse_mbpp",
+    "write_challenges",
+]

@@ -1,0 +1,84 @@
+"""The shape every imported challenge shares: ``challenge.toml``, a ``solution.py`` module, and
+test modules that import it. Pure: data in, file texts out. Why each choice: docs/importers.md."""
+
+from __future__ import annotations
+
+import json
+import re
+import textwrap
+from collections.abc import Sequence
+
+MODULE = "solution"
+"""The module every imported starter and reference defines (``starter/solution.py``)."""
+PROTECTED = ["tests/**", "conftest.py", "**/conftest.py", "pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini"]
+_ID_BAD = re.compile(r"[^a-z0-9._-]+")
+
+
+def challenge_id(prefix: str, task_id: str) -> str:
+    """``mbpp`` + ``11`` → ``mbpp-11``; ``humaneval`` + ``HumanEval/0`` → ``humaneval-0``."""
+    slug = _ID_BAD.sub("-", task_id.lower()).strip("-._")
+    if slug.startswith(prefix + "-"):
+        slug = slug[len(prefix) + 1 :]
+    return f"{prefix}-{slug}"[:80]
+
+
+def module_slug(challenge: str) -> str:
+    """A Python-identifier fragment for test file names (unique across suites)."""
+    return re.sub(r"\W+", "_", challenge)
+
+
+def toml_string(text: str) -> str:
+    """A TOML basic string (JSON escapes are TOML escapes; DEL must be escaped too)."""
+    return json.dumps(text, ensure_ascii=False).replace("\x7f", "\\u007f")
+
+
+def challenge_toml(*, id: str, title: str, description: str, profile: str, seed: int = 1234) -> str:
+    protected = ", ".join(toml_string(p) for p in PROTECTED)
+    return (
+        "# Imported by `bouts import`; see docs/importers.md for how each part was derived.\n"
+        f"id = {toml_string(id)}\n"
+        f"title = {toml_string(title)}\n"
+        'family = "default"\n'
+        f"profile = {toml_string(profile)}\n"
+        'language = "python"\n'
+        f"description = {toml_string(description)}\n"
+        f"protected = [{protected}]\n"
+        "\n[limits]\n"
+        "test_timeout_s = 10\nsuite_timeout_s = 120\nmemory_mb = 512\n"
+        "max_processes = 32\nmax_file_mb = 16\nmax_output_kb = 64\n"
+        "\n[tests]\n"
+        f"seed = {seed}\n"
+    )
+
+
+def test_module(
+    *, docstring: str, preamble: Sequence[str], tests: Sequence[tuple[str, str]], task_names: Sequence[str] = ()
+) -> str:
+    """A test module: docstring, ``from solution import *``, ``preamble`` blocks (setup code,
+    test-code helpers), then one ``def test_<name>():`` per ``(name, body)``.
+
+    ``task_names`` are the names the reference defines. A star import skips ``_private`` names,
+    so those the tests use are imported by name; task functions named ``test*`` (MBPP has
+    ``test_duplicate``) are marked ``__test__ = False`` so pytest does not collect them as tests.
+    """
+    parts = [f'"""{docstring}"""', f"from {MODULE} import *  # noqa: F403 (the task's names, as the dataset runs them)"]
+    used = "\n".join([*preamble, *(body for _, body in tests)])
+    private = [n for n in task_names if n.startswith("_") and not n.startswith("__") and re.search(rf"\b{n}\b", used)]
+    if private:
+        parts[-1] += f"\nfrom {MODULE} import {', '.join(private)}"
+    if any(n.startswith("test") for n in task_names):
+        parts.append(
+            "for _name, _value in list(globals().items()):  # the task's own test_* functions are not tests\n"
+            f'    if _name.startswith("test") and getattr(_value, "__module__", None) == "{MODULE}":\n'
+            "        _value.__test__ = False"
+        )
+    parts += [block.rstrip() for block in preamble if block.strip()]
+    for name, body in tests:
+        parts.append(f"def test_{name}():\n{textwrap.indent(body.rstrip(), '    ')}")
+    return "\n\n\n".join(parts) + "\n"
+
+
+def title_line(text: str, limit: int = 100) -> str:
+    """The first sentence of a task text, cut to ``limit`` characters, for listings."""
+    first = " ".join(text.split())
+    return first if len(first) <= limit else first[: limit - 1].rstrip() + "…"

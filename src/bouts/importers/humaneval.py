@@ -1,0 +1,113 @@
+"""HumanEval (Chen et al. 2021, MIT) → challenges. Pure: the dataset's text in, challenges out.
+
+Each task becomes: ``prompt`` + ``canonical_solution`` as ``reference/solution.py``; ``prompt`` with
+a body that raises NotImplementedError as ``starter/solution.py``; the prompt's doctest examples
+(``>>> f(x)`` followed by a value) as visible tests; ``check(candidate)`` of ``test`` as hidden
+tests, one per assert when its body is asserts only, else one test that calls it whole.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from bouts.importers import _layout, _python
+from bouts.importers._model import DatasetError, ImportedChallenge
+from bouts.importers._records import Fields, iter_records
+
+LICENSE = (
+    "Imported from HumanEval (Chen et al., 2021, https://github.com/openai/human-eval), task {task}. "
+    "Licensed MIT (© OpenAI); adapted into a bouts challenge."
+)
+
+
+def parse_humaneval(
+    text: str, *, source: str, profile: str = "engine", limit: int | None = None
+) -> list[ImportedChallenge]:
+    """Every task of a HumanEval JSON-lines file as a challenge; ``DatasetError`` names the file,
+    line and field of the first bad record (duplicate task ids included)."""
+    return list(iter_humaneval(text, source=source, profile=profile, limit=limit))
+
+
+def iter_humaneval(
+    text: str, *, source: str, profile: str = "engine", limit: int | None = None
+) -> Iterator[ImportedChallenge]:
+    seen: dict[str, int] = {}
+    for count, (line, record) in enumerate(iter_records(text, source=source)):
+        if limit is not None and count >= limit:
+            return
+        challenge = humaneval_task(record, source=source, line=line, profile=profile)
+        if challenge.id in seen:
+            raise DatasetError(
+                f"duplicate task id (first on line {seen[challenge.id]})", file=source, line=line, field="task_id"
+            )
+        seen[challenge.id] = line
+        yield challenge
+
+
+def humaneval_task(record: dict[str, Any], *, source: str, line: int, profile: str = "engine") -> ImportedChallenge:
+    """One HumanEval record as a challenge."""
+    f = Fields(record, source=source, line=line)
+    task = f.ident("task_id")
+    prompt = f.text("prompt").replace("\r\n", "\n")
+    solution = f.text("canonical_solution").replace("\r\n", "\n")
+    test = _python.normalise(f.text("test"))
+    entry = f.text("entry_point").strip()
+    if not entry.isidentifier():
+        raise f.error(f"must be a Python identifier, got {entry!r}", "entry_point")
+
+    reference = _python.normalise(prompt + solution)
+    starter = _python.normalise(prompt.rstrip("\n") + "\n    raise NotImplementedError")
+    names: list[str] = []
+    for field, src in (("prompt", starter), ("canonical_solution", reference)):
+        names = _python.defined_names(_parse(f, src, field))
+        if entry not in names:
+            raise f.error(f"defines no function '{entry}' (the entry_point)", field)
+    try:
+        split = _python.split_check(test)
+    except _python.SourceError as e:
+        raise f.error(str(e), "test") from None
+
+    cid = _layout.challenge_id("humaneval", task)
+    slug = _layout.module_slug(cid)
+    examples = _python.doctest_asserts(starter, entry)
+    if examples:
+        visible = [(f"example_{i}", a) for i, a in enumerate(examples, start=1)]
+        visible_note = "the doctest examples of the prompt"
+    else:  # no runnable example in the prompt: show the first check instead (docs/importers.md)
+        first = split.asserts[0] if split.asserts else f"check({entry})"
+        visible = [("example_1", f"candidate = {entry}\n{first}")]
+        visible_note = "the first assert of check(candidate) (the prompt has no doctest example)"
+    if split.asserts is None:
+        hidden = [("check", f"check({entry})")]
+    else:
+        hidden = [(f"check_{i}", f"candidate = {entry}\n{a}") for i, a in enumerate(split.asserts, start=1)]
+    description = (
+        f"Complete the function `{entry}` in `{_layout.MODULE}.py` (its signature and docstring are "
+        f"the task):\n\n{prompt.rstrip()}\n\nThe visible tests are {visible_note}; more tests are held back.\n\n"
+        + LICENSE.format(task=task)
+    )
+    files = {
+        "challenge.toml": _layout.challenge_toml(
+            id=cid, title=f"HumanEval {task}: complete {entry}()", description=description, profile=profile
+        ),
+        f"starter/{_layout.MODULE}.py": starter,
+        f"reference/{_layout.MODULE}.py": reference,
+        f"tests/visible/test_{slug}_visible.py": _layout.test_module(
+            docstring=f"HumanEval {task}: {visible_note}.", preamble=[], tests=visible, task_names=names
+        ),
+        f"tests/hidden/test_{slug}_hidden.py": _layout.test_module(
+            docstring=f"HumanEval {task}: check(candidate) from the task's test code.",
+            preamble=[test],
+            tests=hidden,
+            task_names=names,
+        ),
+    }
+    return ImportedChallenge(id=cid, files=files, line=line, visible_tests=len(visible), hidden_tests=len(hidden))
+
+
+def _parse(f: Fields, source: str, field: str):
+    try:
+        return _python.parse(source, "it")
+    except _python.SourceError as e:
+        raise f.error(str(e), field) from None

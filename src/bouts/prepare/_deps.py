@@ -1,0 +1,123 @@
+"""Install a challenge's dependencies once per manifest hash (npm ci / pip install --target).
+
+Installation is the one moment with network access, and it runs on the host, never in the
+sandbox, with install scripts disabled (``--ignore-scripts``: a package's postinstall would
+otherwise run arbitrary code with the engine's privileges). The environment is built in a
+temporary directory and renamed into place, so a concurrent or interrupted preparation never
+leaves a half-installed environment under the final key.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from bouts.errors import InfrastructureError
+
+DEFAULT_CACHE = Path.home() / ".cache" / "bouts" / "deps"
+"""Engine-private (created 0700): whoever can write an environment decides what tests import."""
+
+Ecosystem = Literal["node", "python"]
+_NODE_FILES = ("package.json", "package-lock.json")
+_PY_FILES = ("requirements.txt",)
+
+
+@dataclass(frozen=True)
+class PreparedEnv:
+    """A ready dependency environment."""
+
+    ecosystem: Ecosystem
+    key: str
+    """sha256 over the manifests' names and bytes."""
+    path: Path
+    """``node_modules`` (node) or a ``--target`` directory for ``sys.path`` (python)."""
+
+
+def dependency_manifests(challenge_root: Path, ecosystem: Ecosystem) -> list[Path]:
+    """The manifest files of ``ecosystem`` (challenge root first, then ``starter/``); [] if none."""
+    names = _NODE_FILES if ecosystem == "node" else _PY_FILES
+    for base in (challenge_root, challenge_root / "starter"):
+        if (base / names[0]).is_file():
+            return [base / n for n in names if (base / n).is_file()]
+    return []
+
+
+def environment_key(manifests: list[Path], ecosystem: Ecosystem) -> str:
+    """The cache key: the ecosystem, each manifest's name and bytes. Pure apart from reading them."""
+    h = hashlib.sha256(f"bouts.deps/1|{ecosystem}".encode())
+    for path in manifests:
+        h.update(b"\0" + path.name.encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()
+
+
+def _has_dependencies(manifests: list[Path]) -> bool:
+    import json
+
+    pkg = next((p for p in manifests if p.name == "package.json"), None)
+    if pkg is None:
+        return any(line.strip() and not line.startswith("#") for p in manifests for line in p.read_text().splitlines())
+    data = json.loads(pkg.read_text() or "{}")
+    return bool(data.get("dependencies") or data.get("devDependencies"))
+
+
+def prepare_dependencies(
+    challenge_root: Path, ecosystem: Ecosystem, *, cache_root: Path = DEFAULT_CACHE
+) -> PreparedEnv | None:
+    """The challenge's prepared environment, installing it first if it is not cached.
+
+    ``None`` when the challenge declares no dependencies. Raises ``InfrastructureError`` when the
+    installer fails (the engine's problem, never the agent's) or when ``package.json`` has no lock
+    file (without one, two preparations could install different versions).
+    """
+    manifests = dependency_manifests(challenge_root, ecosystem)
+    if not manifests or not _has_dependencies(manifests):
+        return None
+    if ecosystem == "node" and not any(p.name == "package-lock.json" for p in manifests):
+        raise InfrastructureError(f"{manifests[0]} has dependencies but no package-lock.json next to it")
+    key = environment_key(manifests, ecosystem)
+    final = cache_root / ecosystem / key
+    leaf = final / ("node_modules" if ecosystem == "node" else "site")
+    if leaf.is_dir():
+        return PreparedEnv(ecosystem, key, leaf)
+    cache_root.mkdir(parents=True, exist_ok=True, mode=0o700)
+    (cache_root / ecosystem).mkdir(exist_ok=True, mode=0o700)
+    with tempfile.TemporaryDirectory(dir=cache_root / ecosystem, prefix=".building-") as tmp:
+        build = Path(tmp) / "env"
+        build.mkdir()
+        for path in manifests:
+            shutil.copyfile(path, build / path.name)
+        if ecosystem == "node":
+            argv = ["npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--prefer-offline"]
+        else:
+            argv = [sys.executable, "-m", "pip", "install", "--no-input", "--disable-pip-version-check",
+                    "--target", str(build / "site"), "-r", str(build / "requirements.txt")]  # fmt: skip
+        proc = subprocess.run(argv, cwd=build, capture_output=True, text=True, timeout=900, check=False)
+        if proc.returncode != 0 or not (build / leaf.name).is_dir():
+            raise InfrastructureError(f"preparing {ecosystem} dependencies failed: {' '.join(argv[:3])}: "
+                                      f"{(proc.stderr or proc.stdout)[-2000:]}")  # fmt: skip
+        _world_readable(build)
+        try:
+            os.rename(build, final)
+        except OSError:
+            if not leaf.is_dir():  # lost a race to a concurrent preparation: theirs is as good
+                raise
+    return PreparedEnv(ecosystem, key, leaf)
+
+
+def _world_readable(root: Path) -> None:
+    """The sandbox runs as a fresh uid: every file must be readable (and dirs traversable) by others."""
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in dirnames + filenames:
+            path = os.path.join(dirpath, name)
+            if os.path.islink(path):
+                continue
+            mode = os.stat(path).st_mode
+            os.chmod(path, mode | (0o555 if name in dirnames or mode & 0o100 else 0o444))
+    os.chmod(root, 0o755)

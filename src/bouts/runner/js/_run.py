@@ -1,0 +1,219 @@
+"""``run_js``: grade a submission's JavaScript against a challenge's ``node:test`` suites.
+
+The same shape as the Python runner (``bouts.runner._run``): a fresh workspace with pristine
+tests and randomly named canaries → the trusted supervisor (Python, ``sandboxed/_bouts_jsdriver``)
+in the sandbox with the write end of a pipe and, on a second pipe, the run's nonce → one record
+per line, each checked against the nonce → integrity and outcomes decided here, on the host, by
+the same pure ``assemble``. What differs and why: docs/javascript.md.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import secrets
+import selectors
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+
+from bouts.errors import SandboxError
+from bouts.loading import severity_for
+from bouts.models.challenge import SUITES, Challenge, Suite
+from bouts.models.results import Outcome, RunReport, TestResult
+from bouts.prepare import DEFAULT_CACHE, prepare_dependencies
+from bouts.runner._channel import LineReader, Record, parse_record
+from bouts.runner._integrity import void
+from bouts.runner._run import DEFAULT_OPTIONS, DRIVER_LIB, DetailedRun, RunOptions
+from bouts.runner._verdicts import RunEnd, assemble, to_result
+from bouts.runner.js._workspace import assemble_js_workspace, plant_js_canaries
+from bouts.sandbox import WORKSPACE, Mount, Sandbox, SandboxResult
+
+JS_LIB = Path(__file__).with_name("sandboxed")
+"""Holds ``_bouts_jsdriver`` (the Python supervisor) and ``jslib`` (preload + reporter)."""
+_LIB, _JSLIB, _DEPS = "/bouts/lib", "/bouts/jslib", "/bouts/deps/node_modules"
+_STARTUP_GRACE_S = 30.0
+NODE = "/usr/bin/node"
+
+
+def run_js(
+    challenge: Challenge,
+    code_dir: Path,
+    *,
+    sandbox: Sandbox,
+    suites: Sequence[Suite] = SUITES,
+    progress: Callable[[TestResult], None] | None = None,
+    seed: int | None = None,
+    expected_ids: Sequence[str] | None = None,
+    golden: Mapping[str, Sequence[str]] | None = None,
+    options: RunOptions = DEFAULT_OPTIONS,
+    deps_cache: Path = DEFAULT_CACHE,
+) -> DetailedRun:
+    """:func:`bouts.runner.run_detailed` for ``javascript`` challenges (same contract).
+
+    ``golden`` is accepted for the shared signature and ignored: ``bouts_expect`` has no JS
+    counterpart yet. Raises ``SandboxError`` when the sandbox or the supervisor could not start,
+    ``InfrastructureError`` when the challenge's dependencies cannot be prepared.
+    """
+    seed = challenge.spec.tests.seed if seed is None else seed
+    file_suite = {f: suite for suite in suites for f in challenge.test_files.get(suite, [])}
+    if not file_suite:
+        return DetailedRun(RunReport(results=[], sandbox=sandbox.name, seeds=[seed]))
+    start = time.monotonic()
+    deps = prepare_dependencies(challenge.root, "node", cache_root=deps_cache)
+    isolated = sandbox.isolated
+    nonce = secrets.token_hex(16)
+    with tempfile.TemporaryDirectory(prefix="bouts-jsrun-") as tmp:
+        workspace = Path(tmp) / "workspace"
+        removed = assemble_js_workspace(code_dir, challenge.root, workspace)
+        canaries = plant_js_canaries(workspace, file_suite, random.SystemRandom()) if options.canaries else []
+        mounts = [Mount(DRIVER_LIB, _LIB), Mount(JS_LIB, _JSLIB)] if isolated else []
+        if deps is not None:
+            mounts += [Mount(deps.path, _DEPS)] if isolated else []
+            # A link, not a mount at /workspace/node_modules: the workspace is a tmpfs made after
+            # the binds. The target is read-only, so the tests import exactly the prepared versions.
+            os.symlink(_DEPS if isolated else str(deps.path), workspace / "node_modules")
+        config = {
+            "files": sorted(file_suite), "suite_of": file_suite,
+            "hidden_files": [f for f, s in file_suite.items() if s == "hidden"],
+            "seed": seed, "test_timeout_s": challenge.spec.limits.test_timeout_s,
+            "suite_timeout_s": challenge.spec.limits.suite_timeout_s,
+            "max_output_kb": challenge.spec.limits.max_output_kb, "memory_mb": challenge.spec.limits.memory_mb,
+            "workspace": WORKSPACE if isolated else str(workspace),
+            "jslib": f"{_JSLIB}/jslib" if isolated else str(JS_LIB / "jslib"),
+            "workers": max(1, options.workers), "node": NODE,
+        }  # fmt: skip
+        libs = (f"{_LIB}", f"{_JSLIB}") if isolated else (str(DRIVER_LIB), str(JS_LIB))
+        timeout = challenge.spec.limits.suite_timeout_s * len(set(file_suite.values())) + _STARTUP_GRACE_S
+        records, end = _drive(sandbox, workspace, mounts, config, libs, nonce, challenge, timeout, seed)
+        _notify(records, challenge, file_suite, set(canaries), progress)
+    if not any(r.kind == "hello" for r in records):
+        raise SandboxError(f"the JavaScript test supervisor did not start in sandbox '{sandbox.name}' ({end})")
+    tampering = js_findings(records, canaries)
+    graded = [r for r in records if not (r.kind == "result" and r.id in set(canaries))]
+    graded = [Record("collected", ids=tuple(i for i in r.ids if i not in canaries)) if r.kind == "collected" else r
+              for r in graded]  # fmt: skip
+    results, stability = assemble(
+        graded, file_suite=file_suite, expected_ids=expected_ids, end=end,
+        severity_of=lambda node: severity_for(challenge, node),
+    )  # fmt: skip
+    if tampering:
+        results = void(results, tampering)
+    report = RunReport(
+        results=results, stability=stability, sandbox=sandbox.name, removed=removed, seeds=[seed],
+        duration_s=time.monotonic() - start, tampering=tampering,
+    )  # fmt: skip
+    return DetailedRun(report, {})
+
+
+def js_findings(records: Sequence[Record], canaries: Sequence[str]) -> list[str]:
+    """Tampering evidence of a JS run (pure): a canary that passed, a pass from a process whose
+    watched machinery changed, records forged on a result channel. Any finding voids the run."""
+    found: list[str] = []
+    for rec in records:
+        text = ""
+        if rec.kind == "result" and rec.outcome is Outcome.PASSED:
+            if rec.id in canaries:
+                text = f"a canary test that must fail passed (verdicts are being forged): {rec.id}"
+            elif rec.changed:
+                text = f"test machinery changed while running {rec.id}: {', '.join(rec.changed[:8])}"
+        elif rec.kind == "violation" and rec.detail.startswith("forged"):
+            text = f"result records forged by the code under test ({rec.detail})"
+        elif rec.kind == "invalid" and rec.detail == "nonce":
+            text = "a record without the run's nonce reached the host channel"
+        if text and text not in found:
+            found.append(text)
+    return found[:20]
+
+
+def _notify(records: list[Record], challenge: Challenge, file_suite: dict[str, Suite], canaries: set[str],
+            progress: Callable[[TestResult], None] | None) -> None:  # fmt: skip
+    if progress is None:
+        return
+    for rec in records:
+        if rec.kind == "result" and rec.outcome is not None and rec.id not in canaries:
+            res = to_result(rec.id, rec.outcome, rec.detail, rec.duration_s, file_suite=file_suite,
+                            severity_of=lambda node: severity_for(challenge, node))  # fmt: skip
+            if res is not None:
+                progress(res)
+
+
+def _drive(sandbox: Sandbox, workspace: Path, mounts: list[Mount], config: dict[str, object],
+           libs: tuple[str, str], nonce: str, challenge: Challenge, timeout_s: float, seed: int,
+           ) -> tuple[list[Record], RunEnd]:  # fmt: skip
+    """Run the supervisor in a thread while this thread reads (and nonce-checks) the result pipe."""
+    read_fd, write_fd = os.pipe()
+    nonce_r, nonce_w = os.pipe()
+    os.write(nonce_w, nonce.encode())
+    os.close(nonce_w)
+    config = {**config, "result_fd": write_fd, "nonce_fd": nonce_r}
+    boot = (f"import sys; sys.path[:0] = [{libs[0]!r}, {libs[1]!r}]; "
+            "from _bouts_jsdriver.supervisor import main; sys.exit(main())")  # fmt: skip
+    argv = [sys.executable, "-I", "-B", "-c", boot, json.dumps(config)]
+    env = {"PATH": "/usr/bin:/bin", "HOME": "/tmp", "TMPDIR": "/tmp", "LANG": "C.UTF-8", "BOUTS_SEED": str(seed)}
+    closed = threading.Event()
+
+    def close_ours() -> None:
+        if not closed.is_set():
+            closed.set()
+            os.close(write_fd)
+            os.close(nonce_r)
+
+    outcome: dict[str, SandboxResult | BaseException] = {}
+
+    def work() -> None:
+        try:
+            outcome["result"] = sandbox.run(
+                argv, workspace=workspace, env=env, limits=challenge.spec.limits, timeout_s=timeout_s,
+                mounts=mounts, pass_fds=[write_fd, nonce_r], on_spawn=close_ours,
+            )  # fmt: skip
+        except BaseException as exc:  # handed to the caller's thread below
+            outcome["error"] = exc
+        finally:
+            close_ours()
+
+    thread = threading.Thread(target=work, name="bouts-js-sandbox", daemon=True)
+    thread.start()
+    records, oversized = _read(read_fd, thread, nonce)
+    thread.join()
+    if "error" in outcome:
+        raise outcome["error"]  # type: ignore[misc]
+    res = outcome["result"]
+    assert isinstance(res, SandboxResult)
+    return records, RunEnd(res.timed_out, res.exit_code, res.signal, protocol_violations=oversized)
+
+
+def _read(read_fd: int, thread: threading.Thread, nonce: str) -> tuple[list[Record], int]:
+    reader, records = LineReader(read_fd), []
+    sel = selectors.DefaultSelector()
+    sel.register(read_fd, selectors.EVENT_READ)
+    finished_at: float | None = None
+    try:
+        while True:
+            if not thread.is_alive():
+                finished_at = finished_at or time.monotonic()
+                if time.monotonic() - finished_at > 2.0:
+                    break
+            if not sel.select(0.2):
+                continue
+            lines = reader.feed()
+            if lines is None:
+                break
+            for line in lines:
+                records.append(parse_record(line) if _stamped(line, nonce) else Record("invalid", detail="nonce"))
+    finally:
+        sel.close()
+        os.close(read_fd)
+    return records, reader.oversized
+
+
+def _stamped(line: bytes, nonce: str) -> bool:
+    try:
+        obj = json.loads(line)
+    except ValueError:
+        return False
+    return isinstance(obj, dict) and obj.get("nonce") == nonce

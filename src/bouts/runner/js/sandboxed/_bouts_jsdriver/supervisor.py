@@ -1,0 +1,177 @@
+"""The trusted supervisor of a JavaScript test run: the one process holding the host's channel.
+
+It never runs submission code. It is not dumpable (the node processes share its uid and could
+otherwise open its descriptors through ``/proc``), reads the run's nonce from a pipe (not argv:
+``/proc/*/cmdline`` is world-readable), then:
+
+1. collects each test file in its own node process with a name pattern that matches nothing
+   (node:test reports every test as skipped without running its body: the names, no outcomes);
+2. runs every test in its own node process (``--test-name-pattern`` for that one name), in a
+   random order, ``workers`` at a time, each with a fresh nonce and a wall timeout enforced here;
+3. forwards one vetted record per test: the result must carry the process's nonce and answer the
+   id it was given; anything else is a violation. Why: docs/javascript.md.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import secrets
+import signal
+import sys
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+from _bouts_driver import procs
+from _bouts_driver.proto import result, send, short
+
+from _bouts_jsdriver.child import ChildRun, run_child
+
+NEVER = "^(?!)$"
+"""A name pattern no test matches: collection runs no test body."""
+_WARNING = re.compile(rb"\(node:\d+\) (?:\[(\w+)\] )?(\w*Warning): ([^\n]{0,300})")
+_OOM = (b"heap out of memory", b"Fatal process OOM", b"Reached heap limit", b"Allocation failed")
+_JS_SPECIAL = re.compile(r"[\\^$.*+?()[\]{}|/]")
+
+
+def name_pattern(name: str) -> str:
+    """An anchored JS regex matching exactly the leaf test name (node matches leaf names)."""
+    return "^" + _JS_SPECIAL.sub(lambda m: "\\" + m.group(0), name) + "$"
+
+
+class Supervisor:
+    def __init__(self, config: dict, host: int, nonce: str) -> None:
+        self.config, self.host, self.nonce = config, host, nonce
+        self.lock = threading.Lock()
+        self.spent: dict[str, float] = {}
+        lib = config["jslib"]
+        self.base_argv = [
+            config["node"], f"--max-old-space-size={max(64, int(config['memory_mb']) // 2)}",
+            "--v8-pool-size=2", f"--import=file://{lib}/preload.mjs", f"--test-reporter=file://{lib}/reporter.mjs",
+            "--test-reporter-destination=stdout",
+        ]  # fmt: skip
+        self.env = {
+            "PATH": "/usr/bin:/bin", "HOME": "/tmp", "TMPDIR": "/tmp", "LANG": "C.UTF-8",
+            "BOUTS_SEED": str(config["seed"]), "NODE_ENV": "test", "NO_COLOR": "1",
+            # The sandbox has no /etc/ssl: without this node refuses to start (EACCES on openssl.cnf).
+            "OPENSSL_CONF": "/dev/null",
+        }  # fmt: skip
+
+    def emit(self, record: dict) -> None:
+        with self.lock:
+            send(self.host, {**record, "nonce": self.nonce})
+
+    def child(self, file: str, pattern: str, timeout_s: float, want: str | None) -> ChildRun:
+        def done(records: list[dict]) -> bool:
+            return any(r.get("type") == "end" or (want is not None and r.get("id") == want) for r in records)
+
+        return run_child(
+            [*self.base_argv, f"--test-name-pattern={pattern}", os.path.join(self.config["workspace"], file)],
+            env=self.env, cwd=self.config["workspace"], timeout_s=timeout_s,
+            cap=int(self.config["max_output_kb"]) * 1024, nonce=secrets.token_hex(16), done=done,
+        )  # fmt: skip
+
+    def collect(self, file: str) -> list[str]:
+        run = self.child(file, NEVER, float(self.config["test_timeout_s"]) + 10.0, None)
+        self._violations(run, f"collecting {file}")
+        names = [r["id"] for r in run.records if r.get("type") == "result" and isinstance(r.get("id"), str)]
+        if not any(r.get("type") == "end" for r in run.records):
+            self.emit({"type": "collect_error", "id": file, "detail": _why_no_end(run)})
+            return []
+        for text in _warnings(run.stderr):
+            self.emit({"type": "warning", "id": file, "text": text})
+        return [f"{file}::{n}" for n in dict.fromkeys(names)]
+
+    def run_test(self, nodeid: str) -> None:
+        file, name = nodeid.split("::", 1)
+        suite = self.config["suite_of"].get(file, "")
+        if self.spent.get(suite, 0.0) >= float(self.config["suite_timeout_s"]):
+            self.emit(result(nodeid, "timeout", 0.0, "suite time budget exhausted"))
+            return
+        timeout = float(self.config["test_timeout_s"])
+        run = self.child(file, name_pattern(name.split(" > ")[-1]), timeout, name)
+        with self.lock:
+            self.spent[suite] = self.spent.get(suite, 0.0) + run.duration_s
+        self._violations(run, nodeid)
+        rec = next((r for r in run.records if r.get("type") == "result" and r.get("id") == name), None)
+        warnings = _warnings(run.stderr) + [
+            str(r.get("text"))[:300] for r in run.records if r.get("type") == "warning" and r.get("text")
+        ]
+        if run.timed_out and rec is None:
+            out = result(nodeid, "timeout", run.duration_s, f"killed at the {timeout:g} s per-test timeout")
+        elif rec is None:
+            out = result(nodeid, "crashed", run.duration_s, _why_no_end(run))
+        else:
+            outcome = rec.get("outcome") if rec.get("outcome") in ("passed", "failed", "error", "timeout") else "error"
+            detail = str(rec.get("detail") or "")
+            if file in self.config["hidden_files"] and outcome != "passed":
+                detail = str(rec.get("error_name") or "Error")  # hidden tests: the exception type only
+            out = result(nodeid, outcome, float(rec.get("duration_s") or run.duration_s), short(detail))
+            changed = rec.get("changed")
+            out["changed"] = [str(c) for c in changed[:20]] if isinstance(changed, list) else ["no fingerprint"]
+            if rec.get("failure") == "unhandledRejection":
+                warnings.append("UnhandledPromiseRejection: a promise rejection was never handled")
+            if rec.get("failure") == "uncaughtException":
+                self.emit({"type": "crash", "detail": f"uncaught exception in {nodeid}"})
+            if outcome == "passed" and (run.exit_code not in (0, None) or run.signal is not None):
+                self.emit({"type": "crash", "detail": f"{nodeid}: the process {_ending(run)} after its test passed"})
+        out["warnings"] = warnings[:50]
+        self.emit(out)
+
+    def _violations(self, run: ChildRun, what: str) -> None:
+        if run.forged:
+            self.emit({"type": "violation", "detail": f"forged: {run.forged} record(s) without the process's nonce "
+                       f"on the result channel while {what}"})  # fmt: skip
+
+    def run(self) -> None:
+        files: list[str] = self.config["files"]
+        workers = max(1, int(self.config["workers"]))
+        with ThreadPoolExecutor(workers) as pool:
+            collected = [i for ids in pool.map(self.collect, files) for i in ids]
+            self.emit({"type": "collected", "ids": collected})
+            order = list(collected)
+            random.SystemRandom().shuffle(order)  # canaries hide among real tests
+            list(pool.map(self.run_test, order))
+        procs.kill_children()
+
+
+def _warnings(stderr: bytes) -> list[str]:
+    found = []
+    for m in _WARNING.finditer(stderr):
+        code, kind, text = (g.decode(errors="replace") if g else "" for g in m.groups())
+        found.append(f"{kind}: {f'[{code}] ' if code else ''}{text}"[:300])
+    return list(dict.fromkeys(found))
+
+
+def _ending(run: ChildRun) -> str:
+    if run.signal is not None:
+        try:
+            return f"was killed by {signal.Signals(run.signal).name}"
+        except ValueError:
+            return f"was killed by signal {run.signal}"
+    return f"exited with code {run.exit_code}"
+
+
+def _why_no_end(run: ChildRun) -> str:
+    if run.timed_out:
+        return "timed out before reporting"
+    if any(marker in run.stderr for marker in _OOM):
+        return f"out of memory (the process {_ending(run)})"
+    lines = [ln for ln in run.stderr.decode(errors="replace").splitlines() if ln.strip()]
+    error = next((ln for ln in lines if re.match(r"^\w*(Error|Exception)\b", ln)), lines[-1] if lines else "")
+    return short(f"the process {_ending(run)} before reporting" + (f": {error}" if error else ""))
+
+
+def main() -> int:
+    config = json.loads(sys.argv[1])
+    host = int(config["result_fd"])
+    procs.make_private()
+    procs.become_subreaper()
+    with os.fdopen(int(config["nonce_fd"]), "rb") as fh:
+        nonce = fh.read(256).decode().strip()
+    send(host, {"type": "hello", "pid": os.getpid(), "nonce": nonce})
+    Supervisor(config, host, nonce).run()
+    send(host, {"type": "done", "exit": 0, "nonce": nonce})
+    return 0

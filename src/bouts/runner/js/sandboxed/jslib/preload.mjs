@@ -1,0 +1,76 @@
+// Loaded with --import before the test file, so before any submission code exists here.
+//
+// 1. Reads this process's nonce from a pipe the supervisor wrote and closes it: submission code
+//    that later writes to the result fd does not know the nonce.
+// 2. Snapshots the identity of the machinery a forger would replace (assert, node:test, exit,
+//    JSON, Object.is, ...); the reporter compares at the end of each test.
+// 3. Arms the reporter with both, then forgets them (nothing here is exported).
+import { readFileSync, closeSync } from 'node:fs';
+import assert from 'node:assert';
+import * as nodeTest from 'node:test';
+import { arm } from './reporter.mjs';
+
+const [resultFd, nonceFd] = String(process.env.BOUTS_JS_FDS ?? '').split(',').map(Number);
+delete process.env.BOUTS_JS_FDS;
+let nonce = '';
+try {
+  nonce = readFileSync(nonceFd, 'utf8').trim();
+  closeSync(nonceFd);
+} catch {
+  nonce = ''; // no channel: the supervisor will see no records and report a crash
+}
+
+function watched() {
+  const out = [];
+  const add = (name, value) => out.push([name, value]);
+  for (const [label, mod] of [['assert', assert], ['assert.strict', assert.strict]]) {
+    add(label, mod);
+    for (const key of Object.getOwnPropertyNames(mod)) {
+      if (typeof mod[key] === 'function') add(`${label}.${key}`, mod[key]);
+    }
+  }
+  for (const key of ['test', 'it', 'describe', 'suite', 'before', 'after', 'beforeEach', 'afterEach']) {
+    if (key in nodeTest) add(`node:test.${key}`, nodeTest[key]);
+  }
+  add('process.exit', process.exit);
+  add('process.reallyExit', process.reallyExit);
+  add('process.emit', process.emit);
+  add('process.emitWarning', process.emitWarning);
+  add('JSON.stringify', JSON.stringify);
+  add('Object.is', Object.is);
+  add('Object.keys', Object.keys);
+  add('Error.captureStackTrace', Error.captureStackTrace);
+  add('Promise.prototype.then', Promise.prototype.then);
+  add('Function.prototype.call', Function.prototype.call);
+  add('Function.prototype.apply', Function.prototype.apply);
+  add('Reflect.apply', Reflect.apply);
+  add('Array.prototype.join', Array.prototype.join);
+  add('String.prototype.split', String.prototype.split);
+  return out;
+}
+
+const baseline = watched();
+const names = baseline.map(([name]) => name);
+const values = baseline.map(([, value]) => value);
+const is = Object.is;
+
+function check() {
+  // Read with the builtins captured above: a submission that replaced them does not steer this.
+  const now = watched();
+  const changed = [];
+  for (let i = 0; i < values.length; i += 1) {
+    if (i >= now.length || !is(now[i][1], values[i])) changed.push(names[i]);
+  }
+  if (now.length !== values.length) changed.push('the set of assert functions changed');
+  return changed;
+}
+
+const note = arm(nonce, resultFd, check);
+nonce = '';
+
+// A rejection nobody handled — also one that surfaces after its test already passed — is a
+// stability warning (SPEC §1). node:test keeps its own handler; this one only observes.
+process.on('unhandledRejection', (reason) => {
+  const what = reason instanceof Error ? `${reason.name}: ${reason.message}` : String(reason);
+  note(`UnhandledPromiseRejection: ${what.split('\n')[0]}`);
+});

@@ -1,0 +1,13 @@
+"""The Bouts service: storage, HTTP API and distributed scoring around ``bouts.pipeline.score``.
+
+Layout (design notes: ``docs/service.md``)::
+
+    config.py     typed settings (the CLI driver reads the environment and builds them)
+    storage/      SQLAlchemy 2 models, the repository, API-key hashing
+    migrations/   Alembic migrations, applied on start
+    intake.py     accepting an uploaded archive (validation, storing, enqueueing)
+    jobs.py       the idempotent scoring state machine shared by every dispatcher
+    dispatch.py   where jobs run: a local process pool, or Celery
+    api/          the FastAPI app (JSON API + server-rendered page skeleton)
+    worker/       the Celery app and its task
+"""

@@ -1,0 +1,95 @@
+"""The FastAPI app factory. ``create_app(settings)`` opens (and migrates) the database, picks the
+dispatcher (Celery when a broker is configured, else the local process pool), and mounts the JSON
+API under ``/api/v1``, the pages of ``web.py`` and ``/static``. OpenAPI: ``/openapi.json``."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
+from fastapi.staticfiles import StaticFiles
+
+from bouts import __version__
+from bouts.errors import BoutsError, InfrastructureError, InputError
+from bouts.service.api import routes_admin, routes_challenges, routes_submissions, web
+from bouts.service.api.deps import ServiceContext
+from bouts.service.api.middleware import ServiceMiddleware
+from bouts.service.api.ratelimit import TokenBuckets
+from bouts.service.config import ServiceSettings
+from bouts.service.dispatch import CeleryDispatcher, Dispatcher, LocalPoolDispatcher
+from bouts.service.errors import ServiceInputError
+from bouts.service.jobs import Scorer, pipeline_scorer
+from bouts.service.storage import Repository, open_repository
+
+log = logging.getLogger("bouts.service.api")
+JSON_BODY_LIMIT = 1024 * 1024
+
+
+def create_app(
+    settings: ServiceSettings,
+    *,
+    scorer: Scorer = pipeline_scorer,
+    repo: Repository | None = None,
+    dispatcher: Dispatcher | None = None,
+) -> FastAPI:
+    """The service's ASGI app. ``scorer`` replaces ``score()`` in the local pool (tests, load rigs)."""
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    repo = repo or open_repository(settings.database_url)
+    if settings.operator_key:
+        try:
+            repo.catalog.ensure_key(settings.operator_key, "operator", label="operator (bootstrap)")
+        except ValueError as exc:
+            raise InputError(str(exc), field="BOUTS_OPERATOR_KEY") from None
+    if dispatcher is None:
+        dispatcher = CeleryDispatcher(settings) if settings.uses_celery else LocalPoolDispatcher(settings, repo, scorer)
+    ctx = ServiceContext(
+        settings=settings, repo=repo, dispatcher=dispatcher,
+        requests=TokenBuckets(settings.rate_per_minute, settings.rate_burst),
+        uploads=TokenBuckets(settings.upload_rate_per_minute, max(1, settings.rate_burst // 4)),
+    )  # fmt: skip
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        recovered = _recover(ctx)
+        if recovered:
+            log.info("enqueued %d unfinished submissions again", recovered)
+        yield
+        ctx.dispatcher.close()
+
+    app = FastAPI(
+        title="Bouts scoring service", version=__version__, lifespan=lifespan, docs_url=None, redoc_url=None,
+        description="Submit agents' work to challenges, read scorecards and leaderboards. See docs/service.md.",
+    )  # fmt: skip
+    app.state.ctx = ctx
+    app.add_middleware(ServiceMiddleware, max_body_bytes=max(settings.max_upload_bytes, JSON_BODY_LIMIT))
+    app.add_exception_handler(BoutsError, _bouts_error)  # type: ignore[arg-type]
+    for router in (routes_submissions.router, routes_challenges.router, routes_admin.router, web.router):
+        app.include_router(router)
+    app.mount("/static", StaticFiles(directory=web.STATIC_DIR), name="static")
+    return app
+
+
+def _recover(ctx: ServiceContext) -> int:
+    if isinstance(ctx.dispatcher, LocalPoolDispatcher):
+        return ctx.dispatcher.recover()
+    if isinstance(ctx.dispatcher, CeleryDispatcher):
+        try:
+            return ctx.dispatcher.recover(ctx.repo)
+        except Exception:
+            log.exception("could not re-enqueue unfinished submissions (broker down?)")
+    return 0
+
+
+async def _bouts_error(request: Request, exc: BoutsError) -> JSONResponse:
+    """An engine error becomes an HTTP answer naming the field; an infrastructure one is a 503."""
+    request_id = request.scope.get("state", {}).get("request_id")
+    if isinstance(exc, InfrastructureError):
+        log.error("infrastructure error, request %s: %s", request_id, exc.describe())
+        return JSONResponse({"detail": "the service's environment failed; try again", "request_id": request_id},
+                            status_code=503)  # fmt: skip
+    status = exc.status if isinstance(exc, ServiceInputError) else 422
+    field = f"{exc.file}:{exc.field}" if exc.file and exc.field else (exc.field or exc.file)
+    return JSONResponse({"detail": exc.describe(), "field": field, "request_id": request_id}, status_code=status)

@@ -1,0 +1,97 @@
+"""Operators' routes: API keys, flags, the review queue (``bouts.calibration.review`` transitions on
+the database's ``SqlReviewStore``); plus health and whoami."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Annotated, Literal
+
+from fastapi import APIRouter, HTTPException, Path, Query
+
+from bouts import __version__
+from bouts.calibration import review
+from bouts.calibration.store import ReviewConflictError
+from bouts.service.api.deps import Caller, Ctx, Operator
+from bouts.service.api.schemas import (
+    ErrorOut,
+    FlagOut,
+    HealthOut,
+    KeyIn,
+    KeyOut,
+    ReviewActionIn,
+    ReviewItemOut,
+)
+from bouts.service.errors import ConflictError
+
+router = APIRouter(prefix="/api/v1", tags=["operators"])
+ERRORS = {c: {"model": ErrorOut} for c in (401, 403, 404, 422, 429)}
+
+
+@router.get("/health", response_model=HealthOut, tags=["meta"])
+def health(ctx: Ctx) -> HealthOut:
+    return HealthOut(status="ok", dispatcher=ctx.dispatcher.name, version=__version__)
+
+
+@router.get("/whoami", tags=["meta"], responses=ERRORS)
+def whoami(who: Caller) -> dict[str, str | None]:
+    return {"role": who.role, "agent": who.agent, "key_id": who.key_id}
+
+
+@router.post("/keys", response_model=KeyOut, status_code=201, responses=ERRORS)
+def create_key(body: KeyIn, ctx: Ctx, who: Operator) -> KeyOut:
+    """Create an API key; the plaintext is in this response only."""
+    if body.role == "agent" and not body.agent:
+        raise HTTPException(422, "an agent key needs 'agent'")
+    key = ctx.repo.catalog.create_key(body.role, body.agent if body.role == "agent" else None, body.label)
+    return KeyOut(key=key, role=body.role, agent=body.agent if body.role == "agent" else None)
+
+
+@router.delete("/keys/{key_id}", status_code=204, responses=ERRORS)
+def revoke_key(key_id: Annotated[str, Path(pattern=r"^[0-9a-f]{16}$")], ctx: Ctx, who: Operator) -> None:
+    if not ctx.repo.catalog.revoke_key(key_id):
+        raise HTTPException(404, "no such active key")
+
+
+@router.get("/flags", response_model=list[FlagOut], responses=ERRORS)
+def list_flags(
+    ctx: Ctx, who: Operator, code: Annotated[str | None, Query(max_length=80)] = None,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 500,
+) -> list[FlagOut]:
+    """Flags the scorecards raised (any code), oldest first."""  # fmt: skip
+    return [FlagOut.of(f) for f in ctx.repo.flags.list(code=code, limit=limit)]
+
+
+@router.get("/reviews", response_model=list[ReviewItemOut], responses=ERRORS)
+def list_reviews(
+    ctx: Ctx, who: Operator, challenge: Annotated[str | None, Query(max_length=80)] = None,
+    status: Annotated[Literal["open", "decided"] | None, Query()] = "open",
+    level: Annotated[int | None, Query(ge=1, le=3)] = None, id: Annotated[str | None, Query(max_length=400)] = None,
+) -> list[ReviewItemOut]:
+    """The review queue (SPEC §3): items with their whole history; ``id`` picks one."""  # fmt: skip
+    if id is not None:
+        item = ctx.repo.reviews.get(id)
+        return [ReviewItemOut.of(item)] if item else []
+    return [ReviewItemOut.of(i) for i in ctx.repo.reviews.list(challenge=challenge, status=status, level=level)]
+
+
+@router.post("/reviews/decisions", response_model=ReviewItemOut, responses=ERRORS | {409: {"model": ErrorOut}})
+def review_decision(body: ReviewActionIn, ctx: Ctx, who: Operator) -> ReviewItemOut:
+    """Escalate, decide or appeal a review item; ``expected_version`` guards against a concurrent
+    decision (409: read the item again)."""
+    item = ctx.repo.reviews.get(body.item_id)
+    if item is None:
+        raise HTTPException(404, "no such review item")
+    at = datetime.now(UTC)
+    if body.action == "decide":
+        if body.score is None:
+            raise HTTPException(422, "a decision needs 'score'")
+        new = review.decide(item, actor=who.name, at=at, reason=body.reason, score=body.score)
+    elif body.action == "escalate":
+        new = review.escalate(item, actor=who.name, at=at, reason=body.reason)
+    else:
+        new = review.appeal(item, actor=who.name, at=at, reason=body.reason)
+    try:
+        ctx.repo.reviews.put(new, expected_version=body.expected_version)
+    except ReviewConflictError as exc:
+        raise ConflictError(exc.message, field="expected_version") from None
+    return ReviewItemOut.of(new)

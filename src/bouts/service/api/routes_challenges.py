@@ -1,0 +1,58 @@
+"""Challenges (list: public; register and (de)activate: operators) and their leaderboards."""
+
+from __future__ import annotations
+
+from pathlib import Path as FsPath
+from typing import Annotated
+
+from fastapi import APIRouter, HTTPException, Path, Response
+
+from bouts.service.api.deps import Caller, Ctx, Operator
+from bouts.service.api.schemas import ChallengeIn, ChallengeOut, ChallengePatch, ErrorOut, LeaderboardOut, StandingOut
+from bouts.service.challenges import register_challenge
+from bouts.service.standings import standings
+
+router = APIRouter(prefix="/api/v1", tags=["challenges"])
+ChallengeId = Annotated[str, Path(min_length=1, max_length=80)]
+ERRORS = {c: {"model": ErrorOut} for c in (401, 403, 404, 422, 429)}
+
+
+@router.get("/challenges", response_model=list[ChallengeOut], responses=ERRORS)
+def list_challenges(ctx: Ctx, who: Caller) -> list[ChallengeOut]:
+    """Every registered challenge with its current version."""
+    return [ChallengeOut.of(c) for c in ctx.repo.catalog.challenges()]
+
+
+@router.get("/challenges/{challenge}", response_model=ChallengeOut, responses=ERRORS)
+def get_challenge(challenge: ChallengeId, ctx: Ctx, who: Caller) -> ChallengeOut:
+    info = ctx.repo.catalog.challenge(challenge)
+    if info is None:
+        raise HTTPException(404, f"no challenge '{challenge}'")
+    return ChallengeOut.of(info)
+
+
+@router.post("/challenges", response_model=ChallengeOut, status_code=201, responses=ERRORS)
+def add_challenge(body: ChallengeIn, ctx: Ctx, who: Operator, response: Response) -> ChallengeOut:
+    """Register (or re-register) a challenge directory on the server; a changed directory becomes a
+    new current version (named by its content hash); an unchanged one answers 200."""
+    info, created = register_challenge(ctx.repo, ctx.settings.data_dir, FsPath(body.path), by=who.name)
+    if not created:
+        response.status_code = 200
+    return ChallengeOut.of(info)
+
+
+@router.patch("/challenges/{challenge}", response_model=ChallengeOut, responses=ERRORS)
+def patch_challenge(challenge: ChallengeId, body: ChallengePatch, ctx: Ctx, who: Operator) -> ChallengeOut:
+    """Open or close a challenge to submissions."""
+    if not ctx.repo.catalog.set_active(challenge, body.active):
+        raise HTTPException(404, f"no challenge '{challenge}'")
+    return get_challenge(challenge, ctx, who)
+
+
+@router.get("/challenges/{challenge}/leaderboard", response_model=LeaderboardOut, responses=ERRORS)
+def leaderboard(challenge: ChallengeId, ctx: Ctx, who: Caller) -> LeaderboardOut:
+    """SPEC §4: final desc, iterations asc, time asc; each agent's score trajectory and its shape."""
+    if ctx.repo.catalog.challenge(challenge) is None:
+        raise HTTPException(404, f"no challenge '{challenge}'")
+    rows = standings(ctx.repo.submissions.attempts(challenge))
+    return LeaderboardOut(challenge=challenge, standings=[StandingOut.of(s) for s in rows])

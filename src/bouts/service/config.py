@@ -1,0 +1,82 @@
+"""Typed settings of the service. Built by the drivers (``bouts serve``/``bouts worker``) from their
+options and the environment (``settings_from_env``); every other module receives them explicitly."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+
+from bouts.errors import InputError
+
+MiB = 1024 * 1024
+ENV_PREFIX = "BOUTS_"
+
+
+@dataclass(frozen=True)
+class ServiceSettings:
+    """Every setting of the service; each field is also ``BOUTS_<NAME>`` in the environment."""
+
+    data_dir: Path = Path(".bouts/service")
+    """Where the embedded database, uploaded archives and challenge snapshots live. Workers on other
+    machines must see the same directory (a shared filesystem)."""
+    db_url: str = ""
+    """SQLAlchemy URL; empty: SQLite at ``<data_dir>/bouts.db``. PostgreSQL:
+    ``postgresql+psycopg://user@host/db``."""
+    broker_url: str = ""
+    """Celery broker (``redis://host:6379/0``); empty: score in a local process pool."""
+    result_backend: str = ""
+    """Celery result backend; empty: none (results live in the database)."""
+    queue: str = "bouts-scoring"
+    """Celery queue the API enqueues to and workers consume."""
+    local_workers: int = 2
+    """Processes of the local pool (no broker)."""
+    sandbox: str = "bubblewrap"
+    """Sandbox backend workers score with."""
+    score_workers: int = 2
+    """Tests run at once inside one scoring."""
+    max_upload_bytes: int = 20 * MiB
+    """Largest request body of an upload; refused (413) while streaming, before it is stored."""
+    max_retries: int = 3
+    """Infrastructure failures retried before a submission is marked failed_infra."""
+    retry_backoff_s: float = 5.0
+    """First retry delay; doubles on each retry."""
+    visibility_timeout_s: int = 3600
+    """Redis: an unacknowledged task (its worker died) is redelivered after this long."""
+    rate_per_minute: float = 120.0
+    """Token-bucket refill per API key (or per client address without a key)."""
+    rate_burst: int = 60
+    """Token-bucket capacity."""
+    upload_rate_per_minute: float = 20.0
+    """Separate, tighter bucket for uploads."""
+    operator_key: str = ""
+    """If set, a plaintext operator key registered (hashed) at start: the bootstrap credential."""
+    host: str = "127.0.0.1"
+    port: int = 8000
+
+    @property
+    def database_url(self) -> str:
+        return self.db_url or f"sqlite:///{(self.data_dir / 'bouts.db').resolve()}"
+
+    @property
+    def uses_celery(self) -> bool:
+        return bool(self.broker_url)
+
+    def with_overrides(self, **values: object) -> ServiceSettings:
+        """These settings with the non-empty ``values`` replaced (CLI options over the environment)."""
+        return replace(self, **{k: v for k, v in values.items() if v not in (None, "")})
+
+
+def settings_from_env(environ: Mapping[str, str]) -> ServiceSettings:
+    """Settings from ``BOUTS_*`` variables of ``environ`` (the driver passes ``os.environ``)."""
+    values: dict[str, object] = {}
+    for f in fields(ServiceSettings):
+        raw = environ.get(ENV_PREFIX + f.name.upper())
+        if raw is None or raw == "":
+            continue
+        kind = type(getattr(ServiceSettings(), f.name))
+        try:
+            values[f.name] = kind(raw)
+        except ValueError:
+            raise InputError(f"'{raw}' is not a valid {kind.__name__}", field=ENV_PREFIX + f.name.upper()) from None
+    return ServiceSettings(**values)  # type: ignore[arg-type]

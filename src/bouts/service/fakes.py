@@ -1,0 +1,51 @@
+"""In-tree fakes of the service's interfaces, for tests and load rigs (never used by default).
+
+``instant_scorer`` stands in for ``score()`` where the point is the queue and the storage, not the
+sandbox: it reads ``submission.toml`` with the real loader and returns a scorecard whose final is
+``(iteration × 7 + len(agent)) % 101`` at once. A code/ file named ``INFRA_FAIL`` makes it report an
+infrastructure failure (``infra_error`` on the card), so retries can be exercised; one named
+``DIVERGE`` gives objective 90 and integrity 30 and the ``judge_divergence`` flag (a review item);
+one named ``KILL_WORKER`` SIGKILLs the scoring process the first time (a worker lost mid-score).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import tempfile
+from pathlib import Path
+
+from bouts import __version__
+from bouts.loading import load_submission
+from bouts.models.scorecard import ComponentScore, FlagModel, Reproducibility, Scorecard
+from bouts.pipeline import ScoreConfig
+from bouts.scoring.profiles import band
+
+
+def instant_scorer(challenge: Path, submission: Path, config: ScoreConfig) -> Scorecard:
+    with tempfile.TemporaryDirectory(prefix="bouts-fake-") as tmp:
+        loaded = load_submission(submission, Path(tmp))
+        infra = (loaded.code_dir / "INFRA_FAIL").exists()
+        diverge = (loaded.code_dir / "DIVERGE").exists()
+        if (loaded.code_dir / "KILL_WORKER").exists():
+            _die_once(submission)
+    meta = loaded.meta
+    final = (meta.iteration * 7 + len(meta.agent)) % 101
+    components = {"objective": ComponentScore(score=90.0), "integrity": ComponentScore(score=30.0)} if diverge else {}
+    flags = [FlagModel(code="judge_divergence", message="objective 90 vs integrity 30: 60 apart", level=1)]
+    return Scorecard(
+        challenge=meta.challenge, agent=meta.agent, iteration=meta.iteration, profile="composite", family="default",
+        weights={}, weights_source="default", final=final, raw=float(final), band=band(final), provisional=False,
+        components=components, adjustments={}, profiles={"composite": final}, profile_details={},
+        math=["instant (fake)"], flags=flags if diverge else [],
+        infra_error="fake sandbox broke" if infra else None,
+        reproducibility=Reproducibility(engine_version=__version__, challenge_hash="fake", suite_hashes={},
+                                        submission_hash=loaded.content_hash, sandbox="none"),
+    )  # fmt: skip
+
+
+def _die_once(submission: Path) -> None:
+    marker = Path(f"{submission}.killed")
+    if not marker.exists():
+        marker.touch()
+        os.kill(os.getpid(), signal.SIGKILL)

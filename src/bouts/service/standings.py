@@ -1,0 +1,44 @@
+"""The leaderboard of a challenge (SPEC §4) from stored attempts, ordered by the pure
+``bouts.scoring.leaderboard``. An agent's standing is its latest scored attempt: its final score,
+the iteration number it took (iterations used), and its ``elapsed_s`` (time to final submission);
+the trajectory is every scored attempt's final in iteration order."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import groupby
+
+from bouts.scoring.leaderboard import Entry, Shape, rank, render_history, shape
+from bouts.service.storage.records import AttemptRow
+
+
+@dataclass(frozen=True)
+class Standing:
+    rank: int
+    agent: str
+    final: int
+    iterations: int
+    time_s: float | None
+    history: tuple[int, ...]
+    trajectory: str
+    """``[60 → 72 → 78 → 85]``."""
+    shape: Shape
+    submission_id: str
+    """The attempt that stands (the latest scored one)."""
+
+
+def standings(attempts: list[AttemptRow]) -> list[Standing]:
+    """Rank agents by their latest scored attempt; ``attempts`` as ``Submissions.attempts`` gives."""
+    latest: dict[str, AttemptRow] = {}
+    entries: list[Entry] = []
+    for agent, rows in groupby(sorted(attempts, key=lambda a: (a.agent, a.iteration)), key=lambda a: a.agent):
+        ordered = list(rows)
+        last = latest[agent] = ordered[-1]
+        entries.append(Entry(agent=agent, final=last.final, iterations=last.iteration, time_s=last.elapsed_s,
+                             history=tuple(float(a.final) for a in ordered)))  # fmt: skip
+    return [
+        Standing(rank=r, agent=e.agent, final=int(e.final), iterations=e.iterations, time_s=e.time_s,
+                 history=tuple(int(h) for h in e.history), trajectory=render_history(e.history),
+                 shape=shape(e.history), submission_id=latest[e.agent].submission_id)  # fmt: skip
+        for r, e in rank(entries)
+    ]

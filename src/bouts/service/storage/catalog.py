@@ -1,0 +1,158 @@
+"""Agents, API keys and challenges (with their content-hashed versions)."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+
+from sqlalchemy import func, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session, sessionmaker
+
+from bouts.service.storage import keys
+from bouts.service.storage.models import Agent, ApiKey, Challenge, ChallengeVersion, utcnow
+from bouts.service.storage.records import ChallengeInfo, Principal
+
+
+class Catalog:
+    """Who may call (agents, keys) and what may be submitted to (challenges)."""
+
+    def __init__(self, sessions: sessionmaker[Session]) -> None:
+        self.sessions = sessions
+        # (key id, stored hash) -> sha256 of the secret that verified against it. scrypt runs once
+        # per key and process; the row is still read on every request, so revocation is immediate.
+        self._verified: dict[tuple[str, str], bytes] = {}
+
+    # -- agents and keys ---------------------------------------------------------------------
+    def ensure_agent(self, name: str) -> int:
+        """The id of agent ``name``, created on first use (safe under concurrent first uses)."""
+        with self.sessions() as session:
+            found = session.scalar(select(Agent.id).where(Agent.name == name))
+        if found is not None:
+            return found
+        try:
+            with self.sessions.begin() as session:
+                agent = Agent(name=name)
+                session.add(agent)
+                session.flush()
+                return agent.id
+        except IntegrityError:  # another request created it first
+            with self.sessions() as session:
+                return session.scalars(select(Agent.id).where(Agent.name == name)).one()
+
+    def create_key(self, role: str, agent: str | None = None, label: str = "") -> str:
+        """A new key for ``role`` (agent keys belong to ``agent``); the plaintext is returned once."""
+        if role not in ("agent", "operator"):
+            raise ValueError(f"unknown role {role!r}")
+        if role == "agent" and not agent:
+            raise ValueError("an agent key needs the agent's name")
+        plaintext, key_id, hashed = keys.new_key()
+        agent_pk = self.ensure_agent(agent) if agent else None
+        with self.sessions.begin() as session:
+            session.add(ApiKey(key_id=key_id, secret_hash=hashed, role=role, agent_id=agent_pk, label=label))
+        return plaintext
+
+    def ensure_key(self, plaintext: str, role: str, label: str = "bootstrap") -> None:
+        """Register an operator-chosen key (idempotent): the bootstrap operator credential."""
+        key_id, hashed = keys.key_from_plaintext(plaintext)
+        with self.sessions.begin() as session:
+            if session.scalar(select(ApiKey.id).where(ApiKey.key_id == key_id)) is None:
+                session.add(ApiKey(key_id=key_id, secret_hash=hashed, role=role, label=label))
+
+    def authenticate(self, plaintext: str) -> Principal | None:
+        """The principal of a valid, unrevoked key; None otherwise."""
+        parsed = keys.parse_key(plaintext)
+        if parsed is None:
+            return None
+        with self.sessions() as session:
+            row = session.execute(
+                select(ApiKey, Agent.name).outerjoin(Agent, Agent.id == ApiKey.agent_id)
+                .where(ApiKey.key_id == parsed.key_id)
+            ).first()  # fmt: skip
+        if row is None or row[0].revoked_at is not None:
+            return None
+        key, agent = row
+        cache_key, fast = (key.key_id, key.secret_hash), hashlib.sha256(parsed.secret.encode()).digest()
+        cached = self._verified.get(cache_key)
+        if cached is None or not hmac.compare_digest(cached, fast):
+            if not keys.verify_secret(parsed.secret, key.secret_hash):
+                return None
+            if len(self._verified) > 10_000:
+                self._verified.clear()
+            self._verified[cache_key] = fast
+        return Principal(role=key.role, key_id=key.key_id, key_pk=key.id, agent=agent, label=key.label)  # type: ignore[arg-type]
+
+    def revoke_key(self, key_id: str) -> bool:
+        with self.sessions.begin() as session:
+            result = session.execute(
+                update(ApiKey).where(ApiKey.key_id == key_id, ApiKey.revoked_at.is_(None)).values(revoked_at=utcnow())
+            )
+            return result.rowcount == 1  # type: ignore[attr-defined]
+
+    # -- challenges --------------------------------------------------------------------------
+    def register_version(
+        self, *, slug: str, title: str, family: str, profile: str, content_hash: str, path: str, source_path: str,
+        registered_by: str,
+    ) -> tuple[ChallengeInfo, bool]:
+        """Record a challenge snapshot and make it current; (info, whether it was new)."""  # fmt: skip
+        with self.sessions.begin() as session:
+            challenge = session.scalar(select(Challenge).where(Challenge.slug == slug))
+            if challenge is None:
+                challenge = Challenge(slug=slug, title=title, family=family, profile=profile)
+                session.add(challenge)
+                session.flush()
+            else:
+                challenge.title, challenge.family, challenge.profile = title, family, profile
+            version = session.scalar(
+                select(ChallengeVersion).where(
+                    ChallengeVersion.challenge_id == challenge.id, ChallengeVersion.content_hash == content_hash
+                )
+            )
+            created = version is None
+            session.execute(
+                update(ChallengeVersion).where(ChallengeVersion.challenge_id == challenge.id).values(is_current=False)
+            )
+            if version is None:
+                version = ChallengeVersion(challenge_id=challenge.id, content_hash=content_hash, path=path,
+                                           source_path=source_path, registered_by=registered_by)  # fmt: skip
+                session.add(version)
+            version.is_current = True
+            session.flush()
+        found = self.challenge(slug)
+        assert found is not None
+        return found, created
+
+    def challenge(self, slug: str) -> ChallengeInfo | None:
+        """The challenge ``slug`` with its current version."""
+        infos = self._infos(slug)
+        return infos[0] if infos else None
+
+    def challenges(self) -> list[ChallengeInfo]:
+        return self._infos(None)
+
+    def set_active(self, slug: str, active: bool) -> bool:
+        with self.sessions.begin() as session:
+            result = session.execute(update(Challenge).where(Challenge.slug == slug).values(active=active))
+            return result.rowcount == 1  # type: ignore[attr-defined]
+
+    def _infos(self, slug: str | None) -> list[ChallengeInfo]:
+        counts = (
+            select(ChallengeVersion.challenge_id, func.count().label("n"))
+            .group_by(ChallengeVersion.challenge_id).subquery()
+        )  # fmt: skip
+        query = (
+            select(Challenge, ChallengeVersion, counts.c.n)
+            .join(ChallengeVersion, ChallengeVersion.challenge_id == Challenge.id)
+            .join(counts, counts.c.challenge_id == Challenge.id)
+            .where(ChallengeVersion.is_current.is_(True))
+            .order_by(Challenge.slug)
+        )
+        if slug is not None:
+            query = query.where(Challenge.slug == slug)
+        with self.sessions() as session:
+            return [
+                ChallengeInfo(slug=c.slug, title=c.title, family=c.family, profile=c.profile, active=c.active,
+                              version_id=v.id, content_hash=v.content_hash, path=v.path,
+                              registered_at=v.registered_at, versions=n)  # fmt: skip
+                for c, v, n in session.execute(query)
+            ]

@@ -1,0 +1,103 @@
+"""Plain, frozen records the repository returns: ORM objects never leave ``bouts.service.storage``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Literal
+
+PrincipalRole = Literal["public", "agent", "operator"]
+
+
+@dataclass(frozen=True)
+class Principal:
+    """Who is calling: an API key's role and agent, or the public."""
+
+    role: PrincipalRole
+    key_id: str | None = None
+    key_pk: int | None = None
+    agent: str | None = None
+    label: str = ""
+
+    @property
+    def name(self) -> str:
+        """How this caller is named in audit columns (who registered, who reviewed)."""
+        return self.label or self.agent or (f"key:{self.key_id}" if self.key_id else "public")
+
+
+PUBLIC = Principal(role="public")
+
+
+@dataclass(frozen=True)
+class ChallengeInfo:
+    slug: str
+    title: str
+    family: str
+    profile: str
+    active: bool
+    version_id: int
+    content_hash: str
+    path: str
+    registered_at: datetime
+    versions: int = 1
+
+
+@dataclass(frozen=True)
+class SubmissionInfo:
+    id: str
+    challenge: str
+    challenge_hash: str
+    challenge_path: str
+    agent: str
+    iteration: int
+    elapsed_s: float | None
+    archive_path: str
+    state: str
+    attempt: int
+    last_error: str | None
+    created_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+    final: int | None = None
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A worker's claim on a submission: the attempt number guards its completion."""
+
+    submission: SubmissionInfo
+    attempt: int
+
+
+@dataclass(frozen=True)
+class StoredScorecard:
+    submission_id: str
+    version: int
+    card: dict[str, Any]
+    reason: str
+    created_by: str
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class AttemptRow:
+    """One scored attempt, as the leaderboard needs it."""
+
+    agent: str
+    iteration: int
+    final: int
+    elapsed_s: float | None
+    submission_id: str
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class FlagInfo:
+    id: int
+    submission_id: str
+    code: str
+    message: str
+    level: int
+    status: str
+    source: str
+    created_at: datetime

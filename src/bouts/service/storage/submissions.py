@@ -1,0 +1,240 @@
+"""Submissions and their scorecards: the guarded state machine (``docs/service.md``).
+
+Every transition is a compare-and-set ``UPDATE ... WHERE state IN (...) AND attempt = ...``, so two
+workers holding the same task can never both write: only the latest claim may complete, and a
+submission already scored is never claimed again. A scorecard is inserted in the same transaction
+as the ``running → scored`` transition, so a reader sees either both or neither.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from sqlalchemy import Select, func, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session, sessionmaker
+
+from bouts.models.scorecard import Scorecard as ScorecardModel
+from bouts.service.storage.catalog import Catalog
+from bouts.service.storage.models import (
+    TERMINAL_STATES,
+    Agent,
+    Challenge,
+    ChallengeVersion,
+    ComponentScore,
+    Flag,
+    JudgeOutput,
+    ReviewItemRow,
+    Scorecard,
+    Submission,
+    utcnow,
+)
+from bouts.service.storage.records import AttemptRow, Claim, StoredScorecard, SubmissionInfo
+from bouts.service.storage.reviews import open_review
+
+
+class DuplicateSubmissionError(Exception):
+    """This agent already submitted this iteration to this challenge."""
+
+
+class Submissions:
+    def __init__(self, sessions: sessionmaker[Session], catalog: Catalog) -> None:
+        self.sessions = sessions
+        self.catalog = catalog
+
+    def create(
+        self, *, submission_id: str, challenge_version_id: int, agent: str, iteration: int,
+        elapsed_s: float | None, content_hash: str, archive_path: str, submitted_by: int | None,
+    ) -> SubmissionInfo:
+        """Insert a queued submission; ``DuplicateSubmissionError`` if the iteration exists."""  # fmt: skip
+        agent_pk = self.catalog.ensure_agent(agent)
+        try:
+            with self.sessions.begin() as session:
+                version = session.get_one(ChallengeVersion, challenge_version_id)
+                session.add(Submission(
+                    id=submission_id, challenge_id=version.challenge_id, challenge_version_id=version.id,
+                    agent_id=agent_pk, iteration=iteration, elapsed_s=elapsed_s,
+                    content_hash=content_hash, archive_path=archive_path, state="queued", attempt=0,
+                    submitted_by=submitted_by,
+                ))  # fmt: skip
+        except IntegrityError as exc:
+            raise DuplicateSubmissionError(f"{agent} already submitted iteration {iteration}") from exc
+        info = self.get(submission_id)
+        assert info is not None
+        return info
+
+    def get(self, submission_id: str) -> SubmissionInfo | None:
+        with self.sessions() as session:
+            row = session.execute(_info_query().where(Submission.id == submission_id)).first()
+            return _info(*row) if row else None
+
+    def list(self, *, agent: str | None = None, challenge: str | None = None, limit: int = 100) -> list[SubmissionInfo]:
+        query = _info_query().order_by(Submission.created_at.desc()).limit(limit)
+        if agent is not None:
+            query = query.where(Agent.name == agent)
+        if challenge is not None:
+            query = query.where(Challenge.slug == challenge)
+        with self.sessions() as session:
+            return [_info(*row) for row in session.execute(query)]
+
+    def pending(self, states: tuple[str, ...] = ("queued", "running"), older_than_s: float = 0.0) -> list[str]:
+        """Ids of submissions in ``states`` (by default: not finished), oldest first."""
+        cutoff = utcnow() - timedelta(seconds=older_than_s)
+        with self.sessions() as session:
+            return list(session.scalars(
+                select(Submission.id)
+                .where(Submission.state.in_(states), Submission.created_at <= cutoff)
+                .order_by(Submission.created_at)
+            ))  # fmt: skip
+
+    # -- the state machine -------------------------------------------------------------------
+    def claim(self, submission_id: str) -> Claim | None:
+        """queued/running → running with a new attempt number; None if finished or missing.
+
+        A running submission may be claimed again: its worker died and the broker redelivered the
+        task. The older claim then can no longer complete (its attempt number is stale).
+        """
+        with self.sessions.begin() as session:
+            current = session.execute(
+                select(Submission.state, Submission.attempt).where(Submission.id == submission_id)
+            ).first()
+            if current is None or current.state in TERMINAL_STATES:
+                return None
+            moved = session.execute(
+                update(Submission)
+                .where(Submission.id == submission_id, Submission.attempt == current.attempt,
+                       Submission.state.in_(("queued", "running")))
+                .values(state="running", attempt=current.attempt + 1, started_at=utcnow())
+            )  # fmt: skip
+            if moved.rowcount != 1:  # type: ignore[attr-defined]
+                return None
+        info = self.get(submission_id)
+        assert info is not None
+        return Claim(info, current.attempt + 1)
+
+    def complete(self, claim: Claim, card: ScorecardModel) -> bool:
+        """running → scored, with the scorecard, in one transaction; False if the claim is stale."""
+        with self.sessions.begin() as session:
+            if not self._move(session, claim, "scored", None):
+                return False
+            self._insert_scorecard(session, claim.submission.id, card, version=1, reason="scored", by="worker")
+            open_review(session, card, claim.submission.id, utcnow())
+        return True
+
+    def release(self, claim: Claim, error: str) -> bool:
+        """running → queued for a retry after an infrastructure failure."""
+        with self.sessions.begin() as session:
+            return self._move(session, claim, "queued", error)
+
+    def fail(self, claim: Claim, state: str, error: str) -> bool:
+        """running → failed_infra (retries exhausted) or rejected (the input was refused)."""
+        assert state in ("failed_infra", "rejected")
+        with self.sessions.begin() as session:
+            return self._move(session, claim, state, error)
+
+    def _move(self, session: Session, claim: Claim, state: str, error: str | None) -> bool:
+        finished = utcnow() if state in TERMINAL_STATES else None
+        moved = session.execute(
+            update(Submission)
+            .where(Submission.id == claim.submission.id, Submission.state == "running",
+                   Submission.attempt == claim.attempt)
+            .values(state=state, last_error=error, finished_at=finished)
+        )  # fmt: skip
+        return moved.rowcount == 1  # type: ignore[attr-defined]
+
+    # -- scorecards ---------------------------------------------------------------------------
+    def rescore(self, submission_id: str, card: ScorecardModel, *, reason: str, by: str) -> int:
+        """Add a new current scorecard version (the old ones stay, not current); its version."""
+        with self.sessions.begin() as session:
+            state = session.scalar(select(Submission.state).where(Submission.id == submission_id).with_for_update())
+            if state != "scored":
+                raise ValueError(f"submission {submission_id} is {state or 'missing'}, not scored")
+            last = session.scalar(
+                select(Scorecard.version).where(Scorecard.submission_id == submission_id)
+                .order_by(Scorecard.version.desc()).limit(1)
+            ) or 0  # fmt: skip
+            session.execute(update(Scorecard).where(Scorecard.submission_id == submission_id).values(is_current=False))
+            self._insert_scorecard(session, submission_id, card, version=last + 1, reason=reason, by=by)
+            return last + 1
+
+    def scorecard(self, submission_id: str, version: int | None = None) -> StoredScorecard | None:
+        """The current scorecard (or ``version``) of a submission."""
+        query = select(Scorecard).where(Scorecard.submission_id == submission_id)
+        query = query.where(Scorecard.version == version) if version else query.where(Scorecard.is_current.is_(True))
+        with self.sessions() as session:
+            row = session.scalar(query)
+            return _stored(row) if row else None
+
+    def scorecard_history(self, submission_id: str) -> list[StoredScorecard]:
+        with self.sessions() as session:
+            rows = session.scalars(
+                select(Scorecard).where(Scorecard.submission_id == submission_id).order_by(Scorecard.version)
+            )
+            return [_stored(r) for r in rows]
+
+    def attempts(self, challenge: str) -> list[AttemptRow]:
+        """Every scored attempt at ``challenge`` (current scorecards), for the leaderboard."""
+        # A review decision overrides the scorecard's final (bouts.calibration.review.current_score).
+        final = func.coalesce(func.round(ReviewItemRow.decided_score), Scorecard.final)
+        query = (
+            select(Agent.name, Submission.iteration, final, Submission.elapsed_s, Submission.id, Submission.created_at)
+            .join(Submission, Submission.agent_id == Agent.id)
+            .join(Challenge, Challenge.id == Submission.challenge_id)
+            .join(Scorecard, Scorecard.submission_id == Submission.id)
+            .outerjoin(ReviewItemRow, ReviewItemRow.submission_id == Submission.id)
+            .where(Challenge.slug == challenge, Submission.state == "scored", Scorecard.is_current.is_(True),
+                   Scorecard.final.is_not(None))
+            .order_by(Agent.name, Submission.iteration)
+        )  # fmt: skip
+        with self.sessions() as session:
+            return [AttemptRow(a, i, int(f), e, sid, c) for a, i, f, e, sid, c in session.execute(query)]
+
+    def _insert_scorecard(self, session: Session, submission_id: str, card: ScorecardModel, *, version: int,
+                          reason: str, by: str) -> Scorecard:  # fmt: skip
+        row = Scorecard(
+            submission_id=submission_id, version=version, is_current=True, final=card.final, raw=card.raw,
+            band=card.band, profile=card.profile, provisional=card.provisional,
+            engine_version=card.reproducibility.engine_version, card=card.model_dump(mode="json", by_alias=True),
+            reason=reason, created_by=by,
+        )  # fmt: skip
+        session.add(row)
+        session.flush()
+        for name, comp in card.components.items():
+            weight = comp.effective_weight if comp.effective_weight is not None else comp.weight
+            session.add(ComponentScore(scorecard_id=row.id, name=name, score=comp.score, weight=weight,
+                                       points=comp.points))  # fmt: skip
+            for judge in comp.judges:
+                session.add(JudgeOutput(scorecard_id=row.id, component=name, judge=judge.judge, score=judge.score,
+                                        reason=judge.reason, dimensions=dict(judge.dimensions)))  # fmt: skip
+        for flag in card.flags:
+            session.add(Flag(submission_id=submission_id, scorecard_id=row.id, code=flag.code, message=flag.message,
+                             level=flag.level or 1, source="scorecard"))  # fmt: skip
+        return row
+
+
+def _info_query() -> Select[Any]:
+    final = (
+        select(Scorecard.final).where(Scorecard.submission_id == Submission.id, Scorecard.is_current.is_(True))
+        .scalar_subquery()
+    )  # fmt: skip
+    return (
+        select(Submission, Challenge.slug, ChallengeVersion.content_hash, ChallengeVersion.path, Agent.name, final)
+        .join(Challenge, Challenge.id == Submission.challenge_id)
+        .join(ChallengeVersion, ChallengeVersion.id == Submission.challenge_version_id)
+        .join(Agent, Agent.id == Submission.agent_id)
+    )
+
+
+def _info(s: Submission, slug: str, chash: str, cpath: str, agent: str, final: int | None) -> SubmissionInfo:
+    return SubmissionInfo(
+        id=s.id, challenge=slug, challenge_hash=chash, challenge_path=cpath, agent=agent, iteration=s.iteration,
+        elapsed_s=s.elapsed_s, archive_path=s.archive_path, state=s.state, attempt=s.attempt,
+        last_error=s.last_error, created_at=s.created_at, started_at=s.started_at, finished_at=s.finished_at,
+        final=final,
+    )  # fmt: skip
+
+
+def _stored(row: Scorecard) -> StoredScorecard:
+    return StoredScorecard(submission_id=row.submission_id, version=row.version, card=row.card, reason=row.reason,
+                           created_by=row.created_by, created_at=row.created_at)  # fmt: skip

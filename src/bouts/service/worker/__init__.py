@@ -1,0 +1,1 @@
+"""Distributed scoring: the Celery app (``celery_app.create_celery``) that ``bouts worker`` runs."""

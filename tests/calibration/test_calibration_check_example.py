@@ -1,0 +1,61 @@
+"""``bouts check`` on the example challenge: it must pass (exit 0), every anchor within ±10."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from bouts.calibration.check import CheckConfig, check_challenge
+from bouts.cli.main import app
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples" / "inventory-ledger"
+
+
+@pytest.mark.sandbox
+def test_the_example_challenge_passes_bouts_check() -> None:
+    result = CliRunner().invoke(app, ["check", str(EXAMPLE), "--runs", "1", "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert report["launch"] is True and report["problems"] == []
+    assert report["reference"]["quarantined"] == [] and len(report["reference"]["seeds"]) == 2
+    assert [a["level"] for a in report["anchors"]] == ["low", "mid", "high"]
+    assert all(c["ok"] for a in report["anchors"] for c in a["checks"])
+
+
+def test_static_checks_name_each_problem_with_its_file(tmp_path: Path) -> None:
+    root = tmp_path / "ch"
+    shutil.copytree(EXAMPLE, root)
+    (root / "anchors" / "high" / "expected.toml").unlink()
+    (root / "tests" / "hidden" / "conftest.py").write_text("")
+    hidden = root / "tests" / "hidden" / "test_ledger_hidden.py"
+    hidden.write_text(hidden.read_text().replace("def test_add_item_rejects_duplicate_sku__original_kept", "def _x"))
+    report = check_challenge(root, CheckConfig(runs=0, anchors=False))
+    assert not report.launch
+    where = {(p.check, p.file, p.field) for p in report.problems if p.level == "error"}
+    assert ("spec", "anchors/high/expected.toml", None) in where
+    assert ("spec", "tests/hidden/conftest.py", None) in where
+    assert ("lint", "tests/visible/test_ledger_visible.py", "test_add_item_rejects_duplicate_sku") in where
+
+
+def test_a_broken_spec_is_reported_with_file_and_field(tmp_path: Path) -> None:
+    root = tmp_path / "ch"
+    shutil.copytree(EXAMPLE, root)
+    toml = root / "challenge.toml"
+    toml.write_text(toml.read_text().replace('family = "blacksite-debug"', 'family = "no-such-family"'))
+    result = CliRunner().invoke(app, ["check", str(root), "--runs", "0", "--no-anchors", "--json"])
+    assert result.exit_code == 1
+    report = json.loads(result.output)
+    assert report["problems"][0]["file"] == "challenge.toml" and report["problems"][0]["field"] == "family"
+    assert report["skipped"] == ["reference", "anchors"]
+
+
+def test_every_check_setting_is_documented() -> None:
+    text = (ROOT / "docs" / "calibration.md").read_text(encoding="utf-8")
+    missing = [f.name for f in dataclasses.fields(CheckConfig) if f"`{f.name}`" not in text]
+    assert not missing, f"docs/calibration.md does not describe CheckConfig.{missing}"

@@ -1,0 +1,108 @@
+"""The static test-suite lint of ``bouts check`` (behaviour pairing, mix, seeds), on source text."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bouts.calibration._tests_ast import guess_category, parse_tests
+from bouts.calibration.lint import lint_suites
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "inventory-ledger"
+
+VISIBLE = '''
+def test_add(): assert 1
+def test_sub(): assert 1
+'''
+
+
+def _suite(hidden: str, visible: str = VISIBLE) -> dict[str, tuple[str, str]]:
+    return {"tests/visible/test_v.py": ("visible", visible), "tests/hidden/test_h.py": ("hidden", hidden)}
+
+
+def test_the_examples_suites_lint_clean() -> None:
+    files = {str(p.relative_to(EXAMPLE)): (p.parent.name, p.read_text()) for p in EXAMPLE.glob("tests/*/test_*.py")}
+    report, problems = lint_suites(files)
+    assert problems == []
+    assert len(report.coverage) == 12 and all(len(c.hidden) >= 2 for c in report.coverage)
+    assert report.hidden_total == 28
+    assert report.mix is not None and sum(report.mix.counts.values()) == 40
+    assert "tests/hidden/test_ledger_hidden.py::test_report_values_stock_exactly__seeded_prices" in report.seeded_hidden
+
+
+def test_too_few_hidden_tests_is_an_error_naming_the_behaviour_and_file() -> None:
+    hidden = '''
+import os
+def test_add__swap(): os.environ["BOUTS_SEED"]
+def test_add__scale(): pass
+def test_sub__swap(): pass
+'''
+    _, problems = lint_suites(_suite(hidden))
+    errors = [p for p in problems if p.level == "error"]
+    assert len(errors) == 1
+    assert errors[0].file == "tests/visible/test_v.py" and errors[0].field == "test_sub"
+    assert "1 hidden test case(s) vary the visible behaviour 'sub'" in errors[0].message
+
+
+def test_markers_and_literal_parametrize_count_as_cases_of_a_behaviour() -> None:
+    hidden = '''
+import pytest
+@pytest.mark.behaviour("add")
+@pytest.mark.parametrize("a,b", [(1, 2), (3, 4), (5, 6)])
+def test_plus_values(a, b, bouts_seed): pass
+
+class TestSub:
+    pytestmark = pytest.mark.behaviour("sub", category="integration")
+    def test_one(self): pass
+    @pytest.mark.behaviour(category="edge")
+    def test_two(self): pass
+'''
+    report, problems = lint_suites(_suite(hidden))
+    assert [p for p in problems if p.level == "error"] == []
+    cov = {c.behaviour: c.hidden for c in report.coverage}
+    assert len(cov["add"]) == 3 and cov["sub"] == ["TestSub::test_one", "TestSub::test_two"]
+    tests = {t.name: t for t in parse_tests(hidden)}
+    assert tests["TestSub::test_one"].category == "integration" and tests["TestSub::test_one"].category_declared
+    assert tests["TestSub::test_two"].category == "edge"
+    assert tests["test_plus_values"].seeded
+
+
+def test_seed_use_through_a_helper_or_fixture_is_seen_and_unseeded_randomness_warned_once_per_place() -> None:
+    hidden = '''
+import os, random, pytest
+def _rng():
+    return random.Random(int(os.environ.get("BOUTS_SEED", "1")))
+@pytest.fixture
+def data():
+    return _rng().sample(range(100), 5)
+def test_add__helper(): _rng()
+def test_add__fixture(data): pass
+def test_sub__unseeded(): random.shuffle([1, 2])
+def test_sub__fresh_generator(): random.Random().random()
+'''
+    report, problems = lint_suites(_suite(hidden))
+    assert {s.rsplit("::", 1)[1] for s in report.seeded_hidden} == {"test_add__helper", "test_add__fixture"}
+    warned = {p.field for p in problems if "randomness not drawn from the seed" in p.message}
+    assert warned == {"test_sub__unseeded", "test_sub__fresh_generator"}
+
+
+def test_no_seeded_hidden_test_and_a_lopsided_mix_are_warnings() -> None:
+    hidden = "\n".join(f"def test_{b}__rejects_{i}(): pass" for b in ("add", "sub") for i in range(3))
+    _, problems = lint_suites(_suite(hidden))
+    assert all(p.level == "warning" for p in problems)
+    assert any("no hidden test reads the seed" in p.message for p in problems)
+    assert any(p.field == "edge" and "target mix" in p.message for p in problems)
+
+
+def test_a_bad_marker_or_syntax_error_is_an_error_with_the_file() -> None:
+    bad_marker = 'import pytest\n@pytest.mark.behaviour("add", category="weird")\ndef test_x(): pass\n'
+    _, problems = lint_suites(_suite(bad_marker))
+    assert any(p.file == "tests/hidden/test_h.py" and "category must be one of" in p.message for p in problems)
+    _, problems = lint_suites(_suite("def test_(:\n"))
+    assert any(p.file == "tests/hidden/test_h.py" and "not valid Python" in p.message for p in problems)
+
+
+def test_category_heuristic_reads_the_variant_first() -> None:
+    assert guess_category("test_movements_pages_cover_whole_log__page_past_end_is_empty") == "edge"
+    assert guess_category("test_cancel_releases_reservation__then_stock_can_ship") == "integration"
+    assert guess_category("test_cancel_releases_reservation__reverse_order") == "functionality"
+    assert guess_category("test_ship_more_than_available_raises") == "edge"

@@ -1,0 +1,67 @@
+"""The bundled challenges league-table and room-bookings, scored end to end through the sandbox:
+the reference passes every test, the anchors order low < mid < high on the final score, and the
+false summit's low anchor (a lookup table) passes every visible test and fails the hidden ones.
+Each score takes a few seconds, so there are few tests here."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from bouts.loading import load_challenge
+from bouts.models.results import Outcome
+from bouts.pipeline import ScoreConfig, score
+from bouts.runner import RunOptions, grade, run_suites
+from bouts.sandbox import get_sandbox
+
+pytestmark = pytest.mark.sandbox
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+PG_SOCKET_DIR = Path("/var/run/postgresql")
+CONFIG = ScoreConfig(sandbox="bubblewrap")
+
+
+def _reference_submission(challenge: str, tmp_path: Path) -> Path:
+    sub = tmp_path / "reference"
+    shutil.copytree(EXAMPLES / challenge / "reference", sub / "code")
+    (sub / "submission.toml").write_text(f'agent = "reference"\nchallenge = "{challenge}"\n')
+    return sub
+
+
+@pytest.mark.parametrize("challenge", ["league-table", "room-bookings"])
+def test_reference_passes_everything_and_anchors_are_ordered(challenge: str, tmp_path: Path) -> None:
+    root = EXAMPLES / challenge
+    ref = score(root, _reference_submission(challenge, tmp_path), config=CONFIG)
+    assert ref.tests and all(t.outcome is Outcome.PASSED for t in ref.tests)
+    finals = {level: score(root, root / "anchors" / level, config=CONFIG).final for level in ("low", "mid", "high")}
+    assert finals["low"] < finals["mid"] < finals["high"], finals
+
+
+def test_false_summit_low_anchor_is_the_hard_coded_solution() -> None:
+    challenge = load_challenge(EXAMPLES / "league-table")
+    report = grade(challenge, challenge.anchors["low"] / "code", sandbox=get_sandbox("bubblewrap"))
+    by_suite: dict[str, list[Outcome]] = {}
+    for result in report.results:
+        by_suite.setdefault(result.suite, []).append(result.outcome)
+    assert set(by_suite["visible"]) == {Outcome.PASSED}
+    hidden = by_suite["hidden"]
+    assert hidden.count(Outcome.PASSED) <= 1 and len(hidden) >= 2 * len(by_suite["visible"])
+
+
+@pytest.mark.postgres
+@pytest.mark.skipif(not (PG_SOCKET_DIR / ".s.PGSQL.5432").exists(), reason="no local PostgreSQL socket")
+def test_room_bookings_reference_passes_on_postgresql_too() -> None:
+    challenge = load_challenge(EXAMPLES / "room-bookings")
+    options = RunOptions(
+        postgres="host=/var/run/postgresql dbname=test user=postgres", postgres_socket_dir=PG_SOCKET_DIR
+    )
+    # run_suites, not grade: grade's in-memory reference cache is keyed by challenge and seed only,
+    # so a reference run without PostgreSQL earlier in this process would hide the [postgres] ids.
+    report = run_suites(challenge, challenge.reference, sandbox=get_sandbox("bubblewrap"), options=options)
+    ids = [r.id for r in report.results]
+    assert any("[postgres]" in i for i in ids) and any("[sqlite]" in i for i in ids)
+    assert all(r.outcome is Outcome.PASSED for r in report.results), [
+        (r.id, r.outcome, r.detail) for r in report.results if r.outcome is not Outcome.PASSED
+    ]

@@ -1,0 +1,5 @@
+function newSession() {
+  const token = Math.random().toString(36).slice(2);
+  return token;
+}
+module.exports = { newSession };

@@ -1,0 +1,74 @@
+"""Fixtures for the JavaScript runner tests: tiny node:test challenges built in tmp_path."""
+
+from __future__ import annotations
+
+import shutil
+import textwrap
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from bouts.models.challenge import Challenge, ChallengeSpec, Limits, Suite
+from bouts.sandbox import Sandbox, get_sandbox
+
+JS_LIMITS = Limits(test_timeout_s=3, suite_timeout_s=60, memory_mb=1024, max_processes=64, max_file_mb=8,
+                   max_output_kb=16)  # fmt: skip
+"""node needs more than 512 MB of address space to start; otherwise small, so hostile tests stay fast."""
+
+MakeJsChallenge = Callable[..., tuple[Challenge, Path]]
+
+HONEST_CODE = {"src/add.mjs": "export function add(a, b) { return a + b; }\n"}
+VISIBLE = {
+    "add.test.mjs": """\
+        import { test } from 'node:test';
+        import assert from 'node:assert/strict';
+        import { add } from '../../src/add.mjs';
+
+        test('adds small numbers', () => { assert.equal(add(2, 3), 5); });
+        test('adds negatives', () => { assert.equal(add(-2, -3), -5); });
+        """,
+}
+
+
+def write_tree(root: Path, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+
+
+@pytest.fixture
+def make_js_challenge(tmp_path: Path) -> MakeJsChallenge:
+    """Build ``(challenge, code_dir)`` for a ``javascript`` challenge (no reference: ids from the run)."""
+
+    def make(
+        tests: dict[Suite, dict[str, str]] | None = None,
+        code: dict[str, str] | None = None,
+        *,
+        limits: Limits = JS_LIMITS,
+    ) -> tuple[Challenge, Path]:
+        tests = tests or {"visible": VISIBLE}
+        root = tmp_path / "challenge"
+        test_files: dict[Suite, list[str]] = {}
+        for suite, files in tests.items():
+            write_tree(root / "tests" / suite, files)
+            test_files[suite] = [f"tests/{suite}/{name}" for name in files]
+        code_dir = tmp_path / "submission" / "code"
+        code_dir.mkdir(parents=True, exist_ok=True)
+        write_tree(code_dir, HONEST_CODE if code is None else code)
+        spec = ChallengeSpec(id="tiny-js", title="Tiny JS", language="javascript", limits=limits)
+        challenge = Challenge(
+            root=root, spec=spec, content_hash="dummy", suite_hashes={s: "dummy" for s in tests},
+            test_files=test_files,
+        )  # fmt: skip
+        return challenge, code_dir
+
+    return make
+
+
+@pytest.fixture(scope="session")
+def bwrap_js() -> Sandbox:
+    if shutil.which("bwrap") is None or shutil.which("node") is None:
+        pytest.skip("bubblewrap or node is not installed")
+    return get_sandbox("bubblewrap")

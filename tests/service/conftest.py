@@ -1,0 +1,82 @@
+"""Fixtures of the service tests: settings over a temp data dir, an app with its client, and the real
+PostgreSQL/Redis servers (tests that need them skip, with the reason, when they do not answer)."""
+
+from __future__ import annotations
+
+import socket
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+from service_helpers import CHALLENGE, OPERATOR_KEY, PG_HOST, PG_PORT, REDIS_HOST, REDIS_PORT, MakeClient
+
+from bouts.service.api import create_app
+from bouts.service.config import ServiceSettings
+from bouts.service.fakes import instant_scorer
+from bouts.service.jobs import Scorer
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> ServiceSettings:
+    return ServiceSettings(data_dir=tmp_path / "data", operator_key=OPERATOR_KEY, sandbox="bubblewrap",
+                           local_workers=2, retry_backoff_s=0.05, rate_per_minute=6000, rate_burst=1000,
+                           upload_rate_per_minute=6000)  # fmt: skip
+
+
+@pytest.fixture
+def make_client(settings: ServiceSettings) -> Iterator[MakeClient]:
+    """``make_client(scorer=..., **setting_overrides)``: a started app with inventory-ledger registered."""
+    clients: list[TestClient] = []
+
+    def make(scorer: Scorer = instant_scorer, **overrides: object) -> TestClient:
+        app = create_app(settings.with_overrides(**overrides), scorer=scorer)
+        client = TestClient(app, raise_server_exceptions=False)
+        client.__enter__()
+        clients.append(client)
+        r = client.post("/api/v1/challenges", json={"path": str(CHALLENGE)}, headers={"X-API-Key": OPERATOR_KEY})
+        assert r.status_code in (200, 201), r.text
+        return client
+
+    yield make
+    for c in clients:
+        c.__exit__(None, None, None)
+
+
+@pytest.fixture
+def client(make_client: MakeClient) -> TestClient:
+    return make_client()
+
+
+def _answers(host: str, port: int) -> bool:
+    try:
+        with socket.create_connection((host, port), timeout=1):
+            return True
+    except OSError:
+        return False
+
+
+@pytest.fixture
+def pg_url() -> Iterator[str]:
+    """A fresh database on the local PostgreSQL server, dropped afterwards."""
+    if not _answers(PG_HOST, PG_PORT):
+        pytest.skip(f"no PostgreSQL server answers at {PG_HOST}:{PG_PORT}")
+    import psycopg
+
+    name = f"bouts_svc_{uuid.uuid4().hex[:12]}"
+    admin = f"host={PG_HOST} port={PG_PORT} user=postgres dbname=postgres"
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    yield f"postgresql+psycopg://postgres@{PG_HOST}:{PG_PORT}/{name}"
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture
+def redis_url() -> str:
+    if not _answers(REDIS_HOST, REDIS_PORT):
+        pytest.skip(f"no Redis server answers at {REDIS_HOST}:{REDIS_PORT}")
+    return f"redis://{REDIS_HOST}:{REDIS_PORT}/11"
+
+

@@ -1,0 +1,94 @@
+"""Helpers of the service tests (a uniquely named module: every test directory has its own conftest)."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import socket
+import tarfile
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from fastapi.testclient import TestClient
+
+REPO = Path(__file__).resolve().parents[2]
+CHALLENGE = REPO / "examples" / "inventory-ledger"
+OPERATOR_KEY = "bk_" + "0" * 16 + "_operator-secret-for-tests-only"
+# The local servers CI runs on this machine kind; overridable for other set-ups.
+PG_HOST, PG_PORT = os.environ.get("BOUTS_TEST_PG_HOST", "127.0.0.1"), int(os.environ.get("BOUTS_TEST_PG_PORT", "5432"))
+REDIS_HOST = os.environ.get("BOUTS_TEST_REDIS_HOST", "127.0.0.1")
+REDIS_PORT = int(os.environ.get("BOUTS_TEST_REDIS_PORT", "6379"))
+
+
+def tar_gz(files: dict[str, bytes | str], *, top: str = "submission") -> bytes:
+    """A .tar.gz of ``files`` (path → content) under one top directory."""
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+        for rel, content in files.items():
+            data = content.encode() if isinstance(content, str) else content
+            info = tarfile.TarInfo(f"{top}/{rel}")
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return buf.getvalue()
+
+
+def dir_tar_gz(directory: Path, **overrides: str) -> bytes:
+    """A .tar.gz of a submission directory, with some files replaced (e.g. submission.toml)."""
+    files: dict[str, bytes | str] = {
+        str(p.relative_to(directory)): p.read_bytes() for p in sorted(directory.rglob("*")) if p.is_file()
+    }
+    files.update(overrides)
+    return tar_gz(files)
+
+
+def tiny_submission(agent: str, iteration: int = 1, *, challenge: str = "inventory-ledger", **extra: str) -> bytes:
+    """A minimal valid submission (enough for the loader and the instant scorer)."""
+    toml = f'agent = "{agent}"\nchallenge = "{challenge}"\niteration = {iteration}\nelapsed_s = {iteration * 10}\n'
+    return tar_gz({"submission.toml": toml, "code/ledger.py": "VALUE = 1\n", **extra})
+
+
+def wait_terminal(client: TestClient, submission_id: str, key: str, timeout: float = 120) -> dict[str, object]:
+    deadline = time.monotonic() + timeout
+    while True:
+        r = client.get(f"/api/v1/submissions/{submission_id}", headers={"X-API-Key": key})
+        assert r.status_code == 200, r.text
+        body = r.json()
+        if body["state"] in ("scored", "failed_infra", "rejected") or time.monotonic() > deadline:
+            return body
+        time.sleep(0.1)
+
+
+MakeClient = Callable[..., TestClient]
+"""The ``make_client`` fixture: ``make_client(scorer=..., **setting_overrides)``."""
+
+
+def agent_key(client: TestClient, agent: str) -> str:
+    r = client.post("/api/v1/keys", json={"role": "agent", "agent": agent}, headers={"X-API-Key": OPERATOR_KEY})
+    assert r.status_code == 201, r.text
+    return str(r.json()["key"])
+
+
+@contextlib.contextmanager
+def live_server(app: object) -> Iterator[str]:
+    """Serve ``app`` with uvicorn on a free loopback port in a thread; yields the base URL."""
+    import uvicorn
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",  # type: ignore[arg-type]
+                                           backlog=4096, timeout_keep_alive=30))  # fmt: skip
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        assert time.monotonic() < deadline and thread.is_alive(), "server did not start"
+        time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=60)

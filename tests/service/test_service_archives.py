@@ -1,0 +1,128 @@
+"""Hostile and malformed uploads through the API: each is refused with a 4xx naming the field,
+and leaves nothing behind (no submission row, no stored archive)."""
+
+from __future__ import annotations
+
+import io
+import tarfile
+import zipfile
+
+import pytest
+from fastapi.testclient import TestClient
+from service_helpers import OPERATOR_KEY, MakeClient, agent_key, tar_gz, tiny_submission
+
+SUBMIT = "/api/v1/challenges/inventory-ledger/submissions"
+
+
+def _post(client: TestClient, key: str, data: bytes, name: str = "s.tar.gz"):  # type: ignore[no-untyped-def]
+    return client.post(SUBMIT, headers={"X-API-Key": key}, files={"archive": (name, data, "application/octet-stream")})
+
+
+def _assert_nothing_stored(client: TestClient) -> None:
+    ctx = client.app.state.ctx  # type: ignore[attr-defined]
+    assert ctx.repo.submissions.list() == []
+    stored = ctx.settings.data_dir / "submissions"
+    assert not stored.exists() or not any(stored.iterdir())
+    incoming = ctx.settings.data_dir / "incoming"
+    assert not incoming.exists() or not any(incoming.iterdir())
+
+
+def _tar_with(member: tarfile.TarInfo, data: bytes = b"") -> bytes:
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+        for rel, text in (("s/submission.toml", 'agent = "a"\nchallenge = "inventory-ledger"\n'), ("s/code/x.py", "")):
+            info = tarfile.TarInfo(rel)
+            info.size = len(text)
+            tar.addfile(info, io.BytesIO(text.encode()))
+        tar.addfile(member, io.BytesIO(data) if data else None)
+    return buf.getvalue()
+
+
+def test_path_traversal_is_refused(client: TestClient) -> None:
+    """Attack: ../ in a member name writes outside the extraction directory."""
+    evil = tarfile.TarInfo("s/../../escaped.py")
+    evil.size = 3
+    r = _post(client, agent_key(client, "a"), _tar_with(evil, b"x=1"))
+    assert r.status_code == 422 and "path traversal" in r.json()["detail"]
+    assert r.json()["field"]
+    _assert_nothing_stored(client)
+
+
+def test_symlink_is_refused(client: TestClient) -> None:
+    """Attack: a symlink member pointing at /etc/passwd (read back through the scorer)."""
+    link = tarfile.TarInfo("s/code/passwd")
+    link.type, link.linkname = tarfile.SYMTYPE, "/etc/passwd"
+    r = _post(client, agent_key(client, "a"), _tar_with(link))
+    assert r.status_code == 422 and "symbolic link" in r.json()["detail"]
+    _assert_nothing_stored(client)
+
+
+def test_zip_bomb_is_refused(client: TestClient) -> None:
+    """Attack: a small zip that inflates to hundreds of megabytes."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("s/submission.toml", 'agent = "a"\nchallenge = "inventory-ledger"\n')
+        zf.writestr("s/code/bomb.txt", b"\0" * (60 * 1024 * 1024))
+    assert len(buf.getvalue()) < 1024 * 1024
+    r = _post(client, agent_key(client, "a"), buf.getvalue(), "bomb.zip")
+    assert r.status_code == 422 and ("bomb" in r.json()["detail"] or "more than" in r.json()["detail"])
+    _assert_nothing_stored(client)
+
+
+@pytest.mark.parametrize("declared", [True, False])
+def test_oversize_upload_is_refused_while_streaming(make_client: MakeClient, declared: bool) -> None:
+    """Attack: an upload larger than the cap (with an honest Content-Length, or chunked without one)."""
+    client = make_client(max_upload_bytes=64 * 1024)
+    key = agent_key(client, "a")
+    blob = tar_gz({"submission.toml": 'agent = "a"\nchallenge = "inventory-ledger"\n', "code/big.bin": b"\x01" * 0})
+    big = blob + b"\0" * (256 * 1024)
+    if declared:
+        r = _post(client, key, big)
+    else:
+        def chunks():  # type: ignore[no-untyped-def]
+            boundary = b"--xyz"
+            yield boundary + b'\r\nContent-Disposition: form-data; name="archive"; filename="s.tar.gz"\r\n\r\n'
+            for i in range(0, len(big), 8192):
+                yield big[i : i + 8192]
+            yield b"\r\n" + boundary + b"--\r\n"
+
+        r = client.post(SUBMIT, headers={"X-API-Key": key, "content-type": "multipart/form-data; boundary=xyz"},
+                        content=chunks())  # fmt: skip
+    assert r.status_code == 413, r.text
+    _assert_nothing_stored(client)
+
+
+@pytest.mark.parametrize(
+    ("data", "name", "field"),
+    [
+        (b"not an archive at all", "s.tar.gz", "archive"),
+        (tiny_submission("a"), "s.rar", "archive"),
+        (tiny_submission("a", challenge="other-challenge"), "s.tar.gz", "challenge"),
+        (tar_gz({"code/x.py": ""}), "s.tar.gz", "submission.toml"),
+        (tar_gz({"submission.toml": 'agent = "a"\nchallenge = "inventory-ledger"\niteration = 0\n', "code/x": ""}),
+         "s.tar.gz", "iteration"),
+        (b"", "s.tar.gz", "archive"),
+    ],
+)  # fmt: skip
+def test_malformed_uploads_name_the_field(client: TestClient, data: bytes, name: str, field: str) -> None:
+    r = _post(client, agent_key(client, "a"), data, name)
+    assert 400 <= r.status_code < 500 and r.status_code != 413, r.text
+    assert field in (r.json().get("field") or "") + r.json()["detail"], r.json()
+    assert "/data/" not in r.text  # server paths are not echoed
+    _assert_nothing_stored(client)
+
+
+def test_duplicate_iteration_is_a_conflict(client: TestClient) -> None:
+    key = agent_key(client, "a")
+    assert _post(client, key, tiny_submission("a", 1)).status_code == 202
+    r = _post(client, key, tiny_submission("a", 1))
+    assert r.status_code == 409 and r.json()["field"].endswith("iteration")
+
+
+def test_unknown_and_closed_challenges(client: TestClient) -> None:
+    key = agent_key(client, "a")
+    upload = {"archive": ("s.tar.gz", tiny_submission("a", challenge="nope"), "application/gzip")}
+    r = client.post("/api/v1/challenges/nope/submissions", headers={"X-API-Key": key}, files=upload)
+    assert r.status_code == 404
+    client.patch("/api/v1/challenges/inventory-ledger", json={"active": False}, headers={"X-API-Key": OPERATOR_KEY})
+    assert _post(client, key, tiny_submission("a")).status_code == 409
