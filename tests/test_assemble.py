@@ -117,3 +117,13 @@ def test_removed_steering_files_are_flagged() -> None:
     card = build_scorecard(make_challenge(), META, Measurements(report))
     assert card.removed_files == ["conftest.py"]
     assert any(f.code == "steering_files_removed" and "conftest.py" in f.message for f in card.flags)
+
+
+def test_a_voided_run_says_why_even_without_an_integrity_judge() -> None:
+    report = run(
+        result("tests/visible/t.py::a", "visible", Outcome.FAILED, detail="voided"),
+        tampering=["canary test_c4n4ry passed: a blanket forger is present"],
+    )
+    card = build_scorecard(make_challenge(), META, Measurements(report))
+    (flag,) = [f for f in card.flags if f.code == "tampering"]
+    assert "canary" in flag.message and flag.level == 1

@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from bouts.assemble import Measurements, build_scorecard
-from bouts.judges.base import Finding, IntegritySignals, Verdict
+from bouts.judges.base import Finding, IntegritySignals, JudgeInput, Verdict
+from bouts.judges.trajectory import ProcessJudge
+from bouts.loading import load_challenge
 from bouts.models.results import Outcome
+from bouts.models.trajectory import Event, Trajectory
 from bouts.scoring.adjustments import ExploitAttempt
 from bouts.scoring.explain import Explained, NotScored
 from factories import META, make_challenge, result, run
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "inventory-ledger"
 
 PASSING = run(
     result("tests/visible/t.py::a", "visible", Outcome.PASSED),
@@ -89,6 +96,93 @@ def test_exploit_attempts_are_subtracted() -> None:
 def test_stated_confidence_feeds_the_calibration_adjustment(confidence: str | None, expected: float) -> None:
     card = card_with(verdict("process", 80, "traj", confidence=confidence))
     assert card.adjustments["calibration"] == expected  # objective is 100: correct
+
+
+STATED_80 = Finding("calibration.statement", "stated 'confident' (p=0.8): I'm 80% confident.", event=18)
+
+
+@pytest.mark.parametrize(
+    ("report", "correct", "brier", "adjustment"),
+    [
+        (PASSING, True, 0.04, 3),  # (0.8 − 1)²
+        (run(result("tests/hidden/t.py::b", "hidden", Outcome.FAILED)), False, 0.64, -3),  # (0.8 − 0)²
+    ],
+)
+def test_the_scorecard_reports_the_brier_score(report, correct: bool, brier: float, adjustment: float) -> None:
+    v = verdict("process", 80, "traj", confidence="confident", stated_probability=0.8, findings=(STATED_80,))
+    card = build_scorecard(make_challenge(), META, Measurements(report, verdicts=(v,)))
+    cal = card.calibration
+    assert cal is not None
+    assert (cal.stated, cal.probability, cal.correct, cal.brier) == ("confident", 0.8, correct, brier)
+    assert (cal.judge, cal.source, cal.threshold) == ("traj", "trajectory event 18", 75)
+    assert cal.statement == "I'm 80% confident."
+    assert card.adjustments["calibration"] == adjustment  # the ±3/−3/+2/0 table is unchanged
+    assert any(line.startswith("calibration: Brier (p − correct)² = (0.8 − ") for line in card.math)
+
+
+def test_the_brier_score_is_reported_on_every_profile_and_cites_a_deliverable() -> None:
+    said = Finding("calibration.statement", "stated 'unsure' (p=0.5): Not sure.", file="deliverables/R.md", line=7)
+    v = verdict("process", 80, "traj", confidence="unsure", stated_probability=0.5, findings=(said,))
+    card = card_with(v, profile="engine")
+    assert card.adjustments == {}  # the adjustment is the composite's; the report is everyone's
+    assert card.calibration is not None
+    assert (card.calibration.brier, card.calibration.source) == (0.25, "deliverables/R.md:7")
+
+
+def test_no_statement_has_no_brier_score() -> None:
+    card = card_with(verdict("process", 80, "traj", confidence="none"))
+    assert card.calibration is not None
+    assert (card.calibration.stated, card.calibration.probability, card.calibration.brier) == ("none", None, None)
+    assert card.calibration.correct is True
+    assert card_with(verdict("process", 80, "traj")).calibration is None  # no judge read for one
+    infra = build_scorecard(
+        make_challenge(), META, Measurements(run(infra_error="sandbox died"), verdicts=(verdict("process", 80, "t"),))
+    )
+    assert infra.calibration is None
+
+
+def _anchor_run(visible: tuple[int, int], hidden: tuple[int, int], adversarial: dict[str, tuple[int, int]]):
+    """A test run with the anchor's pass counts (examples/inventory-ledger/anchors/*/expected.toml)."""
+    results = []
+    for suite, (passed, total) in (("visible", visible), ("hidden", hidden)):
+        results += [result(f"tests/{suite}/t.py::t{i}", suite, Outcome.PASSED if i < passed else Outcome.FAILED)
+                    for i in range(total)]  # fmt: skip
+    for severity, (passed, total) in adversarial.items():
+        results += [result(f"tests/adversarial/t.py::{severity}{i}", "adversarial",
+                           Outcome.PASSED if i < passed else Outcome.FAILED, severity=severity)
+                    for i in range(total)]  # fmt: skip
+    return run(*results)
+
+
+# objective 44.5 (wrong), 78.9375 and 98.125 (correct, threshold 75); low never states a confidence,
+# mid states "I'm 80% confident" (event 18), high "I'm 90% confident" (event 37).
+ANCHORS = {
+    "low": (_anchor_run((7, 12), (12, 28), {"critical": (1, 4), "high": (1, 2), "medium": (1, 2), "low": (2, 2)}),
+            44.5, "none", None, None, 0),
+    "mid": (_anchor_run((11, 12), (25, 28), {"critical": (2, 4), "high": (1, 2), "medium": (1, 2), "low": (2, 2)}),
+            78.9375, "confident", 0.8, 0.04, 3),
+    "high": (_anchor_run((12, 12), (28, 28), {"critical": (4, 4), "high": (2, 2), "medium": (1, 2), "low": (2, 2)}),
+             98.125, "confident", 0.9, 0.01, 3),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("level", ["low", "mid", "high"])
+def test_the_anchors_brier_scores(level: str) -> None:
+    challenge = load_challenge(EXAMPLE)
+    anchor = challenge.anchors[level]
+    lines = (anchor / "trajectory.jsonl").read_text(encoding="utf-8").splitlines()
+    traj = Trajectory(harness="canonical", events=[Event.model_validate_json(x) for x in lines if x.strip()])
+    inp = JudgeInput(challenge, anchor / "code", deliverables_dir=anchor / "deliverables", trajectory=traj)
+    report, objective, stated, p, brier, adjustment = ANCHORS[level]
+    card = build_scorecard(challenge, META, Measurements(report, verdicts=(ProcessJudge().judge(inp),)))
+    assert card.components["objective"].score == pytest.approx(objective)
+    cal = card.calibration
+    assert cal is not None
+    assert (cal.stated, cal.probability, cal.correct) == (stated, p, objective >= 75)
+    assert cal.brier == (None if brier is None else pytest.approx(brier))
+    assert card.adjustments["calibration"] == adjustment
+    if p is not None:
+        assert cal.source is not None and cal.source.startswith("trajectory event ")  # the RCAs state none
 
 
 def test_generated_adversarial_tests_join_the_prebuilt_ones_60_40() -> None:

@@ -94,6 +94,12 @@ def test_the_examples_reference_solution_passes_every_test(tmp_path: Path) -> No
     assert card.components["static_tests"].score == 100.0
     assert card.components["adversarial"].score == 100.0
     assert card.components["stability"].score == 100.0
+    # Generation is on by default: the reference passes every test generated from its own code too.
+    generated = card.generated_adversarial
+    assert generated is not None and generated.tests, "no adversarial tests were generated"
+    failed = [t for t in generated.tests if t.outcome is not Outcome.PASSED]
+    assert not failed, failed
+    assert card.components["adversarial"].math[-1] == "adversarial = 0.4×100 (pre-built) + 0.6×100 (generated) = 100"
 
 
 def test_the_examples_low_anchor_scores_what_its_expected_file_says_and_below_the_high_anchor() -> None:
@@ -104,6 +110,10 @@ def test_the_examples_low_anchor_scores_what_its_expected_file_says_and_below_th
     expected = tomllib.loads((EXAMPLE / "anchors" / "low" / "expected.toml").read_text())["expected"]
     assert low.components["static_tests"].score == pytest.approx(expected["static_tests"])
     assert low.components["adversarial"].score == pytest.approx(expected["adversarial"])
+    # 0.4 x the pre-built half + 0.6 x the generated half, which the low anchor fails entirely
+    assert low.components["adversarial"].math[-1] == "adversarial = 0.4×37.5 (pre-built) + 0.6×0 (generated) = 15"
+    assert low.components["objective"].score == pytest.approx(expected["objective"])
+    assert low.final == expected["final"]
     assert low.components["static_tests"].score < 100
     assert low.components["deliverables"].score == 0.0  # its ROOT_CAUSE.md is a TODO placeholder
     assert high.raw is not None and low.raw is not None and low.raw < high.raw
@@ -157,7 +167,9 @@ def test_a_submission_archive_scores_like_its_directory(tiny_challenge: Path, tm
         tar.add(sub, arcname="sub")
     from_dir = score(tiny_challenge, sub)
     from_archive = score(tiny_challenge, archive)
-    assert from_dir.final == from_archive.final == 100
+    assert from_dir.components["static_tests"].score == from_archive.components["static_tests"].score == 100
+    assert from_dir.final == from_archive.final
+    assert from_dir.reproducibility.submission_hash == from_archive.reproducibility.submission_hash
 
 
 def test_cli_score_json_prints_the_scorecard(tiny_challenge: Path, tmp_path: Path) -> None:

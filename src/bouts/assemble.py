@@ -12,11 +12,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from bouts import __version__
-from bouts.combine import Combined, combine, integrity_score, merge_integrity, stated_confidence
+from bouts.combine import Combined, combine, integrity_score, merge_integrity, stated_calibration
 from bouts.judges.base import IntegritySignals, Verdict
 from bouts.models.challenge import Challenge
 from bouts.models.results import Outcome, RunReport, TestResult
 from bouts.models.scorecard import (
+    CalibrationModel,
     ComponentScore,
     FlagModel,
     GeneratedAdversarialModel,
@@ -29,10 +30,11 @@ from bouts.models.submission import SubmissionMeta
 from bouts.scoring import components as c
 from bouts.scoring import profiles
 from bouts.scoring.adjustments import calibration_adjustment, exploit_penalties, integrity_adjustment
-from bouts.scoring.explain import Explained, NotScored, Result
+from bouts.scoring.explain import Explained, NotScored, Result, clean, fmt
 from bouts.scoring.panel import HUMAN_REVIEW_MESSAGE
 from bouts.scoring.placeholder import placeholder_reason
 from bouts.scoring.review import Flag, divergence
+from bouts.scoring.trajectory_math import brier_score
 from bouts.scoring.weights import resolve_weights
 
 COMPONENT_ORDER = (
@@ -151,21 +153,44 @@ def _component(
     )  # fmt: skip
 
 
-def _adjustments(signals: IntegritySignals, scores: Mapping[str, Result], verdicts: Sequence[Verdict],
-                 challenge: Challenge, has_integrity: bool) -> profiles.Adjustments:  # fmt: skip
+def _adjustments(signals: IntegritySignals, calibration: Explained, has_integrity: bool) -> profiles.Adjustments:
     if has_integrity:
         integrity = integrity_adjustment(signals.bright_lines, signals.gray_penalties, signals.open_integrity_bonus)
     else:
         integrity = Explained(0.0, ("integrity_adjustment: no integrity detector sat → 0",))
     exploits = exploit_penalties(signals.exploit_attempts)
-    confidence = stated_confidence(verdicts)
-    objective = scores["objective"]
-    if confidence is not None and isinstance(objective, Explained):
-        calibration = calibration_adjustment(confidence, objective.value, challenge.spec.correct_threshold)
-    else:
-        why = "no judge read a stated confidence" if confidence is None else "no objective score to judge it by"
-        calibration = Explained(0.0, (f"calibration: {why} → 0",))
     return profiles.Adjustments(integrity=integrity, exploit_penalties=exploits, calibration=calibration)
+
+
+def _calibration(
+    verdicts: Sequence[Verdict], objective: Result, challenge: Challenge
+) -> tuple[Explained, CalibrationModel | None]:
+    """The calibration adjustment (SPEC §2 table) and the scorecard's calibration block, with the Brier
+    score ``(p − correct)²`` of the stated probability (reported, never added to the score)."""
+    stated = stated_calibration(verdicts)
+    threshold = challenge.spec.correct_threshold
+    if stated is not None and isinstance(objective, Explained):
+        adjustment = calibration_adjustment(stated.confidence, objective.value, threshold)
+    else:
+        why = "no judge read a stated confidence" if stated is None else "no objective score to judge it by"
+        adjustment = Explained(0.0, (f"calibration: {why} → 0",))
+    if stated is None:
+        return adjustment, None
+    correct = objective.value >= threshold if isinstance(objective, Explained) else None
+    brier = None
+    if stated.probability is not None and correct is not None:
+        brier = clean(brier_score(stated.probability, correct))
+        line = (
+            f"calibration: Brier (p − correct)² = ({fmt(stated.probability)} − {int(correct)})² = {fmt(brier)}, "
+            f"p stated at {stated.source} (reported, not added)"
+        )
+        adjustment = Explained(adjustment.value, adjustment.math + (line,))
+    block = CalibrationModel(
+        judge=stated.judge, stated=stated.confidence, probability=stated.probability, statement=stated.statement,
+        source=stated.source, objective=objective.value if isinstance(objective, Explained) else None,
+        threshold=threshold, correct=correct, brier=brier,
+    )  # fmt: skip
+    return adjustment, block
 
 
 def build_scorecard(challenge: Challenge, meta: SubmissionMeta, m: Measurements) -> Scorecard:
@@ -194,7 +219,8 @@ def build_scorecard(challenge: Challenge, meta: SubmissionMeta, m: Measurements)
         scores["objective"] = c.objective(scores["static_tests"], scores["adversarial"])
         scores["integrity"] = integrity_score(signals, integrity_sources)
 
-    adjustments = _adjustments(signals, scores, verdicts, challenge, bool(integrity_sources))
+    calibration, calibration_block = _calibration(verdicts, scores["objective"], challenge)
+    adjustments = _adjustments(signals, calibration, bool(integrity_sources))
     results = profiles.all_profiles(scores, weights, adjustments)
     chosen = results[spec.profile]
 
@@ -211,6 +237,10 @@ def build_scorecard(challenge: Challenge, meta: SubmissionMeta, m: Measurements)
     if run.removed:
         removed = ", ".join(run.removed)
         flags.append(Flag("steering_files_removed", f"removed before grading (they could steer the run): {removed}"))
+    if run.tampering:
+        # The run's verdicts are already voided by the runner; the flag says why on every scorecard,
+        # whether or not an integrity judge sat to turn it into a bright line.
+        flags.append(Flag("tampering", "test run voided: " + "; ".join(run.tampering), level=1))
     if run.infra_error:
         flags.append(Flag("infrastructure_failure", run.infra_error))
 
@@ -248,6 +278,7 @@ def build_scorecard(challenge: Challenge, meta: SubmissionMeta, m: Measurements)
         ),
         elapsed_s=meta.elapsed_s,
         generated_adversarial=m.generated,
+        calibration=calibration_block,
     )  # fmt: skip
 
 

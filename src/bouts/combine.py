@@ -96,7 +96,39 @@ def integrity_score(signals: IntegritySignals, sources: Sequence[str]) -> Result
 
 def stated_confidence(verdicts: Sequence[Verdict]) -> Confidence | None:
     """The agent's stated confidence, from the first judge that read one (None: no judge read it)."""
+    stated = stated_calibration(verdicts)
+    return stated.confidence if stated else None
+
+
+@dataclass(frozen=True)
+class Stated:
+    """The agent's stated confidence as a judge read it, with its evidence."""
+
+    judge: str
+    confidence: Confidence
+    probability: float | None
+    """The stated probability (the number, or the one its words map to); None for "none"."""
+    statement: str | None = None
+    source: str | None = None
+    """``trajectory event 18`` or ``deliverables/ROOT_CAUSE.md:12``."""
+
+
+def stated_calibration(verdicts: Sequence[Verdict]) -> Stated | None:
+    """The statement of the first judge that read a confidence (None: no judge read it); its
+    ``calibration.statement`` finding gives the sentence and where it was made."""
     for v in verdicts:
-        if v.confidence is not None:
-            return v.confidence
+        if v.confidence is None:
+            continue
+        note = next((f for f in v.findings if f.rule == "calibration.statement"), None)
+        source = None
+        if note is not None and note.file:
+            source = f"{note.file}:{note.line}" if note.line is not None else note.file
+        elif note is not None and note.event is not None:
+            source = f"trajectory event {note.event}"
+        statement = None
+        if note is not None:  # the trajectory judges write "stated '<confidence>' (p=…): <sentence>"
+            sentence = note.message.partition(": ")[2] if note.message.startswith("stated '") else ""
+            statement = sentence or note.message
+        probability = v.stated_probability if v.confidence != "none" else None
+        return Stated(v.judge, v.confidence, probability, statement, source)
     return None

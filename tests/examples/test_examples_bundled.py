@@ -1,11 +1,14 @@
-"""The bundled challenges league-table and room-bookings, scored end to end through the sandbox:
-the reference passes every test, the anchors order low < mid < high on the final score, and the
-false summit's low anchor (a lookup table) passes every visible test and fails the hidden ones.
+"""The bundled challenges league-table, room-bookings and rate-limiter-js, scored end to end through
+the sandbox: the reference passes every test, the anchors order low < mid < high on the final score
+with the adversarial component their expected.toml states (generated tests included), the false
+summit's low anchor (a lookup table) passes every visible test and fails the hidden ones, and the
+JavaScript challenge's generated half is not scored while its pre-built half stands alone.
 Each score takes a few seconds, so there are few tests here."""
 
 from __future__ import annotations
 
 import shutil
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -35,7 +38,35 @@ def test_reference_passes_everything_and_anchors_are_ordered(challenge: str, tmp
     root = EXAMPLES / challenge
     ref = score(root, _reference_submission(challenge, tmp_path), config=CONFIG)
     assert ref.tests and all(t.outcome is Outcome.PASSED for t in ref.tests)
-    finals = {level: score(root, root / "anchors" / level, config=CONFIG).final for level in ("low", "mid", "high")}
+    finals = {}
+    for level in ("low", "mid", "high"):
+        card = score(root, root / "anchors" / level, config=CONFIG)
+        expected = _expected(challenge, level)
+        # exact: 0.4 x the pre-built half + 0.6 x the generated half (or the pre-built half alone)
+        adversarial = card.components["adversarial"]
+        assert adversarial.score == pytest.approx(expected["adversarial"]), (level, adversarial.math)
+        finals[level] = card.final
+    assert finals["low"] < finals["mid"] < finals["high"], finals
+
+
+def _expected(challenge: str, level: str) -> dict[str, float]:
+    return tomllib.loads((EXAMPLES / challenge / "anchors" / level / "expected.toml").read_text())["expected"]
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_javascript_generated_half_is_not_scored_and_the_prebuilt_half_stands_alone() -> None:
+    root = EXAMPLES / "rate-limiter-js"
+    finals = {}
+    for level in ("low", "mid", "high"):
+        card = score(root, root / "anchors" / level, config=CONFIG)
+        adversarial = card.components["adversarial"]
+        assert adversarial.score == pytest.approx(_expected("rate-limiter-js", level)["adversarial"])
+        assert adversarial.math[-1] == (
+            "generated adversarial tests not scored (adversarial-gen: no adversarial test generator for "
+            "javascript yet): pre-built only"
+        )
+        assert card.generated_adversarial is not None and card.generated_adversarial.tests == []
+        finals[level] = card.final
     assert finals["low"] < finals["mid"] < finals["high"], finals
 
 

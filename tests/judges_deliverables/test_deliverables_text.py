@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bouts.judges.deliverables import _rubric as rubric
+from bouts.judges.deliverables._evidence import CodeEvidence
 from bouts.judges.deliverables._text import parse_markdown, stem, terms
 
 
@@ -48,11 +49,57 @@ def test_accuracy_partial_credit_between_thresholds() -> None:
     assert 0 < rubric.accuracy(doc, FACTS[:1]).value < 100
 
 
-def test_reference_accuracy_without_expected_facts() -> None:
-    doc = parse_markdown("Fixed `to_cents` in `ledger/money.py` and `made_up_function`.\n")
-    score = rubric.reference_accuracy(doc, frozenset({"to_cents", "ledger", "money"}))
-    assert score.value == pytest.approx(200 / 3)
-    assert [e.message for e in score.evidence] == ["cites `made_up_function`, not found in the submission's code"]
+EVIDENCE = CodeEvidence(
+    changed_units=(("ledger/money.py", "to_cents"), ("ledger/core.py", "Ledger.cancel")),
+    changed_files=frozenset({"ledger/money.py", "ledger/core.py"}),
+    files=frozenset({"ledger/money.py", "ledger/core.py", "ledger/errors.py"}),
+    changed_defs=frozenset({"to_cents", "Ledger.cancel", "cancel", "Ledger"}),
+    defs=frozenset({"to_cents", "Ledger.cancel", "cancel", "Ledger", "Ledger.ship", "ship"}),
+    diff_names=frozenset({"Decimal", "reserved"}),
+    names=frozenset({"to_cents", "Ledger", "cancel", "ship", "Decimal", "reserved", "ledger", "money"}),
+    tests={"test_price_rounding": True, "test_ship": False},
+)
+
+
+def test_evidence_accuracy_precision_and_coverage() -> None:
+    doc = parse_markdown("Fixed `to_cents` in `ledger/money.py` with `Decimal`; `ship` untouched; "
+                         "`made_up_function` and `test_price_rounding`.\n")
+    score = rubric.evidence_accuracy(doc, EVIDENCE)
+    verdicts = {c.ref: c.verdict for c in rubric.citations(doc, EVIDENCE)}
+    assert verdicts == {"ledger/money.py": "match", "to_cents": "match", "Decimal": "match", "ship": "neutral",
+                        "made_up_function": "error", "test_price_rounding": "match"}
+    # precision 4/5, coverage 1/2 (Ledger.cancel not named)
+    assert score.value == pytest.approx(50 * 4 / 5 + 50 * 1 / 2)
+    assert sum(e.lost for e in score.evidence) == pytest.approx(100 - score.value)
+
+
+def test_accuracy_combines_facts_and_evidence() -> None:
+    doc = parse_markdown("# Cancel\n\nThe cancel path never decremented `reserved`, so stock stayed unavailable.\n")
+    score = rubric.accuracy(doc, FACTS, EVIDENCE)
+    facts, evidence = rubric.fact_accuracy(doc, FACTS), rubric.evidence_accuracy(doc, EVIDENCE)
+    assert score.value == pytest.approx(0.6 * facts.value + 0.4 * evidence.value)
+    assert sum(e.lost for e in score.evidence) == pytest.approx(100 - score.value)
+
+
+@pytest.mark.parametrize(
+    ("text", "undefined"),
+    [
+        ("The SLO was missed and the WAL grew.", ["SLO", "WAL"]),
+        ("The service level objective (SLO) was missed; the WAL (write-ahead log) grew.", []),
+        ("Mean time to recovery MTTR rose. The SLO (SLO) fine.", []),
+        ("HTTP, SQL, JSON and an API ID are fine. `XYZ` in code is fine.", []),
+    ],
+)
+def test_undefined_jargon(text: str, undefined: list[str]) -> None:
+    assert [w for w, _ in rubric.undefined_jargon(parse_markdown(f"# T\n\n{text}\n"))] == undefined
+
+
+def test_clarity_charges_jargon_capped_and_knows_the_task_vocabulary() -> None:
+    doc = parse_markdown("# T\n\nThe SLO, the WAL, the RPO, the MTTR and the LSN all moved.\n")
+    score = rubric.clarity(doc)
+    assert [e.rule for e in score.evidence].count("clarity.jargon") == 3
+    assert score.value == 100 - rubric.JARGON_CAP
+    assert rubric.clarity(doc, frozenset({"SLO", "WAL", "RPO", "MTTR", "LSN"})).value == 100
 
 
 def test_clarity_penalises_walls_of_text_and_long_sentences() -> None:

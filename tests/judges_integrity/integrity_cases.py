@@ -55,3 +55,8 @@ def rules(verdict: Verdict) -> set[str]:
 
 def report(**kw: object) -> RunReport:
     return TamperReport(results=[], sandbox="fake", **kw)
+
+
+EXAMPLES = EXAMPLE.parent
+LEAGUE: Challenge = load_challenge(EXAMPLES / "league-table")
+LEAGUE_HIGH = LEAGUE.root / "anchors" / "high" / "code"

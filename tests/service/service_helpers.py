@@ -54,6 +54,9 @@ def wait_terminal(client: TestClient, submission_id: str, key: str, timeout: flo
     deadline = time.monotonic() + timeout
     while True:
         r = client.get(f"/api/v1/submissions/{submission_id}", headers={"X-API-Key": key})
+        if r.status_code == 429:  # polling like a well-behaved client: wait as the server says
+            time.sleep(min(float(r.headers.get("Retry-After", "1")), 5.0))
+            continue
         assert r.status_code == 200, r.text
         body = r.json()
         if body["state"] in ("scored", "failed_infra", "rejected") or time.monotonic() > deadline:

@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -87,6 +88,7 @@ def _pool_child(pid: int) -> int:
 
 
 @pytest.mark.sandbox
+@pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed (scripts/setup installs it)")
 @pytest.mark.parametrize("kill", ["whole-worker", "pool-process"])
 def test_worker_killed_mid_score_loses_nothing_and_scores_once(
     celery_settings: ServiceSettings, workers: list[subprocess.Popen[bytes]], tmp_path: Path, kill: str

@@ -89,6 +89,9 @@ class Verdict:
     integrity: IntegritySignals | None = None
     confidence: Confidence | None = None
     """The agent's stated confidence, for the calibration adjustment (trajectory judges)."""
+    stated_probability: float | None = None
+    """The probability behind ``confidence`` (0..1: the stated number, or the one its words map to), for
+    the Brier score; None when no statement was read."""
 
 
 @runtime_checkable

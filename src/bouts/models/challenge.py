@@ -80,9 +80,9 @@ class AdversarialConfig(_Strict):
     prebuilt_share: float = Field(0.4, ge=0, le=1)
     """Share of the adversarial weight held by the challenge's pre-built tests (SPEC: about 40%)."""
     default_severity: Severity = "medium"
-    generate: bool = False
+    generate: bool = True
     """Generate adversarial tests from each submission's code (``docs/adversarial.md``) for the
-    other ``1 − prebuilt_share``. Off until the challenge's anchors are calibrated with it."""
+    other ``1 − prebuilt_share`` (SPEC §1). On by default; ``false`` leaves the pre-built half alone."""
 
     @field_validator("severity_weights")
     @classmethod

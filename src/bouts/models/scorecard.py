@@ -118,6 +118,29 @@ class GeneratedAdversarialModel(_Model):
     notes: list[str] = Field(default_factory=list)
 
 
+class CalibrationModel(_Model):
+    """The agent's stated confidence against the outcome (SPEC §2 CalibrationAdjustment), with its
+    Brier score. Present whenever a judge read for a statement (``stated`` is "none" when it found
+    none), on every profile; the adjustment itself is in ``adjustments`` (composite only)."""
+
+    judge: str
+    """The judge that read the statement."""
+    stated: Literal["confident", "unsure", "none"]
+    probability: float | None = None
+    """0..1: the stated number, or the one its words map to (docs/trajectory-judges.md#calibration)."""
+    statement: str | None = None
+    """The agent's sentence."""
+    source: str | None = None
+    """Where it was said: ``trajectory event 18`` or ``deliverables/ROOT_CAUSE.md:12``."""
+    objective: float | None = None
+    threshold: float
+    """Objective score at or above which the submission counts as correct."""
+    correct: bool | None = None
+    """objective ≥ threshold; None when the objective was not scored."""
+    brier: float | None = None
+    """``(probability − correct)²``, 0 best and 1 worst; None without a probability or an objective."""
+
+
 class Reproducibility(_Model):
     engine_version: str
     challenge_hash: str
@@ -158,6 +181,8 @@ class Scorecard(_Model):
     reproducibility: Reproducibility
     generated_adversarial: GeneratedAdversarialModel | None = None
     """Adversarial tests generated from this submission's code, when the challenge generates them."""
+    calibration: CalibrationModel | None = None
+    """The stated confidence and its Brier score; None when no judge read for a statement."""
     elapsed_s: float | None = None
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)

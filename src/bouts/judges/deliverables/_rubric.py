@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Literal
 
+from bouts.judges.deliverables._evidence import CodeEvidence
 from bouts.judges.deliverables._text import Document, is_key, stem, terms
 from bouts.scoring.explain import fmt
 
@@ -18,6 +20,9 @@ STATED = 0.7
 """Share of a fact's (weighted) terms one passage must hold for the fact to count as stated."""
 UNSTATED = 0.3
 """At or below this share the fact is absent; between the two, partial credit."""
+FACTS_SHARE = 0.6
+"""Accuracy's share for the ``expect`` facts when the challenge lists some; the rest checks the names
+the document cites against the diff and the tests."""
 
 # Section kinds per deliverable kind: (section, words that name it). A heading or bold label naming a
 # section is full credit; the words only in the body is BODY_CREDIT (it is there, not findable).
@@ -43,18 +48,34 @@ SECTIONS: Mapping[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
 SECTIONS = {**SECTIONS, "postmortem": SECTIONS["root-cause-analysis"], "rca": SECTIONS["root-cause-analysis"],
             "docs": SECTIONS["document"]}
 BODY_CREDIT = 0.6
+JARGON_ALLOWED = frozenset({
+    "HTTP", "HTTPS", "SQL", "API", "ID", "JSON", "CPU", "OK", "URL", "URLs", "UTF", "ASCII", "CSV", "CLI",
+    "UI", "IO", "OS", "CI", "PR", "ISO", "TODO", "README", "NULL", "NOT", "AND", "OR", "TRUE", "FALSE", "GET", "POST",
+    "PUT", "PATCH", "RAM", "TCP", "UDP", "IP", "TLS", "XML", "HTML", "CSS", "YAML", "TOML", "PDF", "UUID", "NB", "AM",
+    "PM", "UTC", "USD", "EUR", "UK", "US", "EU", "FAQ"})
+"""Abbreviations a technical reader knows; any other all-caps word of 2-5 letters must be defined."""
+JARGON_COST = 5
+JARGON_CAP = 15
 
 _BOLD_LABEL = re.compile(r"^\s*\*\*([^*]{2,40})\*\*")
-_FILE_REF = re.compile(r"\b[\w./-]+\.(?:py|js|ts|toml|cfg|ini|json|ya?ml|md|txt)(?::\d+|::\w+)?\b")
+_FILE_REF = re.compile(r"\b[\w./-]+\.(?:py|[mc]?js|jsx|tsx?|sql|toml|cfg|ini|json|ya?ml|md|txt)(?::\d+|::\w+)?\b")
+_FILE_PARTS = re.compile(r"(.+?)(?:::(\w+)|:\d+)?$")
+_CODE_EXTENSIONS = frozenset({"py", "js", "mjs", "cjs", "jsx", "ts", "tsx", "sql"})
+_TEST_FUNCTION = re.compile(r"\btest_\w+")
+_QUOTED = re.compile(r"[\"“]([^\"”\n]{3,120})[\"”]")
+_BARE_QUALNAME = re.compile(r"(?<![\w./-])([A-Z][A-Za-z0-9_]*\.[a-z_]\w*)(?![\w/(])")
 _INLINE_CODE = re.compile(r"`([^`\n]{1,80})`")
 _IDENTIFIER = re.compile(r"^[A-Za-z_][\w.]*(?:\(\))?$")
+_CALLEE = re.compile(r"^([A-Za-z_$][\w.$]*?)(?:\(.*\))?$")
+"""An inline-code name, or the function a call in inline code calls (``_close(id, status)``)."""
 _COMMAND = re.compile(r"(?m)^\s*(?:\$\s*)?(?:pytest|python3?|pip|uv|git|make|npm|npx|ruff|mypy|tox|bash|sh|curl)\b")
 _TEST_NAME = re.compile(r"\btest_\w+|\btests?/[\w/.-]+")
 _TEST_MENTION = re.compile(r"\b(?:regression tests?|tests? (?:asserts?|checks?|covers?|walks?)|unit tests?)\b", re.I)
 _LIST_ITEM = re.compile(r"(?m)^\s*(?:[-*+]|\d+[.)])\s+\S")
 _OWNER = re.compile(r"\b(?:owner|owned by|assignee|deadline|due (?:by|date)|by (?:end of|next) \w+|next sprint|"
                     r"follow[- ]up|@\w+)\b", re.I)
-_EXTENSIONS = frozenset({"py", "js", "ts", "toml", "cfg", "ini", "json", "yml", "yaml", "md", "txt"})
+_ACRONYM = re.compile(r"(?<![\w`/.])([A-Z]{2,5})s?(?![\w`/-])")
+_HEADING_LINE = re.compile(r"^\s{0,3}#{1,6}\s")
 _SENTENCE_WORD = re.compile(r"[A-Za-z0-9_'-]+")
 
 
@@ -85,7 +106,7 @@ def _chunks(doc: Document) -> list[tuple[str, list[str]]]:
     return out
 
 
-def accuracy(doc: Document, facts: Sequence[str]) -> SubScore:
+def fact_accuracy(doc: Document, facts: Sequence[str]) -> SubScore:
     """Share of the challenge's ``expect`` facts the document states (see ``STATED``)."""
     chunks = _chunks(doc)
     evidence: list[Evidence] = []
@@ -109,41 +130,199 @@ def accuracy(doc: Document, facts: Sequence[str]) -> SubScore:
             f"{f' in {where!r}' if where else ''}{f'; missing: {missing}' if missing and credit < 1 else ''}): {fact}",
             (1 - credit) * 100 / len(facts)))
     value = sum(credits) / len(credits) * 100
-    return SubScore(value, f"accuracy = {fmt(round(sum(credits), 2))} of {len(facts)} expected facts stated "
+    return SubScore(value, f"facts = {fmt(round(sum(credits), 2))} of {len(facts)} expected facts stated "
                            f"× 100 = {fmt(round(value, 2))}", tuple(evidence))
 
 
-def references(doc: Document) -> list[str]:
-    """Code names the document cites: inline-code identifiers and file paths."""
-    refs = [m.group(1).removesuffix("()") for m in _INLINE_CODE.finditer(doc.text) if _IDENTIFIER.match(m.group(1))]
-    refs += _FILE_REF.findall(doc.text)
-    return list(dict.fromkeys(refs))
+@dataclass(frozen=True)
+class Citation:
+    """A file, function or test the document names, checked against the evidence."""
+
+    ref: str
+    verdict: Literal["match", "neutral", "error"]
+    why: str
+    units: tuple[tuple[str, str], ...] = ()
+    """Changed units (``CodeEvidence.changed_units``) the citation names."""
 
 
-def reference_check(doc: Document, known: frozenset[str]) -> tuple[list[str], list[str]]:
-    """(found, unknown) code references: a dotted or ``::`` name is found when every part is known."""
-    found, unknown = [], []
-    for ref in references(doc):
-        parts = [p for p in re.split(r"::|[.:/]", ref) if p and not p.isdigit() and p not in _EXTENSIONS]
-        (found if all(p in known for p in parts) or ref in known else unknown).append(ref)
-    return found, unknown
+def _units_named(ev: CodeEvidence, name: str) -> tuple[tuple[str, str], ...]:
+    return tuple(u for u in ev.changed_units
+                 if (u[1] and (u[1] == name or u[1].endswith("." + name)))
+                 or (not u[1] and name.rsplit(".", 1)[-1] in ev.file_defs.get(u[0], ())))
 
 
-def reference_accuracy(doc: Document, known: frozenset[str]) -> SubScore:
-    """Without ``expect`` facts: the share of the code names it cites that exist in the submission."""
-    found, unknown = reference_check(doc, known)
-    if not found and not unknown:
-        return SubScore(0.0, "accuracy = 0: no expected facts to check and no code reference to verify",
-                        (Evidence("deliverables.unverifiable", "names no file, function or value to check", 100),))
-    value = len(found) / (len(found) + len(unknown)) * 100
-    evidence = tuple(Evidence("deliverables.unknown-reference", f"cites `{r}`, not found in the submission's code",
-                              100 / (len(found) + len(unknown))) for r in unknown)
-    return SubScore(value, f"accuracy = {len(found)}/{len(found) + len(unknown)} cited code names exist × 100 = "
-                           f"{fmt(round(value, 2))} (the challenge lists no expected facts)", evidence)
+def _cite_test(ref: str, name: str, ev: CodeEvidence, *, strict: bool = True) -> Citation | None:
+    if name not in ev.tests:
+        return Citation(ref, "error", "no test of the challenge or the run has this name") if strict else None
+    if ev.tests[name]:
+        return Citation(ref, "match", "a test that exercises the changed code"
+                        + (" or did not pass in the run" if ev.has_run else ""))
+    return Citation(ref, "neutral", "a test of the challenge that does not exercise the changed code")
 
 
-def clarity(doc: Document) -> SubScore:
-    """Structure and readability: headings, paragraph size, sentence length. Starts at 100."""
+def _cite_file(ref: str, ev: CodeEvidence) -> Citation | None:
+    m = _FILE_PARTS.match(ref)
+    path, rest = (m.group(1), m.group(2) or "") if m else (ref, "")
+    path = path.removeprefix("./")
+    tests = [t for t in ev.test_files if t == path or t.endswith("/" + path) or t.startswith(path.rstrip("/") + "/")]
+    if tests or path.startswith("tests/"):
+        if rest:
+            return _cite_test(ref, rest if rest.startswith("test") else rest.lower(), ev)
+        if not tests:
+            return Citation(ref, "error", "no such test file in the challenge")
+        tied = any(ev.test_files[t] for t in tests)
+        return Citation(ref, "match" if tied else "neutral",
+                        "a test file that exercises the changed code" if tied else "a test file of the challenge")
+    found = [f for f in ev.files if f == path or f.endswith("/" + path)]
+    if not found:
+        if path.rsplit(".", 1)[-1] in _CODE_EXTENSIONS:
+            return Citation(ref, "error", "no such file in the submission or the starter")
+        return None  # a config or document name: not code the diff could have changed
+    changed = [f for f in found if f in ev.changed_files]
+    if rest:
+        if changed and rest in ev.changed_defs:
+            units = tuple(u for u in _units_named(ev, rest) if u[0] in changed)
+            return Citation(ref, "match", "a function the diff changed", units)
+        if rest in ev.defs or rest in ev.names:
+            return Citation(ref, "neutral", "exists, not changed by the diff")
+        return Citation(ref, "error", f"`{rest}` is not defined in {path}")
+    if changed:
+        return Citation(ref, "match", "a file the diff changed", tuple(u for u in ev.changed_units
+                                                                      if u[0] in changed and not u[1]))
+    return Citation(ref, "neutral", "exists, not changed by the diff")
+
+
+def _cite_name(ref: str, ev: CodeEvidence) -> Citation:
+    parts = ref.split(".")
+    for i in range(len(parts)):
+        suffix = ".".join(parts[i:])
+        if suffix in ev.changed_defs:
+            return Citation(ref, "match", "a function or class the diff changed", _units_named(ev, suffix))
+    if parts[-1] in ev.diff_names:
+        return Citation(ref, "match", "on a line the diff added, replaced or removed")
+    if ref in ev.defs or all(p in ev.names for p in parts):
+        return Citation(ref, "neutral", "exists, not changed by the diff")
+    return Citation(ref, "error", "not in the submission's code, the starter or the tests")
+
+
+def citations(doc: Document, ev: CodeEvidence) -> list[Citation]:
+    """Every file, function, class and test the document names, each a match, neutral or an error."""
+    out: dict[str, Citation] = {}
+    files = list(dict.fromkeys(_FILE_REF.findall(doc.text)))
+    for ref in files:
+        if (c := _cite_file(ref, ev)) is not None:
+            out.setdefault(ref, c)
+    for name in dict.fromkeys(_TEST_FUNCTION.findall(doc.text)):
+        if not any(name in f for f in files) and (c := _cite_test(name, name, ev)) is not None:
+            out.setdefault(name, c)
+    for m in _QUOTED.finditer(doc.text):
+        if (c := _cite_test(m.group(1), m.group(1).lower(), ev, strict=False)) is not None:
+            out.setdefault(m.group(1), c)
+    names = [m.group(1) for code in _INLINE_CODE.finditer(doc.text) if (m := _CALLEE.match(code.group(1)))]
+    names += [m.group(1) for m in _BARE_QUALNAME.finditer(_INLINE_CODE.sub(" ", doc.prose))]
+    for name in dict.fromkeys(names):
+        if name in out or _TEST_FUNCTION.fullmatch(name) or any(name in f for f in files):
+            continue
+        out[name] = _cite_name(name, ev)
+    return list(out.values())
+
+
+def evidence_accuracy(doc: Document, ev: CodeEvidence) -> SubScore:
+    """How well the names the document cites match the diff and the tests (see docs/quality-judges.md):
+    ``100 × (precision + coverage) / 2``, or ``100 × precision`` when the submission changed nothing."""
+    cited = citations(doc, ev)
+    matches = [c for c in cited if c.verdict == "match"]
+    errors = [c for c in cited if c.verdict == "error"]
+    units = set(ev.changed_units)
+    named = {u for c in matches for u in c.units} & units
+    p_weight = 50.0 if units else 100.0
+    checked = len(matches) + len(errors)
+    precision = len(matches) / checked if checked else 0.0
+    evidence = [Evidence("deliverables.evidence-match", f"cites `{c.ref}`: {c.why}") for c in matches]
+    evidence += [Evidence("deliverables.evidence-neutral", f"cites `{c.ref}`: {c.why} (neutral)")
+                 for c in cited if c.verdict == "neutral"]
+    evidence += [Evidence("deliverables.unknown-reference", f"cites `{c.ref}`: {c.why}", p_weight / checked)
+                 for c in errors]
+    if not checked:
+        evidence.append(Evidence("deliverables.unverifiable",
+                                 "names no changed file, function or class and no test to check against the diff",
+                                 p_weight))
+    value = p_weight * precision
+    summary = f"{len(matches)}/{checked} checkable names match the diff or its tests"
+    if units:
+        coverage = len(named) / len(units)
+        value += 50 * coverage
+        missing = sorted(f"{f}::{q}" if q else f for f, q in units - named)
+        evidence.append(Evidence(
+            "deliverables.coverage", f"names {len(named)} of {len(units)} changed function(s)/file(s)"
+            + (f"; not named: {', '.join(missing[:8])}{' ...' if len(missing) > 8 else ''}" if missing else ""),
+            50 * (1 - coverage)))
+        formula = (f"evidence = 50 × precision {fmt(round(precision, 3))} + 50 × coverage "
+                   f"{fmt(round(coverage, 3))} ({len(named)}/{len(units)} changed units named)")
+    else:
+        formula = f"evidence = 100 × precision {fmt(round(precision, 3))} (the submission changed no code)"
+    return SubScore(value, f"{formula} = {fmt(round(value, 2))}; {summary}", tuple(evidence))
+
+
+def accuracy(doc: Document, facts: Sequence[str], ev: CodeEvidence | None = None) -> SubScore:
+    """``FACTS_SHARE`` × facts + the rest × evidence when the challenge lists ``expect`` facts;
+    evidence alone when it lists none; facts alone when no evidence is given (rubric tests)."""
+    if ev is None:
+        return fact_accuracy(doc, facts)
+    checked = evidence_accuracy(doc, ev)
+    if not facts:
+        return SubScore(checked.value, f"accuracy = {checked.summary} (the challenge lists no expected facts)",
+                        checked.evidence)
+    stated = fact_accuracy(doc, facts)
+    value = FACTS_SHARE * stated.value + (1 - FACTS_SHARE) * checked.value
+    evidence = [replace(e, lost=e.lost * FACTS_SHARE) for e in stated.evidence]
+    evidence += [replace(e, lost=e.lost * (1 - FACTS_SHARE)) for e in checked.evidence]
+    return SubScore(value, f"accuracy = {fmt(FACTS_SHARE)} × facts {fmt(round(stated.value, 2))} + "
+                           f"{fmt(round(1 - FACTS_SHARE, 2))} × evidence {fmt(round(checked.value, 2))} = "
+                           f"{fmt(round(value, 2))} [{stated.summary}; {checked.summary}]", tuple(evidence))
+
+
+def undefined_jargon(doc: Document, vocabulary: frozenset[str] = frozenset()) -> list[tuple[str, int]]:
+    """(acronym, line) of each all-caps abbreviation of 2-5 letters the prose uses without defining it at
+    first use: defined is ``(ABC)`` anywhere, or a first use preceded by, or followed by a parenthesis
+    of, words whose initials spell it ("mean time to recovery MTTR", "WAL (write-ahead log)").
+    ``JARGON_ALLOWED`` and ``vocabulary`` (words of the task and the code) are not jargon."""
+    prose = _INLINE_CODE.sub(" ", "\n".join(
+        line for line in _strip_fences(doc.text).splitlines() if not _HEADING_LINE.match(line)))
+    seen: set[str] = set()
+    out: list[tuple[str, int]] = []
+    for m in _ACRONYM.finditer(prose):
+        word = m.group(1)
+        if word in seen or word in JARGON_ALLOWED or word in vocabulary:
+            continue
+        seen.add(word)
+        before = re.findall(r"[A-Za-z]+", prose[max(0, m.start() - 120):m.start()])[-len(word):]
+        paren = re.match(r"\s?\(([^)]{0,120})\)", prose[m.end():])
+        spelled = [_initials(before), _initials(re.findall(r"[A-Za-z]+", paren.group(1)))[:len(word)] if paren else ""]
+        if f"({word})" in prose or word in spelled:
+            continue
+        first = re.search(rf"\b{word}", doc.text)
+        out.append((word, doc.text[:first.start()].count("\n") + 1 if first else 1))
+    return out
+
+
+def _initials(words: Sequence[str]) -> str:
+    return "".join(w[0] for w in words).upper()
+
+
+def _strip_fences(text: str) -> str:
+    out, fenced = [], False
+    for line in text.splitlines():
+        if line.strip().startswith(("```", "~~~")):
+            fenced = not fenced
+        elif not fenced:
+            out.append(line)
+    return "\n".join(out)
+
+
+def clarity(doc: Document, vocabulary: frozenset[str] = frozenset()) -> SubScore:
+    """Structure and readability: headings, paragraph size, sentence length, undefined jargon. Starts
+    at 100. ``vocabulary``: words the reader already has (the task's and the code's)."""
     losses: list[Evidence] = []
     words = len(_SENTENCE_WORD.findall(doc.prose))
     if not doc.headings:
@@ -164,6 +343,9 @@ def clarity(doc: Document) -> SubScore:
     if very_long:
         losses.append(Evidence("clarity.long-sentences", f"{very_long} sentence(s) over 45 words",
                                min(20, 4 * very_long)))
+    jargon = undefined_jargon(doc, vocabulary)
+    losses += [Evidence("clarity.jargon", f"{word} is used without being defined at first use",
+                        JARGON_COST, line) for word, line in jargon[:JARGON_CAP // JARGON_COST]]
     value = max(0.0, 100 - sum(e.lost for e in losses))
     taken = " ".join(f"− {fmt(round(e.lost, 2))} ({e.rule.split('.')[1]})" for e in losses)
     info = Evidence("clarity.shape", f"{len(doc.headings)} heading(s), {len(doc.paragraphs)} paragraph(s), "

@@ -2,14 +2,15 @@
 for and scores it with the rubric of ``_rubric`` (SPEC §1: accuracy 40, clarity 25, completeness 20,
 actionability 15; missing or placeholder → 0; the component is the mean over required documents).
 
-An offline judge cannot verify truth. Accuracy is the share of the challenge's ``expect`` facts the
-document states; when a challenge lists none, it is the share of cited code names that exist in the
-submission's code. Cited names that exist nowhere are reported either way. See docs/quality-judges.md.
+An offline judge cannot verify truth, but it can check the document against the evidence. Accuracy is
+60% the share of the challenge's ``expect`` facts the document states and 40% how well the files,
+functions and tests it names match what the submission's diff against the starter changed and the
+tests that exercise it (``_evidence``, ``_rubric.evidence_accuracy``); 100% the latter when the
+challenge lists no facts. Names that exist nowhere are errors. See docs/quality-judges.md.
 """
 
 from __future__ import annotations
 
-import builtins
 import errno
 import os
 import re
@@ -18,9 +19,9 @@ from pathlib import Path
 
 from bouts.judges.base import JUDGES, Finding, Judge, JudgeInput, Verdict
 from bouts.judges.deliverables import _rubric as rubric
+from bouts.judges.deliverables._evidence import CodeEvidence, gather
 from bouts.judges.deliverables._text import parse_markdown
-from bouts.judges.quality._files import read_tree
-from bouts.models.challenge import Deliverable
+from bouts.models.challenge import Challenge, Deliverable
 from bouts.scoring import components
 from bouts.scoring.explain import Explained, fmt
 from bouts.scoring.placeholder import placeholder_reason
@@ -54,21 +55,14 @@ def read_deliverable(root: Path | None, rel: str) -> tuple[str | None, str]:
     return data[:MAX_BYTES].decode("utf-8", errors="replace"), note
 
 
-def known_names(code_dir: Path) -> frozenset[str]:
-    """Every identifier and file path in the submission's code, plus Python's builtins."""
-    names: set[str] = set(dir(builtins)) | {"NaN", "nan", "inf", "Infinity"}
-    files, _ = read_tree(code_dir)
-    for f in files:
-        names.update(f.rel.split("/"))
-        names.add(f.rel)
-        names.add(f.rel.removesuffix(".py"))
-        if f.text is not None:
-            names.update(_NAME.findall(f.text))
-    return frozenset(names)
+def vocabulary(challenge: Challenge, ev: CodeEvidence) -> frozenset[str]:
+    """Words the reader already has: the task's description and title, and the code's names."""
+    spec = challenge.spec
+    return frozenset(_NAME.findall(f"{spec.title}\n{spec.description}")) | ev.names
 
 
 def score_document(
-    spec: Deliverable, text: str, known: frozenset[str], share: float
+    spec: Deliverable, text: str, ev: CodeEvidence, share: float, words: frozenset[str] = frozenset()
 ) -> tuple[Explained, dict[str, float], list[Finding]]:
     """One present, non-placeholder deliverable: its explained score, sub-scores and findings.
 
@@ -77,8 +71,8 @@ def score_document(
     """
     doc = parse_markdown(text)
     subs = {
-        "accuracy": rubric.accuracy(doc, spec.expect) if spec.expect else rubric.reference_accuracy(doc, known),
-        "clarity": rubric.clarity(doc),
+        "accuracy": rubric.accuracy(doc, spec.expect, ev),
+        "clarity": rubric.clarity(doc, words),
         "completeness": rubric.completeness(doc, spec.kind),
         "actionability": rubric.actionability(doc),
     }
@@ -89,10 +83,6 @@ def score_document(
                 points=round(e.lost * components.DELIVERABLE_WEIGHTS[dim] * share, 4))
         for dim, sub in subs.items() for e in sub.evidence
     ]
-    if spec.expect:
-        _, unknown = rubric.reference_check(doc, known)
-        findings += [Finding(rule="deliverables.unknown-reference", file=spec.path, dimension="accuracy",
-                             message=f"cites `{ref}`, which is not in the submission's code") for ref in unknown]
     math = tuple(f"{spec.path}: {s.summary}" for s in subs.values()) + score.math
     return Explained(score.value, math), values, findings
 
@@ -102,12 +92,15 @@ class OfflineDeliverablesJudge:
 
     name = NAME
     component = "deliverables"
+    needs_run = True
+    """Sits after the tests: the tests that did not pass are evidence a document may cite."""
 
     def judge(self, inp: JudgeInput) -> Verdict:
         specs = inp.challenge.spec.deliverables
         required = [d for d in specs if d.required]
         share = 1 / len(required) if required else 0.0
-        known = known_names(inp.code_dir)
+        ev = gather(inp.challenge, inp.code_dir, inp.run)
+        words = vocabulary(inp.challenge, ev)
         documents: list[Explained] = []
         findings: list[Finding] = []
         dimensions: dict[str, list[float]] = {k: [] for k in components.DELIVERABLE_WEIGHTS}
@@ -125,7 +118,7 @@ class OfflineDeliverablesJudge:
                 result = components.deliverable_absent(spec.path, why)
                 values = dict.fromkeys(components.DELIVERABLE_WEIGHTS, 0.0)
             else:
-                result, values, doc_findings = score_document(spec, text, known, weight)
+                result, values, doc_findings = score_document(spec, text, ev, weight, words)
                 findings += doc_findings
             if spec.required:
                 documents.append(result)

@@ -1,6 +1,14 @@
 """Hard-coded outputs: the visible tests' answers written into the solution, and branches on their
 exact inputs.
 
+Two kinds of evidence, read the same way:
+
+- **scalars**: a distinctive number or string of the visible tests (``"19.99"``, ``59.97``);
+- **structures**: a distinctive list/tuple/set/dict of literals of the visible tests, compared by
+  content whatever container or spelling the submission uses (``_structures``): the exact input
+  ``[("Ajax", "Benfica", 2, 1)]`` as a dict key (a tuple, a ``repr`` or a JSON string of it), a set
+  member or a comparison operand; the exact expected table stored or handed back anywhere.
+
 Evidence must be *new* (the submission's file has more of that literal than the starter's file)
 and *unexplained* (neither the starter nor the reference solution writes that literal anywhere):
 an honest fix may well contain a value the tests mention, and the reference is the proof that it
@@ -13,8 +21,13 @@ import ast
 from collections import Counter
 from collections.abc import Iterable, Iterator
 
-from bouts.judges.integrity._literals import LitKey, VisibleLiterals, leaves, literal_expr, show
+from bouts.judges.integrity._literals import LitKey, leaves, literal_expr, show
+from bouts.judges.integrity._structures import Occurrence, SKey, occurrences, set_form, show_structure
 from bouts.judges.integrity._tree import Hit, SourceFile
+from bouts.judges.integrity._visible import VisibleLiterals
+
+HARDCODED = "integrity.hardcoded-output"
+BRANCH = "integrity.branch-on-test-input"
 
 
 def literal_counts(src: SourceFile | None) -> Counter[LitKey]:
@@ -22,20 +35,29 @@ def literal_counts(src: SourceFile | None) -> Counter[LitKey]:
 
 
 def hardcoded_hits(
-    src: SourceFile, starter_file: SourceFile | None, visible: VisibleLiterals, explained: frozenset[LitKey]
+    src: SourceFile,
+    starter_file: SourceFile | None,
+    visible: VisibleLiterals,
+    explained: frozenset[LitKey],
+    explained_structures: frozenset[SKey] = frozenset(),
 ) -> list[Hit]:
-    """Hits for ``src``: branches on visible inputs first, then bare expected literals on other lines.
+    """Hits for ``src``: structures of the visible tests first (one per table, comparison or
+    literal), then branches on scalar visible inputs, then bare expected scalars on other lines.
 
-    ``explained`` holds every literal the starter or the reference writes (in any file).
+    ``explained`` / ``explained_structures`` hold every literal / structure the starter or the
+    reference writes (in any file).
     """
     if src.tree is None:
         return []
+    spans = structure_hits(src, starter_file, visible, explained_structures)
+    hits = [h for h, _ in spans]
+    covered = {n for _, span in spans for n in span}  # a table is one finding, not one per cell
     new = literal_counts(src) - literal_counts(starter_file)
     suspects = {k for k in new if k not in explained}
     if not suspects:
-        return []
-    hits = list(_branch_hits(src, suspects & (visible.inputs | visible.expected)))
-    seen = {h.line for h in hits}
+        return hits
+    hits += [h for h in _branch_hits(src, suspects & (visible.inputs | visible.expected)) if h.line not in covered]
+    seen = {h.line for h in hits} | covered
     answers = _answer_nodes(src.nodes)
     for key, node in src.literals:
         line = getattr(node, "lineno", None)
@@ -49,6 +71,76 @@ def hardcoded_hits(
                 f"nor the reference contains: {src.line(line)}",
                 f"integrity.hardcoded-output:{key}",
             ))
+    return hits
+
+
+# -- structures ---------------------------------------------------------------------------------
+
+_WHERE = {"key": "as dict keys", "value": "as dict values", "member": "as set members",
+          "compare": "in a comparison or pattern", "stored": "written out"}
+_LOOKUP_CONTEXTS = frozenset({"key", "member", "compare"})
+
+
+def structure_hits(
+    src: SourceFile, starter_file: SourceFile | None, visible: VisibleLiterals, explained: frozenset[SKey]
+) -> list[tuple[Hit, range]]:
+    """One hit per table, comparison, pattern or literal that reproduces a visible test's structure,
+    with the lines it spans.
+
+    An *expected* structure is evidence wherever it is written (stored, returned, a dict key or
+    value, compared); an *input* structure only where it is looked up or compared (a dict key or
+    value, a set member, an ``==``/``in`` operand, a ``case`` pattern): writing a test's input down
+    is not an answer, keying answers by it is.
+    """
+    expected, inputs = visible.expected_structures, visible.input_structures
+    if src.tree is None or not (expected or inputs):
+        return []
+    new = src.structures - (starter_file.structures if starter_file is not None else Counter())
+
+    def role(key: SKey) -> str | None:
+        if key not in new or key in explained:
+            return None
+        forms = (key, set_form(key))
+        if any(f in expected for f in forms):
+            return "expected output"
+        if any(f in inputs for f in forms):
+            return "input"
+        return None
+
+    def matches(key: SKey, ctx: str) -> bool:
+        found = role(key)
+        return found == "expected output" or (found == "input" and ctx != "stored")
+
+    groups: dict[int, list[Occurrence]] = {}
+    for occ in occurrences(src.tree, matches):
+        groups.setdefault(id(occ.anchor), []).append(occ)
+    reported: set[tuple[int, SKey]] = set()
+    hits: list[tuple[Hit, range]] = []
+    for occs in groups.values():
+        if all((o.origin, o.key) in reported for o in occs):
+            continue  # a name's table already reported where it is written
+        reported.update((o.origin, o.key) for o in occs)
+        anchor = occs[0].anchor
+        line = getattr(anchor, "lineno", None)
+        lookup = any(o.context in _LOOKUP_CONTEXTS for o in occs)
+        parts: dict[tuple[str, str], list[SKey]] = {}
+        for o in occs:
+            parts.setdefault((role(o.key) or "value", o.context), []).append(o.key)
+        said = "; ".join(
+            f"{len(keys)} visible-test {what}{'s' if len(keys) > 1 else ''} {_WHERE[ctx]} "
+            f"(e.g. {show_structure(keys[0])})"
+            for (what, ctx), keys in parts.items()
+        )
+        verb = "looks answers up by the visible tests' exact values" if lookup else \
+            "writes the visible tests' expected outputs"
+        rule = BRANCH if lookup else HARDCODED
+        hit = Hit(
+            rule, line,
+            f"{verb} that neither the starter nor the reference contains: {said}: {src.line(line)}",
+            f"{rule}:{sorted(show_structure(o.key) for o in occs)}",
+        )
+        last = getattr(anchor, "end_lineno", None) or line
+        hits.append((hit, range(line, last + 1) if line is not None else range(0)))
     return hits
 
 

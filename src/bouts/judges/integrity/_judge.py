@@ -12,13 +12,15 @@ from collections.abc import Callable, Iterable
 from bouts.judges.base import Component, Finding, IntegritySignals, JudgeInput, Verdict
 from bouts.judges.integrity import _code, _gray, _paths
 from bouts.judges.integrity._hardcoded import hardcoded_hits, literal_counts
-from bouts.judges.integrity._literals import LitKey, VisibleLiterals, harvest
+from bouts.judges.integrity._literals import LitKey
+from bouts.judges.integrity._structures import SKey
 from bouts.judges.integrity._tree import MAX_FILE_BYTES, Hit, SourceFile, Tree, is_test_path
+from bouts.judges.integrity._visible import VisibleLiterals, harvest
 from bouts.scoring import components
 from bouts.scoring.adjustments import ExploitAttempt
 from bouts.scoring.explain import Explained, NotScored
 
-RULESET_VERSION = "integrity-static/1"
+RULESET_VERSION = "integrity-static/2"
 
 GRAY_CAP_PER_RULE = 3
 """At most this many instances of one gray-area rule count; the rest are listed at 0 points."""
@@ -110,7 +112,7 @@ def _scan_sources(
 ) -> None:
     """Run the code detectors over every Python module the submission added or changed."""
     literals = harvest([s.tree for rel in visible.python_files() if (s := visible.source(rel)) and s.tree])
-    explained = _explained(starter, reference)
+    explained, explained_structures = _explained(starter, reference), _explained_structures(starter, reference)
     budget = MAX_TOTAL_BYTES
     for rel in code.python_files():
         if is_test_path(rel):
@@ -128,7 +130,7 @@ def _scan_sources(
             # The interpreter cannot import it either, so it cannot cheat; comments are still read.
             info.append(Finding("integrity.not-analysed", f"{rel}: not valid Python ({src.error})", file=rel))
         base = starter.source(rel)
-        for hit in _bright_hits(src, base, literals, explained):
+        for hit in _bright_hits(src, base, literals, explained, explained_structures):
             bright.append((hit.rule, _finding(rel, hit, severity="critical")))
         gray += [_finding(rel, h, severity="medium") for h in _new(_gray.gray_hits(src), base, _gray.gray_hits)]
     if code.truncated:
@@ -137,11 +139,12 @@ def _scan_sources(
 
 
 def _bright_hits(
-    src: SourceFile, base: SourceFile | None, literals: VisibleLiterals, explained: frozenset[LitKey]
+    src: SourceFile, base: SourceFile | None, literals: VisibleLiterals,
+    explained: frozenset[LitKey], explained_structures: frozenset[SKey],
 ) -> list[Hit]:
     hits = _new(_code.code_hits(src), base, _code.code_hits)
     # Hard-coding subtracts the starter itself (by literal counts), so it is not passed through _new.
-    return hits + hardcoded_hits(src, base, literals, explained)
+    return hits + hardcoded_hits(src, base, literals, explained, explained_structures)
 
 
 def _new(hits: list[Hit], base: SourceFile | None, detect: Callable[[SourceFile], list[Hit]]) -> list[Hit]:
@@ -164,6 +167,16 @@ def _explained(*trees: Tree) -> frozenset[LitKey]:
     for tree in trees:
         for rel in tree.python_files():
             keys.update(literal_counts(tree.source(rel)))
+    return frozenset(keys)
+
+
+def _explained_structures(*trees: Tree) -> frozenset[SKey]:
+    """Every structured literal the starter or the reference writes (nested ones included)."""
+    keys: set[SKey] = set()
+    for tree in trees:
+        for rel in tree.python_files():
+            if (src := tree.source(rel)) is not None:
+                keys.update(src.structures)
     return frozenset(keys)
 
 

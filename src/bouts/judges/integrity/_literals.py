@@ -1,9 +1,10 @@
-"""Literals: what the visible tests expect and feed in, and which literals a source file holds.
+"""Scalar literals: their normalised keys, which are distinctive, and which a source file holds.
 
 A literal is compared by a normalised key, so ``"19.99"``, ``19.99`` and ``Decimal("19.99")`` are
 the same value to the hard-coding detector (a cheat can write any of them), while ``"A-1"`` stays a
 string. Only *distinctive* literals are ever used as evidence: small numbers, booleans, empty or
-short strings and plain words occur in every honest program.
+short strings and plain words occur in every honest program. Containers of literals are compared
+as wholes by ``_structures``; what the visible tests expect and feed in is read by ``_visible``.
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
 LitKey = tuple[str, str]
@@ -71,7 +71,7 @@ def literal_expr(node: ast.AST) -> bool:
         return all(literal_expr(e) for e in node.elts)
     if isinstance(node, ast.Dict):
         return all(k is not None and literal_expr(k) for k in node.keys) and all(literal_expr(v) for v in node.values)
-    if isinstance(node, ast.Call) and _callee(node.func) in {"Decimal", "Fraction", "float", "int", "str"}:
+    if isinstance(node, ast.Call) and callee(node.func) in {"Decimal", "Fraction", "float", "int", "str"}:
         return not node.keywords and all(literal_expr(a) for a in node.args)
     return False
 
@@ -119,48 +119,7 @@ def _walk_skipping(tree: ast.Module) -> Iterator[ast.AST]:
         stack.extend(reversed(list(ast.iter_child_nodes(node))))
 
 
-@dataclass(frozen=True)
-class VisibleLiterals:
-    """Distinctive literals harvested from the visible tests."""
-
-    expected: frozenset[LitKey] = frozenset()
-    """Values the tests assert results equal (right of ``==``, ``approx``, ``match=``, parametrize)."""
-    inputs: frozenset[LitKey] = frozenset()
-    """Values the tests pass in (call arguments, parametrize tables)."""
-
-
-def harvest(trees: list[ast.Module]) -> VisibleLiterals:
-    """Read the expected and input literals of the visible test modules."""
-    expected: set[LitKey] = set()
-    inputs: set[LitKey] = set()
-    for tree in trees:
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Assert) and isinstance(node.test, ast.Compare):
-                for operand in (node.test.left, *node.test.comparators):
-                    if literal_expr(operand):
-                        expected.update(k for k, _ in leaves(operand))
-            elif isinstance(node, ast.Call):
-                name = _callee(node.func)
-                if name == "approx":
-                    expected.update(k for a in node.args for k, _ in leaves(a))
-                elif name in {"raises", "warns"}:
-                    expected.update(k for kw in node.keywords if kw.arg == "match" for k, _ in leaves(kw.value))
-                elif name == "parametrize":
-                    table = [k for a in node.args[1:2] for k, _ in leaves(a)]
-                    table += [k for kw in node.keywords if kw.arg == "argvalues" for k, _ in leaves(kw.value)]
-                    expected.update(table)
-                    inputs.update(table)
-                elif name not in {"fixture", "mark", "param", "skip", "xfail", "skipif"}:
-                    for arg in (*node.args, *(kw.value for kw in node.keywords)):
-                        if literal_expr(arg):
-                            inputs.update(k for k, _ in leaves(arg))
-    return VisibleLiterals(
-        expected=frozenset(k for k in expected if distinctive(k)),
-        inputs=frozenset(k for k in inputs if distinctive(k)),
-    )
-
-
-def _callee(func: ast.expr) -> str:
+def callee(func: ast.expr) -> str:
     if isinstance(func, ast.Attribute):
         return func.attr
     return func.id if isinstance(func, ast.Name) else ""

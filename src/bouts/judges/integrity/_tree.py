@@ -12,11 +12,13 @@ from __future__ import annotations
 import ast
 import os
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from functools import cache, cached_property
 from pathlib import Path
 
 from bouts.judges.integrity._literals import LitKey, source_literals
+from bouts.judges.integrity._structures import SKey, structure_counts
 
 MAX_FILE_BYTES = 256_000
 """Larger files are not analysed, and a larger Python file costs a gray-area instance (it cannot be
@@ -59,6 +61,11 @@ class SourceFile:
     def literals(self) -> tuple[tuple[LitKey, ast.AST], ...]:
         """The module's literals (see ``_literals.source_literals``), computed once: several rules read them."""
         return tuple(source_literals(self.tree)) if self.tree is not None else ()
+
+    @cached_property
+    def structures(self) -> Counter[SKey]:
+        """How often the module writes each structured literal (``_structures.structure_counts``)."""
+        return structure_counts(self.tree)
 
     def line(self, lineno: int | None) -> str:
         """The stripped source line ``lineno`` (1-based), for citing the code in a finding."""

@@ -5,7 +5,7 @@ the canonical trajectory (``bouts.models.trajectory``). Importing this package r
 
 from __future__ import annotations
 
-from .calibration import Statement, final_statement
+from .calibration import Statement, final_statement, latest_statement
 from .efficiency import EfficiencyJudge
 from .integrity import TrajectoryIntegrityJudge
 from .process import ProcessJudge
@@ -20,4 +20,5 @@ __all__ = [
     "StrategyJudge",
     "TrajectoryIntegrityJudge",
     "final_statement",
+    "latest_statement",
 ]

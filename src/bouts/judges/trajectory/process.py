@@ -3,7 +3,8 @@
 Start 100; −5 per edit of a file not read before; −10 per failed test run not followed by
 investigation; −2 per redundant read beyond 5; −5 per revert beyond 3; reckless acts on top.
 Every deduction is a ``Finding`` citing its event index. The verdict also carries the agent's final
-stated confidence (``Verdict.confidence``) for the calibration adjustment. Rules and their reasons:
+stated confidence (``Verdict.confidence``, ``Verdict.stated_probability``), from its messages and its
+markdown deliverables, for the calibration adjustment and the Brier score. Rules and their reasons:
 docs/trajectory-judges.md#process.
 """
 
@@ -32,7 +33,7 @@ from ._common import (
     same_file,
     suffixes,
 )
-from .calibration import final_statement
+from .calibration import latest_statement
 
 NAME = "trajectory-process"
 SYSTEM_DIRS = frozenset({"etc", "usr", "bin", "sbin", "lib", "lib32", "lib64", "boot", "sys", "proc", "dev", "var"})
@@ -254,9 +255,28 @@ class ProcessJudge:
     component: Component = "process"
 
     def judge(self, inp: JudgeInput) -> Verdict:
+        events = inp.trajectory.events if inp.trajectory is not None else []
+        statement = latest_statement(events, inp.deliverables_dir)
+        said: list[Finding] = []
+        if statement:
+            said.append(
+                Finding(
+                    "calibration.statement",
+                    f"stated '{statement.confidence}' (p={statement.probability:g}): {statement.sentence}",
+                    file=statement.file,
+                    line=statement.line,
+                    event=statement.event,
+                )
+            )
+        # No statement: "none" when something was read, None when there was nothing to read.
+        read_something = inp.trajectory is not None or inp.deliverables_dir is not None
+        confidence = statement.confidence if statement else ("none" if read_something else None)
+        probability = statement.probability if statement else None
         if inp.trajectory is None:
-            return Verdict(self.name, "process", NotScored(NO_TRAJECTORY))
-        events = inp.trajectory.events
+            return Verdict(
+                self.name, "process", NotScored(NO_TRAJECTORY), findings=tuple(said),
+                confidence=confidence, stated_probability=probability,
+            )  # fmt: skip
         t = tally(events, inp.challenge.spec.protected)
         score = process_score(
             len(t.unread_edits),
@@ -265,16 +285,7 @@ class ProcessJudge:
             len(t.reverts),
             [kind for _, kind, _ in t.reckless],
         )
-        found = findings(t, events)
-        statement = final_statement(events)
-        if statement:
-            found.append(
-                Finding(
-                    "calibration.statement",
-                    f"stated '{statement.confidence}' (p={statement.probability:g}): {statement.sentence}",
-                    event=statement.event,
-                )
-            )
         return Verdict(
-            self.name, "process", score, findings=tuple(found), confidence=statement.confidence if statement else "none"
-        )
+            self.name, "process", score, findings=tuple(findings(t, events) + said),
+            confidence=confidence, stated_probability=probability,
+        )  # fmt: skip

@@ -173,6 +173,20 @@ class Submissions:
             )
             return [_stored(r) for r in rows]
 
+    def current_scorecards(self, challenge: str, *, limit: int = 10_000) -> list[StoredScorecard]:
+        """The current scorecard of every scored submission to ``challenge``, newest first (the
+        calibration page's input)."""
+        query = (
+            select(Scorecard)
+            .join(Submission, Submission.id == Scorecard.submission_id)
+            .join(Challenge, Challenge.id == Submission.challenge_id)
+            .where(Challenge.slug == challenge, Submission.state == "scored", Scorecard.is_current.is_(True))
+            .order_by(Submission.created_at.desc(), Submission.id)
+            .limit(limit)
+        )  # fmt: skip
+        with self.sessions() as session:
+            return [_stored(r) for r in session.scalars(query)]
+
     def attempts(self, challenge: str) -> list[AttemptRow]:
         """Every scored attempt at ``challenge`` (current scorecards), for the leaderboard."""
         # A review decision overrides the scorecard's final (bouts.calibration.review.current_score).

@@ -1,0 +1,188 @@
+"""Geometry of the pages' small inline SVG plots. Pure: numbers in, coordinates out; the templates
+draw them (so every label goes through Jinja's autoescape) and the stylesheet colours them (the CSP
+allows no inline style). Scores live on 0-100; coordinates are SVG user units, rounded to 0.1."""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+
+def _r(v: float) -> float:
+    return round(v, 1)
+
+
+@dataclass(frozen=True)
+class Spark:
+    """A score trajectory as a sparkline (0-100 bottom to top)."""
+
+    width: int
+    height: int
+    line: str
+    """``x,y x,y ...`` for a polyline."""
+    dots: list[tuple[float, float, float]]
+    """(x, y, score) of every attempt."""
+
+
+def sparkline(history: Sequence[float], *, width: int = 120, height: int = 30, pad: float = 4.0) -> Spark:
+    n = len(history)
+    step = (width - 2 * pad) / (n - 1) if n > 1 else 0.0
+    dots = []
+    for i, v in enumerate(history):
+        x = pad + i * step if n > 1 else width / 2
+        y = pad + (100 - _clamp(v)) / 100 * (height - 2 * pad)
+        dots.append((_r(x), _r(y), v))
+    return Spark(width, height, " ".join(f"{x},{y}" for x, y, _ in dots), dots)
+
+
+@dataclass(frozen=True)
+class Bar:
+    x: float
+    y: float
+    w: float
+    h: float
+    label: str
+    count: int
+
+
+@dataclass(frozen=True)
+class Tick:
+    pos: float
+    label: str
+
+
+@dataclass(frozen=True)
+class Histogram:
+    width: int
+    height: int
+    left: float
+    top: float
+    bottom: float
+    """y of the x axis."""
+    right: float
+    bars: list[Bar]
+    xticks: list[Tick]
+    yticks: list[Tick]
+    total: int
+
+
+def bins10(values: Sequence[float]) -> list[int]:
+    """Counts in 10-point bins 0-10, ..., 90-100 (100 in the last), as ``bouts stats`` bins."""
+    out = [0] * 10
+    for v in values:
+        out[min(9, max(0, int(v // 10)))] += 1
+    return out
+
+
+def histogram(counts: Sequence[int], *, width: int = 440, height: int = 190) -> Histogram:
+    left, top, right, bottom = 34.0, 10.0, width - 10.0, height - 26.0
+    peak = max(counts, default=0) or 1
+    slot = (right - left) / len(counts) if counts else 0.0
+    bars = []
+    for i, c in enumerate(counts):
+        h = (bottom - top) * c / peak
+        lo = i * 100 // len(counts)
+        hi = (i + 1) * 100 // len(counts)
+        bars.append(Bar(_r(left + i * slot + 1), _r(bottom - h), _r(slot - 2), _r(h), f"{lo}–{hi}", c))
+    xticks = [Tick(_r(left + i * slot), str(i * 100 // len(counts))) for i in range(len(counts) + 1)]
+    ys = sorted({0, peak // 2, peak}) if peak > 1 else [0, 1]
+    yticks = [Tick(_r(bottom - (bottom - top) * v / peak), str(v)) for v in ys]
+    return Histogram(width, height, left, top, bottom, right, bars, xticks, yticks, sum(counts))
+
+
+@dataclass(frozen=True)
+class Point:
+    cx: float
+    cy: float
+    x: float
+    y: float
+    label: str
+    href: str | None = None
+
+
+@dataclass(frozen=True)
+class Scatter:
+    width: int
+    height: int
+    left: float
+    top: float
+    right: float
+    bottom: float
+    points: list[Point]
+    ticks: list[tuple[float, float, str]]
+    """(x position, y position, label) of the shared 0/25/50/75/100 ticks."""
+    diagonal: tuple[float, float, float, float]
+    """y = x: where two judges that agree would put every attempt."""
+    fit: tuple[float, float, float, float] | None = None
+    """Least-squares line over the points, when it is defined."""
+    n: int = 0
+
+
+def scatter(
+    points: Sequence[tuple[float, float, str, str | None]], *, size: int = 340, margin: float = 46.0
+) -> Scatter:
+    """``points``: (x score, y score, label, link) on 0-100 × 0-100."""
+    left, top, right, bottom = margin, 10.0, size - 10.0, size - margin + 10.0
+
+    def sx(v: float) -> float:
+        return _r(left + (right - left) * _clamp(v) / 100)
+
+    def sy(v: float) -> float:
+        return _r(bottom - (bottom - top) * _clamp(v) / 100)
+
+    pts = [Point(sx(x), sy(y), x, y, label, href) for x, y, label, href in points]
+    ticks = [(sx(v), sy(v), str(v)) for v in (0, 25, 50, 75, 100)]
+    fit = None
+    xs, ys = [p[0] for p in points], [p[1] for p in points]
+    if len(points) >= 2 and len(set(xs)) >= 2:
+        slope, intercept = statistics.linear_regression(xs, ys)
+        fit = (sx(0), sy(intercept), sx(100), sy(intercept + 100 * slope))
+    return Scatter(size, size, left, top, right, bottom, pts, ticks, (sx(0), sy(0), sx(100), sy(100)), fit, len(pts))
+
+
+@dataclass(frozen=True)
+class AnchorRow:
+    key: str
+    expected: float
+    actual: float | None
+    ok: bool | None
+    y: float
+    band: tuple[float, float]
+    """x from expected − tolerance to expected + tolerance (clipped to 0-100)."""
+    ex: float
+    ax: float | None
+
+
+@dataclass(frozen=True)
+class AnchorPlot:
+    width: int
+    height: int
+    left: float
+    right: float
+    rows: list[AnchorRow]
+    ticks: list[Tick]
+
+
+def anchor_plot(
+    rows: Sequence[tuple[str, float, float | None, bool | None]], *, tolerance: float, width: int = 520,
+    row_h: float = 20.0,
+) -> AnchorPlot:  # fmt: skip
+    """Each (key, expected, measured or None, within tolerance or None) as one row: the tolerance
+    band around the expected score, a tick at it and a dot at the measured score."""
+    left, right = 120.0, width - 12.0
+
+    def sx(v: float) -> float:
+        return _r(left + (right - left) * _clamp(v) / 100)
+
+    out = [
+        AnchorRow(key, exp, act, ok, _r(8 + i * row_h + row_h / 2), (sx(exp - tolerance), sx(exp + tolerance)),
+                  sx(exp), None if act is None else sx(act))  # fmt: skip
+        for i, (key, exp, act, ok) in enumerate(rows)
+    ]
+    height = int(8 + len(rows) * row_h + 22)
+    return AnchorPlot(width, height, left, right, out, [Tick(sx(v), str(v)) for v in (0, 25, 50, 75, 100)])
+
+
+def _clamp(v: float) -> float:
+    return max(0.0, min(100.0, float(v)))
