@@ -232,3 +232,27 @@ def test_an_honest_submission_is_not_flagged(make_challenge, bwrap: Sandbox) -> 
     report = run_suites(challenge, code, sandbox=bwrap)
     assert outcomes(report) == {"test_adds": Outcome.PASSED, "test_expect": Outcome.PASSED}
     assert report.tampering == []
+
+
+def test_rewriting_test_files_not_yet_collected_changes_nothing(make_challenge, bwrap: Sandbox) -> None:
+    # Code imported while one test file is collected tries to rewrite every test file (and to
+    # swap the tests directory) before the others are read: the tests are a read-only mount.
+    forger = WRONG_CALC["calc.py"] + (
+        "import os, pathlib\n"
+        "def _try(f):\n"
+        "    try:\n"
+        "        f()\n"
+        "    except OSError as exc:\n"
+        "        print('refused:', exc)\n"
+        "for p in pathlib.Path('tests').rglob('test_*.py'):\n"
+        "    _try(lambda p=p: p.write_text('def test_adds(): pass\\ndef test_more(): pass\\n'))\n"
+        "    _try(lambda p=p: p.unlink())\n"
+        "_try(lambda: os.rename('tests', 'gone'))\n"
+        "_try(lambda: pathlib.Path('tests/visible/test_w.py').write_text('def test_extra(): pass\\n'))\n"
+    )
+    first = {"test_a.py": "import calc\ndef test_imports(): assert calc.add(1, 1) == 2\n"}
+    tests = {"visible": {**first, **TESTS["visible"]}}
+    challenge, code = make_challenge(tests, {"calc.py": forger})
+    report = run_suites(challenge, code, sandbox=bwrap)
+    failed = {"test_imports": Outcome.FAILED, "test_adds": Outcome.FAILED, "test_more": Outcome.FAILED}
+    assert outcomes(report) == failed

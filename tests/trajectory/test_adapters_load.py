@@ -70,6 +70,16 @@ def test_truncated_jsonl_names_the_last_line(tmp_path: Path) -> None:
         load_trajectory(cut)
 
 
+def test_json_nested_too_deeply_names_the_line(tmp_path: Path) -> None:
+    # A hostile log: one record nested 100,000 deep makes json.loads raise RecursionError.
+    lines = CLAUDE.read_text().splitlines()
+    lines.insert(3, '{"type": "user", "message": ' + '{"a":' * 100_000 + "1" + "}" * 100_000 + "}")
+    bad = tmp_path / "t.jsonl"
+    bad.write_text("\n".join(lines))
+    with pytest.raises(TrajectoryError, match="line 4: claude-code log has an unexpected shape .RecursionError"):
+        load_trajectory(bad)
+
+
 def test_truncated_json_document_says_truncated(tmp_path: Path) -> None:
     text = TRAJ.read_text()
     cut = tmp_path / "t.traj"

@@ -19,6 +19,7 @@ import ast
 from dataclasses import dataclass, field
 from typing import cast, get_args
 
+from bouts._pyast import parse as parse_python
 from bouts.calibration.report import Category
 
 CATEGORIES: tuple[Category, ...] = get_args(Category)
@@ -130,7 +131,7 @@ def guess_category(name: str) -> Category:
 
 def parse_tests(source: str, *, filename: str = "<test>") -> list[TestInfo]:
     """The tests of one module. Raises ``SyntaxError`` or :class:`MarkerError`."""
-    tree = ast.parse(source, filename=filename)
+    tree = parse_python(source, filename=filename)
     facts = {n.name: _facts(n) for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)}
     for cls in (n for n in tree.body if isinstance(n, ast.ClassDef)):
         for m in cls.body:

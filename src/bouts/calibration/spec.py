@@ -18,6 +18,7 @@ from pathlib import Path
 from bouts.calibration.report import Problem
 from bouts.errors import ChallengeError
 from bouts.loading import load_challenge
+from bouts.loading._common import toml_loads
 from bouts.loading.challenge import ANCHOR_LEVELS
 from bouts.models.challenge import Challenge
 
@@ -89,7 +90,7 @@ def spec_problems(challenge: Challenge, files: Sequence[str]) -> list[Problem]:
 def read_expected(text: str, *, shown: str) -> dict[str, float]:
     """The ``[expected]`` table of an anchor's ``expected.toml``. Raises ``ChallengeError``."""
     try:
-        data = tomllib.loads(text)
+        data = toml_loads(text)
     except tomllib.TOMLDecodeError as e:
         raise ChallengeError(f"not valid TOML: {e}", file=shown) from e
     table = data.get("expected")

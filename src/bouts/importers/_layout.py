@@ -82,3 +82,33 @@ def title_line(text: str, limit: int = 100) -> str:
     """The first sentence of a task text, cut to ``limit`` characters, for listings."""
     first = " ".join(text.split())
     return first if len(first) <= limit else first[: limit - 1].rstrip() + "…"
+
+
+def challenge_files(
+    *,
+    id: str,
+    title: str,
+    description: str,
+    profile: str,
+    starter: str,
+    reference: str,
+    visible: Sequence[tuple[str, str]],
+    hidden: Sequence[tuple[str, str]],
+    docstrings: tuple[str, str],
+    preambles: tuple[Sequence[str], Sequence[str]],
+    task_names: Sequence[str],
+) -> dict[str, str]:
+    """Every file of an imported challenge: spec, starter, reference, visible and hidden tests
+    (``docstrings`` and ``preambles`` are each (visible, hidden))."""
+    slug = module_slug(id)
+    return {
+        "challenge.toml": challenge_toml(id=id, title=title, description=description, profile=profile),
+        f"starter/{MODULE}.py": starter,
+        f"reference/{MODULE}.py": reference,
+        f"tests/visible/test_{slug}_visible.py": test_module(
+            docstring=docstrings[0], preamble=preambles[0], tests=visible, task_names=task_names
+        ),
+        f"tests/hidden/test_{slug}_hidden.py": test_module(
+            docstring=docstrings[1], preamble=preambles[1], tests=hidden, task_names=task_names
+        ),
+    }

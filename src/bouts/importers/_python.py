@@ -13,6 +13,8 @@ import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from bouts._pyast import parse as parse_python
+
 
 class SourceError(ValueError):
     """Source text is not valid Python, or lacks what the importer needs (turned into a DatasetError)."""
@@ -22,7 +24,7 @@ def parse(source: str, what: str) -> ast.Module:
     try:
         with warnings.catch_warnings():  # old datasets hold "\d" in plain strings; not our business
             warnings.simplefilter("ignore")
-            return ast.parse(source)
+            return parse_python(source)
     except SyntaxError as e:
         raise SourceError(f"{what} is not valid Python (line {e.lineno}: {e.msg})") from None
 
@@ -126,7 +128,7 @@ def doctest_asserts(source: str, entry: str) -> list[str]:
 
 def _is_expression(text: str) -> bool:
     try:
-        ast.parse(text, mode="eval")
+        parse_python(text, mode="eval")
     except SyntaxError:
         return False
     return True

@@ -3,11 +3,13 @@ field access that names the line and the field when a record is wrong. Pure: tex
 
 from __future__ import annotations
 
+import ast
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
-from bouts.importers._model import DatasetError
+from bouts.importers import _python
+from bouts.importers._model import DatasetError, ImportedChallenge
 
 
 def iter_records(text: str, *, source: str) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -28,6 +30,29 @@ def iter_records(text: str, *, source: str) -> Iterator[tuple[int, dict[str, Any
         if not isinstance(value, dict):
             raise DatasetError(f"expected a JSON object, got {type(value).__name__}", file=source, line=number)
         yield number, value
+
+
+def iter_tasks(
+    text: str,
+    task: Callable[..., ImportedChallenge],
+    *,
+    source: str,
+    profile: str = "engine",
+    limit: int | None = None,
+) -> Iterator[ImportedChallenge]:
+    """``task(record, source=, line=, profile=)`` for each record, at most ``limit``; a task id seen
+    twice is a ``DatasetError`` naming both lines."""
+    seen: dict[str, int] = {}
+    for count, (line, record) in enumerate(iter_records(text, source=source)):
+        if limit is not None and count >= limit:
+            return
+        challenge = task(record, source=source, line=line, profile=profile)
+        if challenge.id in seen:
+            raise DatasetError(
+                f"duplicate task id (first on line {seen[challenge.id]})", file=source, line=line, field="task_id"
+            )
+        seen[challenge.id] = line
+        yield challenge
 
 
 def _iter_array(text: str, *, source: str) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -92,6 +117,13 @@ class Fields:
         if len(value) < min_items:
             raise self.error(f"needs at least {min_items} item(s), has {len(value)}", name)
         return list(value)
+
+    def python(self, source: str, name: str) -> ast.Module:
+        """``source`` (this record's field ``name``, maybe rewritten) parsed as Python."""
+        try:
+            return _python.parse(source, "it")
+        except _python.SourceError as e:
+            raise self.error(str(e), name) from None
 
     def ident(self, name: str) -> str:
         """A task id, given as a string or an integer."""

@@ -12,8 +12,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from bouts.importers import _layout, _python
-from bouts.importers._model import DatasetError, ImportedChallenge
-from bouts.importers._records import Fields, iter_records
+from bouts.importers._model import ImportedChallenge
+from bouts.importers._records import Fields, iter_tasks
 
 LICENSE = (
     "Imported from HumanEval (Chen et al., 2021, https://github.com/openai/human-eval), task {task}. "
@@ -32,17 +32,7 @@ def parse_humaneval(
 def iter_humaneval(
     text: str, *, source: str, profile: str = "engine", limit: int | None = None
 ) -> Iterator[ImportedChallenge]:
-    seen: dict[str, int] = {}
-    for count, (line, record) in enumerate(iter_records(text, source=source)):
-        if limit is not None and count >= limit:
-            return
-        challenge = humaneval_task(record, source=source, line=line, profile=profile)
-        if challenge.id in seen:
-            raise DatasetError(
-                f"duplicate task id (first on line {seen[challenge.id]})", file=source, line=line, field="task_id"
-            )
-        seen[challenge.id] = line
-        yield challenge
+    return iter_tasks(text, humaneval_task, source=source, profile=profile, limit=limit)
 
 
 def humaneval_task(record: dict[str, Any], *, source: str, line: int, profile: str = "engine") -> ImportedChallenge:
@@ -60,7 +50,7 @@ def humaneval_task(record: dict[str, Any], *, source: str, line: int, profile: s
     starter = _python.normalise(prompt.rstrip("\n") + "\n    raise NotImplementedError")
     names: list[str] = []
     for field, src in (("prompt", starter), ("canonical_solution", reference)):
-        names = _python.defined_names(_parse(f, src, field))
+        names = _python.defined_names(f.python(src, field))
         if entry not in names:
             raise f.error(f"defines no function '{entry}' (the entry_point)", field)
     try:
@@ -69,7 +59,6 @@ def humaneval_task(record: dict[str, Any], *, source: str, line: int, profile: s
         raise f.error(str(e), "test") from None
 
     cid = _layout.challenge_id("humaneval", task)
-    slug = _layout.module_slug(cid)
     examples = _python.doctest_asserts(starter, entry)
     if examples:
         visible = [(f"example_{i}", a) for i, a in enumerate(examples, start=1)]
@@ -87,27 +76,21 @@ def humaneval_task(record: dict[str, Any], *, source: str, line: int, profile: s
         f"the task):\n\n{prompt.rstrip()}\n\nThe visible tests are {visible_note}; more tests are held back.\n\n"
         + LICENSE.format(task=task)
     )
-    files = {
-        "challenge.toml": _layout.challenge_toml(
-            id=cid, title=f"HumanEval {task}: complete {entry}()", description=description, profile=profile
+    files = _layout.challenge_files(
+        id=cid,
+        title=f"HumanEval {task}: complete {entry}()",
+        description=description,
+        profile=profile,
+        starter=starter,
+        reference=reference,
+        visible=visible,
+        hidden=hidden,
+        docstrings=(
+            f"HumanEval {task}: {visible_note}.",
+            f"HumanEval {task}: check(candidate) from the task's test code.",
         ),
-        f"starter/{_layout.MODULE}.py": starter,
-        f"reference/{_layout.MODULE}.py": reference,
-        f"tests/visible/test_{slug}_visible.py": _layout.test_module(
-            docstring=f"HumanEval {task}: {visible_note}.", preamble=[], tests=visible, task_names=names
-        ),
-        f"tests/hidden/test_{slug}_hidden.py": _layout.test_module(
-            docstring=f"HumanEval {task}: check(candidate) from the task's test code.",
-            preamble=[test],
-            tests=hidden,
-            task_names=names,
-        ),
-    }
+        preambles=([], [test]),
+        task_names=names,
+    )
     return ImportedChallenge(id=cid, files=files, line=line, visible_tests=len(visible), hidden_tests=len(hidden))
 
-
-def _parse(f: Fields, source: str, field: str):
-    try:
-        return _python.parse(source, "it")
-    except _python.SourceError as e:
-        raise f.error(str(e), field) from None

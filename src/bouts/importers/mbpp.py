@@ -13,8 +13,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from bouts.importers import _layout, _python
-from bouts.importers._model import DatasetError, ImportedChallenge
-from bouts.importers._records import Fields, iter_records
+from bouts.importers._model import ImportedChallenge
+from bouts.importers._records import Fields, iter_tasks
 
 LICENSE = (
     "Imported from MBPP (Mostly Basic Python Problems; Austin et al., 2021, "
@@ -35,17 +35,7 @@ def parse_mbpp(text: str, *, source: str, profile: str = "engine", limit: int | 
 def iter_mbpp(
     text: str, *, source: str, profile: str = "engine", limit: int | None = None
 ) -> Iterator[ImportedChallenge]:
-    seen: dict[str, int] = {}
-    for count, (line, record) in enumerate(iter_records(text, source=source)):
-        if limit is not None and count >= limit:
-            return
-        challenge = mbpp_task(record, source=source, line=line, profile=profile)
-        if challenge.id in seen:
-            raise DatasetError(
-                f"duplicate task id (first on line {seen[challenge.id]})", file=source, line=line, field="task_id"
-            )
-        seen[challenge.id] = line
-        yield challenge
+    return iter_tasks(text, mbpp_task, source=source, profile=profile, limit=limit)
 
 
 def mbpp_task(record: dict[str, Any], *, source: str, line: int, profile: str = "engine") -> ImportedChallenge:
@@ -64,12 +54,12 @@ def mbpp_task(record: dict[str, Any], *, source: str, line: int, profile: str = 
     )
     setup = _python.normalise(setup) if setup.strip() else ""
 
-    module = _parsed(f, code, "code")
+    module = f.python(code, "code")
     for field, items in (("test_list", tests), ("challenge_test_list", extra)):
         for i, item in enumerate(items):
-            _parsed(f, item, f"{field}[{i}]")
+            f.python(item, f"{field}[{i}]")
     if setup:
-        _parsed(f, setup, "test_imports" if sanitized else "test_setup_code")
+        f.python(setup, "test_imports" if sanitized else "test_setup_code")
     entry = _python.called_name(tests[0], _python.defined_names(module))
     if entry is None:
         raise f.error("the first test calls no function that the code defines", "test_list[0]")
@@ -77,7 +67,6 @@ def mbpp_task(record: dict[str, Any], *, source: str, line: int, profile: str = 
     keep = [n for n in names if setup and n in setup and n != entry]
 
     cid = _layout.challenge_id("mbpp", task)
-    slug = _layout.module_slug(cid)
     preamble = [setup] if setup else []
     visible = [(f"{entry}_1", tests[0])]
     hidden = [(f"{entry}_{i}", t) for i, t in enumerate(tests[1:], start=2)]
@@ -90,30 +79,21 @@ def mbpp_task(record: dict[str, Any], *, source: str, line: int, profile: str = 
         starter = _python.stub(code, entry, text, keep=keep)
     except _python.SourceError as e:
         raise f.error(str(e), "code") from None
-    files = {
-        "challenge.toml": _layout.challenge_toml(
-            id=cid, title=f"MBPP {task}: {_layout.title_line(text)}", description=description, profile=profile
+    files = _layout.challenge_files(
+        id=cid,
+        title=f"MBPP {task}: {_layout.title_line(text)}",
+        description=description,
+        profile=profile,
+        starter=starter,
+        reference=code,
+        visible=visible,
+        hidden=hidden,
+        docstrings=(
+            f"MBPP task {task}: the first test of test_list (the one the prompt shows).",
+            f"MBPP task {task}: the rest of test_list, then challenge_test_list.",
         ),
-        f"starter/{_layout.MODULE}.py": starter,
-        f"reference/{_layout.MODULE}.py": code,
-        f"tests/visible/test_{slug}_visible.py": _layout.test_module(
-            docstring=f"MBPP task {task}: the first test of test_list (the one the prompt shows).",
-            preamble=preamble,
-            tests=visible,
-            task_names=names,
-        ),
-        f"tests/hidden/test_{slug}_hidden.py": _layout.test_module(
-            docstring=f"MBPP task {task}: the rest of test_list, then challenge_test_list.",
-            preamble=preamble,
-            tests=hidden,
-            task_names=names,
-        ),
-    }
+        preambles=(preamble, preamble),
+        task_names=names,
+    )
     return ImportedChallenge(id=cid, files=files, line=line, visible_tests=len(visible), hidden_tests=len(hidden))
 
-
-def _parsed(f: Fields, source: str, field: str):
-    try:
-        return _python.parse(source, "it")
-    except _python.SourceError as e:
-        raise f.error(str(e), field) from None

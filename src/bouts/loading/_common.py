@@ -125,10 +125,19 @@ def read_toml(path: Path, *, display: str, error: type[InputError]) -> dict[str,
     except UnicodeDecodeError as e:
         raise error(f"is not valid UTF-8 (byte {e.start})", file=display) from e
     try:
-        return tomllib.loads(text)
+        return toml_loads(text)
     except tomllib.TOMLDecodeError as e:
         # The message carries "(at line L, column C)".
         raise error(f"TOML syntax error: {e}", file=display) from e
+
+
+def toml_loads(text: str) -> dict[str, Any]:
+    """``tomllib.loads``, where nesting too deep for its recursive parser is a ``TOMLDecodeError``
+    like any other syntax error (rather than a ``RecursionError``)."""
+    try:
+        return tomllib.loads(text)
+    except RecursionError:
+        raise tomllib.TOMLDecodeError("arrays or inline tables nested too deeply to read") from None
 
 
 def validate(model: type[M], data: dict[str, Any], *, display: str, error: type[InputError]) -> M:

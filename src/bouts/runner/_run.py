@@ -27,7 +27,7 @@ from bouts.models.results import RunReport, TestResult
 from bouts.runner._channel import LineReader, Record, parse_record
 from bouts.runner._integrity import findings, void
 from bouts.runner._verdicts import RunEnd, assemble, to_result
-from bouts.runner._workspace import assemble_workspace, plant_canaries
+from bouts.runner._workspace import assemble_workspace, plant_canaries, seal_tests
 from bouts.sandbox import WORKSPACE, Mount, Sandbox, SandboxResult
 
 DRIVER_LIB = Path(__file__).with_name("sandboxed")
@@ -160,7 +160,7 @@ def run_detailed(
             "workers": max(1, options.workers),
             "postgres": options.postgres,
         }
-        mounts = [Mount(DRIVER_LIB, _LIB_TARGET)] if isolated else []
+        mounts = [Mount(DRIVER_LIB, _LIB_TARGET), *seal_tests(workspace, Path(tmp) / "tests")] if isolated else []
         if isolated and options.postgres_socket_dir is not None:
             mounts.append(Mount(options.postgres_socket_dir, str(options.postgres_socket_dir)))
         records, end = _drive(

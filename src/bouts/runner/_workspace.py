@@ -16,6 +16,7 @@ from pathlib import Path
 
 from bouts.errors import SubmissionError
 from bouts.runner._integrity import canary_source
+from bouts.sandbox import WORKSPACE, Mount
 
 STEERING_NAMES = frozenset(
     {
@@ -134,3 +135,19 @@ def plant_canaries(workspace: Path, test_files: Iterable[str], rng: random.Rando
                 fh.write(text)
             ids += [f"{rel}::{name}" for name in names]
     return ids
+
+
+def seal_tests(workspace: Path, outside: Path) -> list[Mount]:
+    """Move the assembled ``tests/`` (pristine tests, canaries, generated tests) out of the
+    workspace copy and return the read-only mount that puts it back at ``/workspace/tests``.
+
+    The graded code runs as the same user as the test driver; were the tests part of the
+    writable copy, code imported while collecting one test file could rewrite the files not yet
+    collected (or their canaries). Mounted read-only on top of the copy, they cannot be edited,
+    replaced or renamed. Isolated sandboxes only: the ``none`` backend cannot mount.
+    """
+    tests = workspace / "tests"
+    if not tests.is_dir():
+        return []
+    shutil.move(tests, outside)
+    return [Mount(outside, f"{WORKSPACE}/tests")]

@@ -59,7 +59,9 @@ class Sandbox(Protocol):
     Contract:
 
     - ``workspace`` is visible read-write at :data:`WORKSPACE` (the ``none`` backend runs
-      in the directory itself and says so); each of ``mounts`` read-only at its target.
+      in the directory itself and says so); each of ``mounts`` read-only at its target. A mount
+      whose target lies inside :data:`WORKSPACE` sits on top of the workspace's copy, so the
+      command can neither change nor replace what it holds (the runners put the tests there).
     - The environment is exactly ``env``: nothing leaks in from the host.
     - ``limits`` bound memory (address space), processes, file size and CPU of everything the
       command starts; standard output and error are each kept up to ``limits.max_output_kb``

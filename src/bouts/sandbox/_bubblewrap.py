@@ -42,6 +42,10 @@ def _bwrap_path() -> str:
     return path
 
 
+def _under_workspace(target: str) -> bool:
+    return Path(target).is_relative_to(WORKSPACE) and Path(target) != Path(WORKSPACE)
+
+
 def _ro_bind(args: list[str], source: Path, target: str) -> None:
     """Bind ``source`` read-only, first creating each parent as a 0755 dir.
 
@@ -114,14 +118,21 @@ class BubblewrapSandbox:
         args += ["--perms", "1777", "--size", tmp_size, "--tmpfs", "/tmp"]
         _system_binds(args)
         _python_binds(args, set())
+        inside = [m for m in mounts if _under_workspace(m.target)]
         for m in mounts:
-            _ro_bind(args, m.source, m.target)
+            if m not in inside:
+                _ro_bind(args, m.source, m.target)
         # The workspace is a size-capped tmpfs holding a *copy* of the host directory (bound
         # read-only next to it): a disk-filling test hits ENOSPC there, and nothing the run
         # writes ever reaches the host.
         _ro_bind(args, workspace, _WORKSPACE_SOURCE)
         size = _tree_bytes(workspace) + int(tmp_size)
         args += ["--perms", "1777", "--size", str(size), "--tmpfs", WORKSPACE, "--chdir", WORKSPACE]
+        # Mounts inside the workspace lie on top of the copy, read-only: the graded code can
+        # neither edit nor replace them (the pristine tests are one), and a mount point cannot be
+        # renamed or removed.
+        for m in inside:
+            args += ["--ro-bind", str(m.source), m.target]
         for key, value in env.items():
             args += ["--setenv", key, value]
         copy_in = ["/bin/sh", "-c", f'cp -R {_WORKSPACE_SOURCE}/. {WORKSPACE}/ && exec "$@"', "sh"]

@@ -70,7 +70,7 @@ def _guarded(adapter: TrajectoryAdapter, lines: _Counted, source: str) -> Iterat
         raise TrajectoryError(
             f"{adapter.name} log: {exc.message}", file=source or None, line=exc.line or lines.last
         ) from None
-    except (ValidationError, ValueError, TypeError, KeyError, AttributeError, IndexError) as exc:
+    except (ValidationError, ValueError, TypeError, KeyError, AttributeError, IndexError, RecursionError) as exc:
         raise TrajectoryError(
             f"{adapter.name} log has an unexpected shape ({type(exc).__name__}: {exc})",
             file=source or None,

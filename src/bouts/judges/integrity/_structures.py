@@ -26,6 +26,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from bouts._pyast import parse as parse_python
 from bouts.judges.integrity._literals import callee, distinctive, key_of
 
 SKey = tuple
@@ -157,7 +158,7 @@ def _parsed(text: str, strings: int) -> SKey | None:
     if s[0] not in "[({" or s[-1] not in "])}":
         return None
     try:
-        key = node_key(ast.parse(s, mode="eval").body, None, strings)
+        key = node_key(parse_python(s, mode="eval").body, None, strings)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         key = None
     if is_container(key):

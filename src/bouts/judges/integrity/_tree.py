@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from functools import cache, cached_property
 from pathlib import Path
 
+from bouts._pyast import parse as parse_python
 from bouts.judges.integrity._literals import LitKey, source_literals
 from bouts.judges.integrity._structures import SKey, structure_counts
 
@@ -140,7 +141,7 @@ def parse_source(rel: str, data: bytes) -> SourceFile:
     text = data.decode("utf-8", errors="replace")
     try:
         # Parse the bytes so a PEP 263 coding cookie is honoured, as the interpreter would.
-        tree = ast.parse(data, filename=rel)
+        tree = parse_python(data, filename=rel)
     except (SyntaxError, ValueError, RecursionError, MemoryError) as e:
         return SourceFile(rel, text, None, f"{type(e).__name__}: {getattr(e, 'msg', e)}")
     return SourceFile(rel, text, tree)

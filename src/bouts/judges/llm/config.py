@@ -30,6 +30,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
 
 from bouts.errors import InputError
+from bouts.loading._common import toml_loads
 
 PANEL_SCHEMA = "bouts.llm-panel/1"
 DEFAULT_CACHE_DIR = "~/.cache/bouts/llm"
@@ -111,7 +112,7 @@ class LLMPanelConfig(BaseModel):
     def from_toml(cls, text: str, file: str | None = None) -> LLMPanelConfig:
         """Parse a panel file's text; errors name the file and the field."""
         try:
-            return cls.model_validate(tomllib.loads(text))
+            return cls.model_validate(toml_loads(text))
         except tomllib.TOMLDecodeError as exc:
             raise InputError(f"not valid TOML: {exc}", file=file) from exc
         except ValidationError as exc:

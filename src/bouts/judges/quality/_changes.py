@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from bouts._pyast import parse as parse_python
 from bouts.judges.quality._files import RawFile, read_tree
 
 NoteKind = Literal["syntax-error", "too-large", "not-utf8", "skipped", "truncated"]
@@ -134,7 +135,7 @@ class ChangeSet:
 def parse(text: str, rel: str) -> tuple[ast.Module | None, str | None]:
     """The syntax tree of ``text``, or the reason it has none. Never raises for bad input."""
     try:
-        return ast.parse(text, filename=rel), None
+        return parse_python(text, filename=rel), None
     except SyntaxError as exc:
         return None, f"syntax error: {exc.msg} (line {exc.lineno})"
     except (ValueError, RecursionError, MemoryError) as exc:  # null bytes; absurd nesting

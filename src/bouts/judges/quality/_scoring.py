@@ -14,7 +14,7 @@ Every hit becomes a ``Finding`` whose ``points`` are what it took from the *judg
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -78,6 +78,21 @@ def note_hits(changes: ChangeSet) -> list[Hit]:
         dimension, cost = NOTE_COSTS[note.kind]
         hits.append(Hit(f"file.{note.kind}", dimension, f"{note.file}: {note.message}", cost, note.file, note.line))
     return hits
+
+
+def judge_changed_code(
+    judge: str,
+    inp: JudgeInput,
+    rules: Callable[[ChangeSet], list[Hit]],
+    versions: Callable[[], Mapping[str, str]],
+    caps: Mapping[str, float] | None = None,
+) -> Verdict:
+    """The shared shape of the offline quality judges: collect the changed code (or say why there is
+    nothing to judge), add the hits for unreadable files to the judge's own ``rules``, explain."""
+    changes = prepare(inp)
+    if not isinstance(changes, ChangeSet):
+        return Verdict(judge, "code_quality", changes)
+    return build_verdict(judge, changes, note_hits(changes) + rules(changes), versions(), caps)
 
 
 def build_verdict(

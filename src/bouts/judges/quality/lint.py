@@ -21,7 +21,7 @@ from pathlib import Path
 from bouts.errors import InfrastructureError
 from bouts.judges.base import JUDGES, Judge, JudgeInput, Verdict
 from bouts.judges.quality._changes import ChangeSet
-from bouts.judges.quality._scoring import Dimension, Hit, build_verdict, note_hits, per_line, prepare
+from bouts.judges.quality._scoring import Dimension, Hit, judge_changed_code, per_line
 
 NAME = "quality-lint"
 SELECT = (
@@ -160,12 +160,10 @@ class LintJudge:
     component = "code_quality"
 
     def judge(self, inp: JudgeInput) -> Verdict:
-        changes = prepare(inp)
-        if not isinstance(changes, ChangeSet):
-            return Verdict(self.name, "code_quality", changes)
-        hits = note_hits(changes) + lint_hits(changes, run_ruff(changes))
-        versions = {"ruff": ruff_version(), "quality-lint rules": "2026.1"}
-        return build_verdict(self.name, changes, hits, versions)
+        return judge_changed_code(
+            self.name, inp, lambda changes: lint_hits(changes, run_ruff(changes)),
+            lambda: {"ruff": ruff_version(), "quality-lint rules": "2026.1"},
+        )
 
 
 @JUDGES.register(NAME)

@@ -31,7 +31,7 @@ from radon.complexity import cc_visit_ast
 from bouts.judges.base import JUDGES, Judge, JudgeInput, Verdict
 from bouts.judges.quality._changes import ChangeSet, SourceFile, Unit
 from bouts.judges.quality._duplication import find_clones
-from bouts.judges.quality._scoring import Dimension, Hit, build_verdict, note_hits, per_line, prepare
+from bouts.judges.quality._scoring import Dimension, Hit, judge_changed_code, per_line
 
 NAME = "quality-metrics"
 MAX_COMPLEXITY = 10
@@ -187,12 +187,9 @@ class MetricsJudge:
     component = "code_quality"
 
     def judge(self, inp: JudgeInput) -> Verdict:
-        changes = prepare(inp)
-        if not isinstance(changes, ChangeSet):
-            return Verdict(self.name, "code_quality", changes)
-        hits = note_hits(changes) + metric_hits(changes)
-        versions = {"radon": version("radon"), "quality-metrics rules": "2026.1"}
-        return build_verdict(self.name, changes, hits, versions, CAPS)
+        return judge_changed_code(
+            self.name, inp, metric_hits, lambda: {"radon": version("radon"), "quality-metrics rules": "2026.1"}, CAPS
+        )
 
 
 @JUDGES.register(NAME)

@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from bouts.judges.base import JUDGES, Judge, JudgeInput, Verdict
 from bouts.judges.quality import _structure_rules as rules
 from bouts.judges.quality._changes import ChangeSet, SourceFile
-from bouts.judges.quality._scoring import Dimension, Hit, build_verdict, note_hits, per_line, prepare
+from bouts.judges.quality._scoring import Dimension, Hit, judge_changed_code, per_line
 from bouts.judges.quality.metrics import complexity
 
 NAME = "quality-structure"
@@ -206,11 +206,7 @@ class StructureJudge:
     component = "code_quality"
 
     def judge(self, inp: JudgeInput) -> Verdict:
-        changes = prepare(inp)
-        if not isinstance(changes, ChangeSet):
-            return Verdict(self.name, "code_quality", changes)
-        hits = note_hits(changes) + structure_hits(changes)
-        return build_verdict(self.name, changes, hits, {"quality-structure rules": "2026.1"})
+        return judge_changed_code(self.name, inp, structure_hits, lambda: {"quality-structure rules": "2026.1"})
 
 
 @JUDGES.register(NAME)

@@ -16,8 +16,9 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from radon.complexity import cc_visit
+from radon.complexity import cc_visit_ast
 
+from bouts._pyast import parse as parse_python
 from bouts.scoring.trajectory_math import ArchitecturePenalty
 
 MAX_FILES, MAX_BYTES = 2000, 1_000_000
@@ -58,7 +59,7 @@ def _is_test(rel: str) -> bool:
 
 def _parse(src: str) -> ast.Module | None:
     try:
-        return ast.parse(src)
+        return parse_python(src)
     except (SyntaxError, ValueError):
         return None
 
@@ -66,7 +67,7 @@ def _parse(src: str) -> ast.Module | None:
 def _complexity(src: str) -> dict[str, tuple[int, int]]:
     """qualified name → (cyclomatic complexity, line) of every function and method."""
     try:
-        blocks = cc_visit(src)
+        blocks = cc_visit_ast(parse_python(src))
     except (SyntaxError, ValueError):
         return {}
     out: dict[str, tuple[int, int]] = {}

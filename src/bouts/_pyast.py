@@ -1,0 +1,59 @@
+"""One thread-safe way to parse Python source into an AST.
+
+CPython 3.11 keeps the AST converter's recursion counter in interpreter-wide state, so two threads
+converting ASTs at once can corrupt it and fail with ``SystemError: AST constructor recursion depth
+mismatch`` (python/cpython#106905). The judges run in threads beside the tests, and several of them
+parse the submission, so every parse in the engine goes through this lock. Parsing is fast (about a
+millisecond for a typical module), so serialising it costs nothing measurable.
+
+``ast.unparse`` and ``compile()`` of source text do not touch that state and need no lock.
+
+Submitted code is hostile input: a file nested thousands of levels deep makes the parser raise
+``MemoryError`` or ``RecursionError``, and a tree a few hundred levels deep overflows every
+recursive visitor that reads it later. Both come back as a ``SyntaxError`` naming the file, which
+every caller already treats as "this file could not be analysed". Real code stays far below the
+bound: across the 12,000 modules of this engine's installed dependencies the deepest tree has 87
+levels.
+"""
+
+from __future__ import annotations
+
+import ast
+import threading
+from typing import Any, Literal
+
+_LOCK = threading.Lock()
+
+MAX_DEPTH = 200
+"""Deepest AST (nodes from the module down) the engine analyses."""
+
+Mode = Literal["exec", "eval", "single", "func_type"]
+
+
+def parse(source: str | bytes, filename: str = "<unknown>", mode: Mode = "exec") -> Any:
+    """``ast.parse`` under the engine-wide lock (the return type follows ``mode``)."""
+    try:
+        with _LOCK:
+            tree = ast.parse(source, filename=filename, mode=mode)
+    except (RecursionError, MemoryError):
+        raise SyntaxError("nested too deeply for the parser; not analysed", (filename, 1, 0, None)) from None
+    if (deep := _too_deep(tree)) is not None:
+        line = getattr(deep, "lineno", 1)
+        raise SyntaxError(f"nested more than {MAX_DEPTH} levels deep; not analysed", (filename, line, 0, None))
+    return tree
+
+
+def _too_deep(tree: ast.AST) -> ast.AST | None:
+    """The first node found more than ``MAX_DEPTH`` levels down, if any (iterative: no recursion)."""
+    stack = [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            return node
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+    return None
+
+
+def literal_eval(source: str) -> Any:
+    """``ast.literal_eval`` of source text, parsed under the same lock."""
+    return ast.literal_eval(parse(source, mode="eval"))
