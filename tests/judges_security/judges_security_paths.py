@@ -8,4 +8,7 @@ from pathlib import Path
 HERE = Path(__file__).parent
 SNIPPETS = HERE / "snippets"
 EXAMPLE = HERE.parents[1] / "examples" / "inventory-ledger"
+EXAMPLE_JS = HERE.parents[1] / "examples" / "rate-limiter-js"
+ESLINT_SNIPPETS = SNIPPETS / "eslint"
+"""``eslint/<plugin>/<rule>.bad.*`` must fire, ``.good.*`` must not (see test_security_eslint.py)."""
 DOCS = HERE.parents[1] / "docs" / "security.md"

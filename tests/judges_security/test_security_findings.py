@@ -49,6 +49,14 @@ def test_snippets_ignore_indentation_spacing_and_trailing_comments() -> None:
     assert normalise("\tx  =  1") == "x = 1"
 
 
+def test_javascript_snippets_drop_slash_comments_and_keep_private_fields() -> None:
+    assert normalise("  return require(name); // eslint-disable-line", "src/a.js") == "return require(name);"
+    assert normalise("  eval(x); /* eslint-disable-line */", "src/a.ts") == "eval(x);"
+    assert normalise("  a /* keep */ + b", "src/a.mjs") == "a /* keep */ + b"
+    assert normalise("  #secret = token;", "src/a.js") == "#secret = token;"
+    assert normalise('  fetch("http://example.com")', "src/a.js") == 'fetch("http://example.com")'
+
+
 def test_a_flaw_kept_from_the_starter_is_pre_existing_even_when_its_line_moved() -> None:
     starter = dedupe([tf("semgrep", "r", 89, "critical", 10)])
     submission = dedupe([tf("semgrep", "r", 89, "critical", 42)])

@@ -54,7 +54,8 @@ def test_rule_is_silent_on_its_safe_snippet(snippet_report: SecurityReport, rule
 
 def test_every_snippet_belongs_to_a_rule() -> None:
     shorts = {rid.split(".", 2)[2] for rid in RULE_IDS}
-    orphans = [p.name for p in SNIPPETS.rglob("*.*.*") if p.name.split(".")[0] not in shorts]
+    semgrep_snippets = [p for p in SNIPPETS.rglob("*.*.*") if p.relative_to(SNIPPETS).parts[0] != "eslint"]
+    orphans = [p.name for p in semgrep_snippets if p.name.split(".")[0] not in shorts]
     assert orphans == []
 
 

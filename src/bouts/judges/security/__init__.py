@@ -1,9 +1,11 @@
-"""The security judge (SPEC §1, issue 4): Semgrep with the rules shipped in ``bouts.rules``, Bandit and
-detect-secrets, all offline; findings de-duplicated across tools, mapped to a severity by CWE, and
+"""The security judge (SPEC §1, issue 4): Semgrep with the rules shipped in ``bouts.rules``, Bandit,
+ESLint with eslint-plugin-security and eslint-plugin-no-unsanitized (JavaScript/TypeScript, issue 10)
+and detect-secrets, all offline; findings de-duplicated across tools, mapped to a severity by CWE, and
 counted only when the submission introduced them over ``starter/``. Importing this package
 registers ``security-offline`` in ``bouts.judges.base.JUDGES``. See docs/security.md.
 """
 
+from bouts.judges.security._eslint import ESLINT_OFF, ESLINT_RULES, EslintRule, EslintTool
 from bouts.judges.security._findings import SecurityFinding, ToolFinding, baseline, dedupe, normalise
 from bouts.judges.security._judge import JUDGE_NAME, SecurityJudge, SecurityReport, scan_trees, verdict_from
 from bouts.judges.security._rules import RuleInfo, load_rules, rules_dir
@@ -12,6 +14,10 @@ from bouts.judges.security._severity import CWE_SEVERITY, severity_for
 
 __all__ = [
     "CWE_SEVERITY",
+    "ESLINT_OFF",
+    "ESLINT_RULES",
+    "EslintRule",
+    "EslintTool",
     "JUDGE_NAME",
     "RuleInfo",
     "SecurityFinding",

@@ -15,7 +15,7 @@ from typing import Literal
 
 from bouts.judges.security._severity import SEVERITY_RANK, Severity, family
 
-Tool = Literal["semgrep", "bandit", "detect-secrets"]
+Tool = Literal["semgrep", "bandit", "eslint", "detect-secrets"]
 Status = Literal["introduced", "pre-existing", "test-code"]
 
 
@@ -25,7 +25,8 @@ class ToolFinding:
 
     tool: Tool
     rule: str
-    """Tool-prefixed id: ``semgrep:bouts.python.sql-injection``, ``bandit:B608``, ``detect-secrets:AWS Access Key``."""
+    """Tool-prefixed id: ``semgrep:bouts.python.sql-injection``, ``bandit:B608``,
+    ``eslint:security/detect-child-process``, ``detect-secrets:AWS Access Key``."""
     cwe: int | None
     severity: Severity
     file: str
@@ -63,12 +64,18 @@ class SecurityFinding:
 
 
 _COMMENT = re.compile(r"\s+#.*$")
+_JS_COMMENT = re.compile(r"\s+(//.*|/\*(?:[^*]|\*(?!/))*\*/\s*)$")
+JS_SUFFIXES = frozenset({".js", ".mjs", ".cjs", ".jsx", ".ts", ".tsx", ".mts", ".cts"})
+"""JavaScript/TypeScript files: ESLint reads exactly these, and their comments are ``//`` / ``/* */``."""
 
 
-def normalise(line: str) -> str:
+def normalise(line: str, path: str = "") -> str:
     """A source line reduced to what identifies it across edits elsewhere: no indentation, no
-    trailing comment (a ``# nosec`` must not make a pre-existing finding look new), single spaces."""
-    return " ".join(_COMMENT.sub("", line).split())
+    trailing comment (a ``# nosec`` or ``// eslint-disable-line`` must not make a pre-existing
+    finding look new), single spaces. ``path`` picks the comment syntax: ``//`` and ``/* */`` for
+    JavaScript/TypeScript (where ``#`` starts a private field), ``#`` otherwise."""
+    pattern = _JS_COMMENT if path.endswith(tuple(JS_SUFFIXES)) else _COMMENT
+    return " ".join(pattern.sub("", line).split())
 
 
 def dedupe(findings: Iterable[ToolFinding]) -> list[SecurityFinding]:
@@ -93,8 +100,8 @@ def dedupe(findings: Iterable[ToolFinding]) -> list[SecurityFinding]:
 
 
 def _merge(cluster: Sequence[ToolFinding]) -> SecurityFinding:
-    # Most severe first; semgrep before bandit on a tie, since our rules carry the clearer message.
-    order: dict[str, int] = {"semgrep": 0, "bandit": 1, "detect-secrets": 2}
+    # Most severe first; semgrep before bandit and eslint on a tie, since our rules carry the clearer message.
+    order: dict[str, int] = {"semgrep": 0, "bandit": 1, "eslint": 2, "detect-secrets": 3}
     top = min(cluster, key=lambda f: (-SEVERITY_RANK[f.severity], order[f.tool], f.line))
     return SecurityFinding(
         cwe=top.cwe,

@@ -6,6 +6,7 @@ the scoring of findings is testable without any scanner. Design notes: docs/secu
 
 from __future__ import annotations
 
+import subprocess
 import sys
 import tempfile
 import time
@@ -17,7 +18,8 @@ from pathlib import Path
 from bouts.errors import InfrastructureError
 from bouts.judges.base import JUDGES, Component, Finding, Judge, JudgeInput, Verdict
 from bouts.judges.security import _scanners as sc
-from bouts.judges.security._findings import SecurityFinding, baseline, dedupe
+from bouts.judges.security._eslint import ESLINT_RULES, EslintTool, default_package_dir, find_node
+from bouts.judges.security._findings import JS_SUFFIXES, SecurityFinding, baseline, dedupe
 from bouts.judges.security._rules import load_rules, rules_dir, ruleset_hash
 from bouts.scoring.components import SECURITY_DEDUCTIONS, security
 from bouts.scoring.explain import Explained, NotScored
@@ -26,6 +28,9 @@ JUDGE_NAME = "security-offline"
 PRE_EXISTING = "pre-existing in starter/, not counted: "
 TEST_CODE = "in test code, not counted: "
 SEVERITIES = ("critical", "high", "medium", "low")
+ESLINT_NOT_RUN = "not run (no JavaScript/TypeScript files)"
+SCANNERS = ("semgrep", "bandit", "detect-secrets", "eslint")
+ESLINT_PLUGINS = ("eslint-plugin-security", "eslint-plugin-no-unsanitized")
 
 
 @dataclass(frozen=True)
@@ -42,9 +47,10 @@ class SecurityReport:
 
 @dataclass
 class SecurityJudge:
-    """Judge of the ``security`` component (SPEC §1): Semgrep with the shipped rules, Bandit and
-    detect-secrets, all offline; ``100 − 25·critical − 15·high − 5·medium − 1·low`` over the
-    findings the submission introduced relative to ``starter/``."""
+    """Judge of the ``security`` component (SPEC §1): Semgrep with the shipped rules, Bandit,
+    ESLint's security plugins (JavaScript/TypeScript) and detect-secrets, all offline;
+    ``100 − 25·critical − 15·high − 5·medium − 1·low`` over the findings the submission introduced
+    relative to ``starter/``."""
 
     name: str = JUDGE_NAME
     component: Component = "security"
@@ -56,6 +62,11 @@ class SecurityJudge:
     jobs: int = 4
     rules: Path | None = None
     """Semgrep rule directory; default: the rules shipped in ``bouts.rules``."""
+    eslint_dir: Path | None = None
+    """The engine's ESLint install (``tools/eslint``, set up by ``scripts/setup``); default: the one in
+    the checkout this engine runs from."""
+    node: Path | None = None
+    """The node executable that runs ESLint; default: ``node`` on ``PATH``."""
 
     def judge(self, inp: JudgeInput) -> Verdict:
         if not inp.code_dir.is_dir():
@@ -69,6 +80,7 @@ class SecurityJudge:
             code_dir, starter, semgrep=self.semgrep or _next_to_python("semgrep"),
             bandit=self.bandit or _next_to_python("bandit"), rules=self.rules or rules_dir(),
             timeout_s=self.timeout_s, jobs=self.jobs,
+            eslint=EslintTool(self.eslint_dir or default_package_dir(), self.node or find_node()),
         )
 
 
@@ -78,16 +90,19 @@ def _next_to_python(tool: str) -> Path:
 
 def scan_trees(
     code_dir: Path, starter: Path, *, semgrep: Path, bandit: Path, rules: Path, timeout_s: float = 180.0,
-    jobs: int = 4,
+    jobs: int = 4, eslint: EslintTool | None = None,
 ) -> SecurityReport:
-    """Run the three scanners over a staged copy of ``code_dir`` and ``starter``.
+    """Run the scanners over a staged copy of ``code_dir`` and ``starter``: Semgrep, Bandit and
+    detect-secrets always, ESLint when either tree holds JavaScript/TypeScript.
 
-    Raises ``InfrastructureError`` when a scanner is missing, fails, or overruns ``timeout_s``:
-    a broken analyser must never read as a clean (or a failing) submission.
+    Raises ``InfrastructureError`` when a scanner is missing (ESLint or node only matter when there
+    is JavaScript/TypeScript to read), fails, or overruns ``timeout_s``: a broken analyser must never
+    read as a clean (or a failing) submission.
     """
     for tool, path in (("semgrep", semgrep), ("bandit", bandit)):
         if not path.is_file():
             raise InfrastructureError(f"{tool} is not installed (looked for {path})")
+    eslint = eslint or EslintTool(default_package_dir(), find_node())
     rule_infos = load_rules(rules)
     timings: dict[str, float] = {}
     t0 = time.monotonic()
@@ -101,33 +116,41 @@ def scan_trees(
         timings["stage"] = time.monotonic() - t0
         env = sc.tool_env(home)
         targets = ["submission", "starter"]
-        semgrep_proc = sc.start(
-            [str(semgrep), "scan", "--config", str(rules), *sc.SEMGREP_ARGS, f"--jobs={jobs}", *targets], staged, env
-        )
+        js_targets = sc.trees_with(staged, targets, JS_SUFFIXES)
+        if js_targets:
+            eslint.check()  # before anything starts: nothing to clean up
+        procs: dict[str, subprocess.Popen[bytes]] = {}
         try:
-            bandit_proc = sc.start([str(bandit), "-r", "-f", "json", "-q", *sc.BANDIT_ARGS, *targets], staged, env)
-        except InfrastructureError:
-            sc.kill(semgrep_proc)
-            raise
-        try:
+            procs["semgrep"] = sc.start(
+                [str(semgrep), "scan", "--config", str(rules), *sc.SEMGREP_ARGS, f"--jobs={jobs}", *targets],
+                staged, env,
+            )
+            procs["bandit"] = sc.start([str(bandit), "-r", "-f", "json", "-q", *sc.BANDIT_ARGS, *targets], staged, env)
+            if js_targets:
+                procs["eslint"] = sc.start(eslint.command(js_targets), staged, env)
             t = time.monotonic()
             sc.scan_secrets(staged, targets, result)
             timings["detect-secrets"] = time.monotonic() - t
-            sc.parse_bandit(sc.finish(bandit_proc, "bandit", deadline, (0, 1)), staged, result)
+            sc.parse_bandit(sc.finish(procs["bandit"], "bandit", deadline, (0, 1)), staged, result)
             timings["bandit"] = time.monotonic() - t0
-            sc.parse_semgrep(sc.finish(semgrep_proc, "semgrep", deadline, (0, 1)), staged, rule_infos, result)
+            if "eslint" in procs:
+                sc.read_eslint(sc.finish(procs["eslint"], "eslint", deadline, (0, 1)), staged, result)
+                timings["eslint"] = time.monotonic() - t0
+            sc.parse_semgrep(sc.finish(procs["semgrep"], "semgrep", deadline, (0, 1)), staged, rule_infos, result)
             timings["semgrep"] = time.monotonic() - t0
         finally:
-            sc.kill(semgrep_proc)
-            sc.kill(bandit_proc)
+            for proc in procs.values():
+                sc.kill(proc)
     timings["total"] = time.monotonic() - t0
     marked = baseline(dedupe(result.findings.get("submission", [])), dedupe(result.findings.get("starter", [])))
     versions = {
         "semgrep": result.versions.get("semgrep", "unknown"),
         "bandit": _version("bandit"),
         "detect-secrets": _version("detect-secrets"),
-        "security-rules": f"sha256:{ruleset_hash(rules, sc.SCANNER_POLICY)}",
+        **(eslint.versions() if js_targets else {"eslint": ESLINT_NOT_RUN}),
+        "security-rules": f"sha256:{ruleset_hash(rules, sc.SCANNER_POLICY + eslint.policy())}",
         "security-rules-count": str(len(rule_infos)),
+        "eslint-rules-count": str(len(ESLINT_RULES)),
     }
     return SecurityReport(tuple(marked), versions, tuple(result.notes), timings)
 
@@ -146,7 +169,10 @@ def verdict_from(report: SecurityReport, judge: str = JUDGE_NAME) -> Verdict:
     score = security({s: counts.get(s, 0) for s in SEVERITIES})
     pre = sum(1 for f in report.findings if f.status == "pre-existing")
     tests = sum(1 for f in report.findings if f.status == "test-code")
-    tools = ", ".join(f"{k} {report.versions[k]}" for k in ("semgrep", "bandit", "detect-secrets"))
+    tools = ", ".join(f"{k} {report.versions.get(k, 'unknown')}" for k in SCANNERS)
+    plugins = [f"{k} {report.versions[k]}" for k in ESLINT_PLUGINS if k in report.versions]
+    if plugins:
+        tools += f" ({', '.join(plugins)})"
     math = [
         f"security scan of code/ against starter/: {tools}",
         "introduced findings: " + ", ".join(f"{s} {counts.get(s, 0)}" for s in SEVERITIES)
@@ -177,5 +203,5 @@ def _finding(f: SecurityFinding) -> Finding:
 
 @JUDGES.register(JUDGE_NAME)
 def make_security_judge() -> Judge:
-    """Security (SPEC §1): shipped Semgrep rules + Bandit + detect-secrets, offline; introduced findings only."""
+    """Security (SPEC §1): Semgrep, Bandit, ESLint, detect-secrets, all offline; introduced findings only."""
     return SecurityJudge()

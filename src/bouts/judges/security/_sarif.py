@@ -1,7 +1,10 @@
 """SARIF 2.1.0 export of a security verdict, for code-scanning UIs (GitHub, VS Code SARIF viewer).
 
 Pure: a ``Verdict`` in, a JSON-ready dict out. Counted findings are ``baselineState: new``;
-findings already in ``starter/`` are ``unchanged`` and carry ``properties.counted = false``.
+findings already in ``starter/`` are ``unchanged`` and carry ``properties.counted = false``. The
+driver is the judge; the scanners that ran (Semgrep, Bandit, detect-secrets, ESLint and its
+plugins) are ``tool.extensions`` with their versions, and each result names the tool whose report
+it kept (``properties.tool``, the prefix of its rule id).
 """
 
 from __future__ import annotations
@@ -9,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from bouts.judges.base import Verdict
-from bouts.judges.security._judge import PRE_EXISTING, TEST_CODE
+from bouts.judges.security._judge import ESLINT_PLUGINS, PRE_EXISTING, SCANNERS, TEST_CODE
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _LEVEL = {"critical": "error", "high": "error", "medium": "warning", "low": "note"}
@@ -31,7 +34,8 @@ def to_sarif(verdict: Verdict) -> dict[str, Any]:
             "shortDescription": {"text": rid.split(":", 1)[-1]},
             "defaultConfiguration": {"level": _LEVEL.get(sev, "warning")},
             # GitHub code scanning reads this property to rank security alerts.
-            "properties": {"security-severity": _SECURITY_SEVERITY.get(sev, "5.0"), "tags": ["security"]},
+            "properties": {"security-severity": _SECURITY_SEVERITY.get(sev, "5.0"), "tags": ["security"],
+                           "tool": rid.split(":", 1)[0]},
         })
     results: list[dict[str, Any]] = []
     for f in scanned:
@@ -51,7 +55,7 @@ def to_sarif(verdict: Verdict) -> dict[str, Any]:
             }],
             "baselineState": "unchanged" if pre else "new",
             "properties": {"severity": sev, "points": f.points, "counted": counted,
-                           "testCode": f.message.startswith(TEST_CODE)},
+                           "testCode": f.message.startswith(TEST_CODE), "tool": f.rule.split(":", 1)[0]},
         })
     score = verdict.score.value
     return {
@@ -63,9 +67,19 @@ def to_sarif(verdict: Verdict) -> dict[str, Any]:
                 "informationUri": "https://github.com/bouts/bouts/blob/main/docs/security.md",
                 "rules": rules,
                 "properties": {"versions": dict(verdict.versions)},
-            }},
+            }, "extensions": _extensions(verdict)},
             "originalUriBaseIds": {"SUBMISSION": {"description": {"text": "the submission's code/ directory"}}},
             "results": results,
             "properties": {"component": verdict.component, "score": score},
         }],
     }
+
+
+def _extensions(verdict: Verdict) -> list[dict[str, Any]]:
+    """The scanners that ran, as SARIF tool components (a scanner that did not run is left out)."""
+    out: list[dict[str, Any]] = []
+    for name in (*SCANNERS, *ESLINT_PLUGINS):
+        ver = verdict.versions.get(name)
+        if ver and not ver.startswith("not run"):
+            out.append({"name": name, "version": ver})
+    return out

@@ -1,10 +1,11 @@
-"""Running the scanners (Semgrep, Bandit, detect-secrets) offline over a staged copy of both trees.
+"""Running the scanners (Semgrep, Bandit, ESLint, detect-secrets) offline over a staged copy of both trees.
 
 I/O edge of the security judge. Why a staged copy: the scanners obey configuration found in the tree
 they scan (``.semgrepignore``, ``.gitignore``, ``.bandit``), so a submission could hide its own
 code; the copy leaves those files out, has no symlinks, and sits outside any git repository (Semgrep
-would otherwise scan only git-tracked files). Semgrep and Bandit run once each, over both trees,
-concurrently; detect-secrets runs in-process meanwhile.
+would otherwise scan only git-tracked files). Semgrep, Bandit and (for JavaScript/TypeScript) ESLint
+run once each, over both trees, concurrently; detect-secrets runs in-process meanwhile. ESLint gets
+the engine's own config (``--config``), so an ``eslint.config.*`` in the submission is never read.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bouts.errors import InfrastructureError
+from bouts.judges.security._eslint import parse_eslint
 from bouts.judges.security._findings import ToolFinding, normalise
 from bouts.judges.security._rules import RuleInfo, local_rule_id
 from bouts.judges.security._severity import BANDIT_CWE_OVERRIDES, Severity, parse_cwe, severity_for
@@ -143,7 +145,7 @@ def snippet_at(root: Path, rel: str, line: int) -> str:
         lines = (root / rel).read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
         return ""
-    return normalise(lines[line - 1]) if 0 < line <= len(lines) else ""
+    return normalise(lines[line - 1], rel) if 0 < line <= len(lines) else ""
 
 
 def split_tree(path: str) -> tuple[str, str]:
@@ -204,6 +206,18 @@ def parse_bandit(raw: bytes, staged: Path, result: ScanResult) -> None:
                 snippet=snippet_at(staged / tree, rel, line),
             )
         )
+
+
+def trees_with(staged: Path, trees: Sequence[str], suffixes: frozenset[str]) -> list[str]:
+    """The staged trees holding at least one file with one of ``suffixes``."""
+    return [t for t in trees if any(p.suffix in suffixes and p.is_file() for p in (staged / t).rglob("*"))]
+
+
+def read_eslint(raw: bytes, staged: Path, result: ScanResult) -> None:
+    findings, notes = parse_eslint(raw, lambda tree, rel, line: snippet_at(staged / tree, rel, line))
+    for tree, found in findings.items():
+        result.findings.setdefault(tree, []).extend(found)
+    result.notes.extend(notes)
 
 
 def scan_secrets(staged: Path, trees: Sequence[str], result: ScanResult) -> None:

@@ -31,10 +31,13 @@ CWE_SEVERITY: Mapping[int, Severity] = {
     489: "high",  # active debug code (Werkzeug debugger = remote console)
     502: "high",  # deserialization of untrusted data
     611: "high",  # XML external entities
+    838: "high",  # code that reads differently from how it runs (bidi controls, invisible characters)
     798: "high",  # hard-coded credentials
     916: "high",  # password hash with insufficient effort
     918: "high",  # server-side request forgery
     # medium: exploitable with help, or leaks what makes the next attack easier.
+    73: "medium",  # a file path not fixed in the code (ESLint cannot tell where it comes from; 22 when we can)
+    208: "medium",  # secret compared in non-constant time
     209: "medium",  # error message with sensitive information
     327: "medium",  # broken or risky cryptographic algorithm
     328: "medium",  # weak hash
@@ -42,6 +45,7 @@ CWE_SEVERITY: Mapping[int, Severity] = {
     338: "medium",  # weak PRNG for security values
     352: "medium",  # cross-site request forgery
     377: "medium",  # insecure temporary file
+    829: "medium",  # require()/import of a computed module name
     # low: hardening and hygiene.
     400: "low",  # uncontrolled resource consumption (e.g. HTTP call without timeout)
     532: "low",  # sensitive information in logs / verbose production logging
@@ -49,6 +53,7 @@ CWE_SEVERITY: Mapping[int, Severity] = {
     614: "low",  # cookie without Secure
     693: "low",  # protection mechanism failure (missing security headers)
     1004: "low",  # cookie without HttpOnly
+    1333: "low",  # regular expression open to catastrophic backtracking (ReDoS)
 }
 """Severity of each CWE. A CWE missing here keeps the severity its tool reported."""
 

@@ -1,0 +1,5 @@
+function appendRow(table, row) {
+  table.insertAdjacentHTML("beforeend", `<tr><td>${row.name}</td></tr>`);
+}
+
+export { appendRow };

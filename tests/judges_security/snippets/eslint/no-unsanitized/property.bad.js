@@ -1,0 +1,5 @@
+function showComment(el, comment) {
+  el.innerHTML = comment.body;
+}
+
+export { showComment };

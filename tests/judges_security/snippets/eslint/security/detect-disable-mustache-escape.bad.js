@@ -1,0 +1,5 @@
+const Mustache = require("mustache");
+
+Mustache.escapeMarkup = false;
+
+module.exports = (template, view) => Mustache.render(template, view);

@@ -1,0 +1,5 @@
+function calculate(expr) {
+  return eval(expr);
+}
+
+module.exports = { calculate };

@@ -1,0 +1,5 @@
+function loadPlugin(name) {
+  return require("./plugins/" + name);
+}
+
+module.exports = { loadPlugin };
