@@ -111,6 +111,37 @@ def test_clarity_penalises_walls_of_text_and_long_sentences() -> None:
     assert {e.rule for e in bad.evidence} >= {"clarity.no-headings", "clarity.wall-of-text", "clarity.long-sentences"}
 
 
+GOOD_RCA = "# Cause\n\nThe price went through float and lost a cent.\n\n# Fix\n\nConvert with Decimal.\n"
+
+
+@pytest.mark.parametrize(
+    ("padding", "kind"),
+    [
+        ("\n\n" + ">" * 5000 + " deep\n\n" + "[" * 3000, "symbol runs"),
+        ("\n\n" + ("a" * 1000 + "\n") * 50, "overlong tokens"),
+        ("\n\n" + "\n\n".join(["The fix converts prices with Decimal and never float."] * 40), "repeated paragraphs"),
+    ],
+)
+def test_clarity_charges_padding_that_tells_the_reader_nothing(padding: str, kind: str) -> None:
+    clean = rubric.clarity(parse_markdown(GOOD_RCA))
+    padded = rubric.clarity(parse_markdown(GOOD_RCA + padding))
+    noise = [e for e in padded.evidence if e.rule == "clarity.noise"]
+    assert clean.value == 100 and len(noise) == 1 and kind in noise[0].message
+    assert padded.value <= 100 - rubric.NOISE_CAP * 0.5
+
+
+def test_noise_spares_tables_paths_hashes_and_code() -> None:
+    text = (GOOD_RCA + "\n| file | change |\n|------|:------:|\n| `ledger/money.py` | Decimal |\n\n"
+            "Commit " + "ab12" * 16 + " touched src/bouts/judges/deliverables/_rubric_helpers_for_clarity_and_more.py "
+            "and https://example.org/a/very/long/path/that/goes/on/and/on/for/more/than/sixty/four/characters.\n\n"
+            "```\n" + ">" * 200 + "\n```\n")
+    assert noise_of(text) == 0
+
+
+def noise_of(text: str) -> int:
+    return rubric.noise(parse_markdown(text))[0]
+
+
 @pytest.mark.parametrize(
     ("kind", "text", "value"),
     [

@@ -56,6 +56,9 @@ JARGON_ALLOWED = frozenset({
 """Abbreviations a technical reader knows; any other all-caps word of 2-5 letters must be defined."""
 JARGON_COST = 5
 JARGON_CAP = 15
+NOISE_FREE_SHARE = 0.05
+"""Share of a document's prose that may be noise before clarity pays for it (see ``noise``)."""
+NOISE_CAP = 50
 
 _BOLD_LABEL = re.compile(r"^\s*\*\*([^*]{2,40})\*\*")
 _FILE_REF = re.compile(r"\b[\w./-]+\.(?:py|[mc]?js|jsx|tsx?|sql|toml|cfg|ini|json|ya?ml|md|txt)(?::\d+|::\w+)?\b")
@@ -343,6 +346,11 @@ def clarity(doc: Document, vocabulary: frozenset[str] = frozenset()) -> SubScore
     if very_long:
         losses.append(Evidence("clarity.long-sentences", f"{very_long} sentence(s) over 45 words",
                                min(20, 4 * very_long)))
+    noisy, total, why = noise(doc)
+    if total and noisy / total > NOISE_FREE_SHARE:
+        share = noisy / total
+        losses.append(Evidence("clarity.noise", f"{fmt(round(100 * share, 1))}% of the text is padding ({why})",
+                               round(min(NOISE_CAP, 100 * share), 2)))
     jargon = undefined_jargon(doc, vocabulary)
     losses += [Evidence("clarity.jargon", f"{word} is used without being defined at first use",
                         JARGON_COST, line) for word, line in jargon[:JARGON_CAP // JARGON_COST]]
@@ -352,6 +360,38 @@ def clarity(doc: Document, vocabulary: frozenset[str] = frozenset()) -> SubScore
                                      f"{len(lengths)} sentence(s) averaging {fmt(round(mean, 1))} words")
     summary = f"clarity = max(0, 100 {taken}) = {fmt(round(value, 2))}" if losses else "clarity = 100 (no deduction)"
     return SubScore(value, summary, (info, *losses))
+
+
+_TABLE_RULE = re.compile(r"^[|:\-\s]+$")
+_LONG_TOKEN = 64
+"""Longer than any word or hash a reader needs (a sha256 is 64 hex digits)."""
+
+
+def noise(doc: Document) -> tuple[int, int, str]:
+    """(noise characters, prose characters, what the noise was) in ``doc``'s prose.
+
+    Noise is what pads a document without telling the reader anything: runs of four or more
+    symbols that are not a Markdown table rule (``>>>>``, ``[[[[``), "words" longer than 64
+    characters with no path or identifier punctuation, and paragraphs of five or more words that
+    repeat an earlier one word for word. Length alone is never noise (the judge is length-neutral).
+    """
+    total = sum(len(t) for t in doc.prose.split())
+    kinds: dict[str, int] = {}
+    seen: set[str] = set()
+    for para in doc.paragraphs:
+        tokens = para.split()
+        key = " ".join(tokens)
+        if len(tokens) >= 5 and key in seen:
+            kinds["repeated paragraphs"] = kinds.get("repeated paragraphs", 0) + len(key) - len(tokens) + 1
+            continue
+        seen.add(key)
+        for token in tokens:
+            if len(token) >= 4 and not any(c.isalnum() for c in token) and not _TABLE_RULE.match(token):
+                kinds["symbol runs"] = kinds.get("symbol runs", 0) + len(token)
+            elif len(token) > _LONG_TOKEN and not any(c in token for c in "/._:`-="):
+                kinds["overlong tokens"] = kinds.get("overlong tokens", 0) + len(token)
+    why = ", ".join(f"{k} {v} chars" for k, v in sorted(kinds.items(), key=lambda kv: -kv[1]))
+    return sum(kinds.values()), total, why
 
 
 def completeness(doc: Document, kind: str) -> SubScore:
