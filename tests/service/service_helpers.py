@@ -64,6 +64,18 @@ def wait_terminal(client: TestClient, submission_id: str, key: str, timeout: flo
         time.sleep(0.1)
 
 
+def wait_job(client: TestClient, url: str, key: str, timeout: float = 120) -> dict[str, object]:
+    """Poll a check run or a re-score (``url``) until it is done, failed_infra or rejected."""
+    deadline = time.monotonic() + timeout
+    while True:
+        r = client.get(url, headers={"X-API-Key": key})
+        assert r.status_code == 200, r.text
+        body = r.json()
+        if body["state"] in ("done", "failed_infra", "rejected") or time.monotonic() > deadline:
+            return body  # type: ignore[no-any-return]
+        time.sleep(0.1)
+
+
 MakeClient = Callable[..., TestClient]
 """The ``make_client`` fixture: ``make_client(scorer=..., **setting_overrides)``."""
 

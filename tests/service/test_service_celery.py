@@ -151,3 +151,31 @@ def test_infra_failures_retried_by_celery_then_failed(
         info = repo.submissions.get(sid)
         assert info.state == "failed_infra" and info.attempt == broken.max_retries + 1 and info.final is None
         assert repo.submissions.scorecard(sid) is None
+
+
+@pytest.mark.sandbox
+@pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed (scripts/setup installs it)")
+def test_checks_and_rescores_run_on_celery_workers(
+    celery_settings: ServiceSettings, workers: list[subprocess.Popen[bytes]], tmp_path: Path
+) -> None:
+    """The other job kinds go through the same broker and workers: a static check (no sandbox) and a
+    re-score of a really scored submission, which adds scorecard version 2."""
+    op = {"X-API-Key": OPERATOR_KEY}
+    with TestClient(create_app(celery_settings)) as client:
+        client.post("/api/v1/challenges", json={"path": str(CHALLENGE)}, headers=op)
+        key = agent_key(client, "a")
+        upload = {"archive": ("s.tar.gz", tiny_submission("a"), "application/gzip")}
+        sid = client.post("/api/v1/challenges/inventory-ledger/submissions", headers={"X-API-Key": key},
+                          files=upload).json()["id"]  # fmt: skip
+        check = client.post("/api/v1/challenges/inventory-ledger/checks", headers=op,
+                            json={"runs": 0, "anchors": False}).json()  # fmt: skip
+        repo = client.app.state.ctx.repo  # type: ignore[attr-defined]
+        workers.append(_start_worker(celery_settings, tmp_path / "worker.log"))
+        _wait(lambda: repo.checks.get(check["id"]).state == "done", 90, "the check")
+        assert client.get(f"/api/v1/checks/{check['id']}/report", headers=op).json()["schema"] == "bouts.check/1"
+        _wait(lambda: repo.submissions.get(sid).state == "scored", 180, "the scoring")
+        job = client.post(f"/api/v1/submissions/{sid}/rescores", headers=op, json={"reason": "engine fix"}).json()
+        _wait(lambda: repo.rescores.get(job["id"]).state == "done", 180, "the re-score")
+        done = repo.rescores.get(job["id"])
+        assert (done.before_version, done.after_version, done.attempt) == (1, 2, 1)
+        assert [s.version for s in repo.submissions.scorecard_history(sid)] == [1, 2]

@@ -6,7 +6,9 @@ Layout (design notes: ``docs/service.md``)::
     storage/      SQLAlchemy 2 models, the repository, API-key hashing
     migrations/   Alembic migrations, applied on start
     intake.py     accepting an uploaded archive (validation, storing, enqueueing)
-    jobs.py       the idempotent scoring state machine shared by every dispatcher
+    jobs.py       the idempotent job state machine shared by every dispatcher; scoring a submission
+    calibration.py  ``bouts stats`` over stored scorecards; ``bouts check`` as a job
+    rescoring.py  re-scoring a stored submission as a job, with its trail
     dispatch.py   where jobs run: a local process pool, or Celery
     api/          the FastAPI app (JSON API + server-rendered page skeleton)
     worker/       the Celery app and its task

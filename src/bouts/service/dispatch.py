@@ -1,8 +1,10 @@
-"""Where scoring jobs run. ``Dispatcher`` is the contract the API relies on: ``enqueue`` may be
-called any number of times for one submission (duplicates are harmless: ``run_job`` is idempotent).
+"""Where jobs run. ``Dispatcher`` is the contract the API relies on: ``enqueue`` may be called any
+number of times for one job (duplicates are harmless: every job is guarded by the database). A job
+is a ``kind`` and an id: ``score`` a submission (``run_job``), ``check`` a challenge version
+(``run_check_job``), ``rescore`` a submission (``run_rescore_job``).
 
 - ``LocalPoolDispatcher``: the embedded default, a process pool inside ``bouts serve``; retries
-  with backoff are timers in the server; on start, every unfinished submission is enqueued again.
+  with backoff are timers in the server; on start, every unfinished job is enqueued again.
 - ``CeleryDispatcher``: publishes a task to the broker; ``bouts worker`` processes score it.
 """
 
@@ -16,8 +18,10 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Protocol
 
 from bouts.pipeline import ScoreConfig
+from bouts.service.calibration import run_check_job
 from bouts.service.config import ServiceSettings
-from bouts.service.jobs import JobOutcome, Scorer, pipeline_scorer, retry_delay, run_job, score_config
+from bouts.service.jobs import JobKind, JobOutcome, Scorer, pipeline_scorer, retry_delay, run_job, score_config
+from bouts.service.rescoring import run_rescore_job
 from bouts.service.storage import Repository, open_repository
 
 log = logging.getLogger(__name__)
@@ -26,21 +30,38 @@ log = logging.getLogger(__name__)
 class Dispatcher(Protocol):
     name: str
 
-    def enqueue(self, submission_id: str) -> None: ...
+    def enqueue(self, job_id: str, kind: JobKind = "score") -> None: ...
 
     def close(self) -> None: ...
+
+
+def run_kind(kind: JobKind, repo: Repository, job_id: str, *, scorer: Scorer, config: ScoreConfig,
+             max_attempts: int) -> JobOutcome:  # fmt: skip
+    """Run one job of ``kind``: what every dispatcher's worker calls."""
+    runner = {"score": run_job, "check": run_check_job, "rescore": run_rescore_job}[kind]
+    return runner(repo, job_id, scorer=scorer, config=config, max_attempts=max_attempts)
+
+
+def pending_jobs(repo: Repository, states: tuple[str, ...] = ("queued", "running")) -> list[tuple[JobKind, str]]:
+    """Every unfinished job of every kind, oldest first within a kind."""
+    return [
+        *(("score", i) for i in repo.submissions.pending(states=states)),
+        *(("check", i) for i in repo.checks.pending(states=states)),
+        *(("rescore", i) for i in repo.rescores.pending(states=states)),
+    ]
 
 
 # -- the local process pool ---------------------------------------------------------------------
 _process_repo: dict[str, Repository] = {}
 
 
-def _pool_job(db_url: str, submission_id: str, scorer: Scorer, config: ScoreConfig, max_attempts: int) -> JobOutcome:
+def _pool_job(kind: JobKind, db_url: str, job_id: str, scorer: Scorer, config: ScoreConfig,
+              max_attempts: int) -> JobOutcome:  # fmt: skip
     """Runs in a pool process: one repository per process, opened on first use."""
     repo = _process_repo.get(db_url)
     if repo is None:
         repo = _process_repo[db_url] = open_repository(db_url, migrate_schema=False)
-    return run_job(repo, submission_id, scorer=scorer, config=config, max_attempts=max_attempts)
+    return run_kind(kind, repo, job_id, scorer=scorer, config=config, max_attempts=max_attempts)
 
 
 class LocalPoolDispatcher:
@@ -56,7 +77,7 @@ class LocalPoolDispatcher:
         self._url = repo.engine.url.render_as_string(hide_password=False)
         self._lock = threading.Lock()
         self._timers: set[threading.Timer] = set()
-        self._errors: dict[str, int] = {}
+        self._errors: dict[tuple[JobKind, str], int] = {}
         self._closed = False
         self._pool = self._new_pool()
 
@@ -65,25 +86,25 @@ class LocalPoolDispatcher:
         return ProcessPoolExecutor(self.settings.local_workers, mp_context=multiprocessing.get_context("spawn"))
 
     def recover(self) -> int:
-        """Enqueue every unfinished submission (after a restart); how many."""
-        pending = self.repo.submissions.pending()
-        for submission_id in pending:
-            self.enqueue(submission_id)
+        """Enqueue every unfinished job (after a restart); how many."""
+        pending = pending_jobs(self.repo)
+        for kind, job_id in pending:
+            self.enqueue(job_id, kind)
         return len(pending)
 
-    def enqueue(self, submission_id: str) -> None:
+    def enqueue(self, job_id: str, kind: JobKind = "score") -> None:
         with self._lock:
             if self._closed:
                 return
-            args = (_pool_job, self._url, submission_id, self.scorer, self.config, self.settings.max_retries + 1)
+            args = (_pool_job, kind, self._url, job_id, self.scorer, self.config, self.settings.max_retries + 1)
             try:
                 future = self._pool.submit(*args)
             except BrokenProcessPool:  # a pool process died (OOM kill): start a new pool
                 self._pool = self._new_pool()
                 future = self._pool.submit(*args)
-        future.add_done_callback(lambda f: self._done(submission_id, f))
+        future.add_done_callback(lambda f: self._done((kind, job_id), f))
 
-    def _done(self, submission_id: str, future: Future[JobOutcome]) -> None:
+    def _done(self, job: tuple[JobKind, str], future: Future[JobOutcome]) -> None:
         if future.cancelled():
             return
         exc = future.exception()
@@ -92,19 +113,19 @@ class LocalPoolDispatcher:
                 with self._lock:
                     if not self._closed and getattr(self._pool, "_broken", False):
                         self._pool = self._new_pool()
-            errors = self._errors[submission_id] = self._errors.get(submission_id, 0) + 1
-            log.error("local job for %s failed (%s): %s", submission_id, errors, exc)
+            errors = self._errors[job] = self._errors.get(job, 0) + 1
+            log.error("local %s job %s failed (%s): %s", job[0], job[1], errors, exc)
             if errors <= self.settings.max_retries + 1:
-                self._later(submission_id, retry_delay(errors, self.settings.retry_backoff_s))
+                self._later(job, retry_delay(errors, self.settings.retry_backoff_s))
             return
         outcome = future.result()
         if outcome.kind == "retry":
-            self._later(submission_id, retry_delay(outcome.attempt, self.settings.retry_backoff_s))
+            self._later(job, retry_delay(outcome.attempt, self.settings.retry_backoff_s))
 
-    def _later(self, submission_id: str, delay: float) -> None:
+    def _later(self, job: tuple[JobKind, str], delay: float) -> None:
         def fire() -> None:
             self._timers.discard(timer)
-            self.enqueue(submission_id)
+            self.enqueue(job[1], job[0])
 
         timer = threading.Timer(delay, fire)
         timer.daemon = True
@@ -125,7 +146,8 @@ class LocalPoolDispatcher:
 
 # -- Celery -------------------------------------------------------------------------------------
 class CeleryDispatcher:
-    """Publishes ``bouts.score_submission`` tasks; ``bouts worker`` consumes them."""
+    """Publishes one task per job (``bouts.score_submission``, ``bouts.check_challenge``,
+    ``bouts.rescore_submission``); ``bouts worker`` consumes them."""
 
     name = "celery"
 
@@ -135,18 +157,18 @@ class CeleryDispatcher:
         self.settings = settings
         self.app = create_celery(settings)
 
-    def enqueue(self, submission_id: str) -> None:
-        from bouts.service.worker.celery_app import TASK_NAME
+    def enqueue(self, job_id: str, kind: JobKind = "score") -> None:
+        from bouts.service.worker.celery_app import TASK_NAMES
 
-        self.app.send_task(TASK_NAME, args=[submission_id], queue=self.settings.queue)
+        self.app.send_task(TASK_NAMES[kind], args=[job_id], queue=self.settings.queue)
 
     def recover(self, repo: Repository) -> int:
-        """Publish again every queued submission (duplicates are harmless); how many. Running ones
-        are left to the broker, which redelivers a dead worker's task: publishing them again would
-        have a live worker's scoring done twice (still stored once)."""
-        pending = repo.submissions.pending(states=("queued",))
-        for submission_id in pending:
-            self.enqueue(submission_id)
+        """Publish again every queued job (duplicates are harmless); how many. Running ones are
+        left to the broker, which redelivers a dead worker's task: publishing them again would have
+        a live worker's job done twice (still stored once)."""
+        pending = pending_jobs(repo, states=("queued",))
+        for kind, job_id in pending:
+            self.enqueue(job_id, kind)
         return len(pending)
 
     def close(self) -> None:

@@ -6,6 +6,8 @@ sandbox: it reads ``submission.toml`` with the real loader and returns a scoreca
 infrastructure failure (``infra_error`` on the card), so retries can be exercised; one named
 ``DIVERGE`` gives objective 90 and integrity 30 and the ``judge_divergence`` flag (a review item);
 one named ``KILL_WORKER`` SIGKILLs the scoring process the first time (a worker lost mid-score).
+A challenge holding a top-level file ``FAKE_BONUS`` (an integer) adds it to the final, capped at
+100: a fixed challenge version that a re-score picks up.
 """
 
 from __future__ import annotations
@@ -30,7 +32,8 @@ def instant_scorer(challenge: Path, submission: Path, config: ScoreConfig) -> Sc
         if (loaded.code_dir / "KILL_WORKER").exists():
             _die_once(submission)
     meta = loaded.meta
-    final = (meta.iteration * 7 + len(meta.agent)) % 101
+    bonus = challenge / "FAKE_BONUS"
+    final = min(100, (meta.iteration * 7 + len(meta.agent)) % 101 + (int(bonus.read_text()) if bonus.is_file() else 0))
     components = {"objective": ComponentScore(score=90.0), "integrity": ComponentScore(score=30.0)} if diverge else {}
     flags = [FlagModel(code="judge_divergence", message="objective 90 vs integrity 30: 60 apart", level=1)]
     return Scorecard(

@@ -1,6 +1,7 @@
 """One scoring job: the state machine every dispatcher (local pool, Celery task) runs.
 
-claim → ``score()`` → complete, with the outcome decided here and nowhere else:
+claim → ``score()`` → complete, with the outcome decided here and nowhere else (``execute``, which
+the other background jobs, check runs and re-scores, run the same way):
 
 - the submission is already finished, or another claim superseded ours → ``skipped``/``stale``:
   nothing is written (idempotency: a redelivered task does no harm);
@@ -19,7 +20,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Literal, Protocol, TypeVar
 
 from bouts.errors import InfrastructureError, InputError, SubmissionError
 from bouts.models.scorecard import Scorecard
@@ -32,7 +33,18 @@ log = logging.getLogger(__name__)
 
 Scorer = Callable[[Path, Path, ScoreConfig], Scorecard]
 """What a job calls to score: ``pipeline_scorer`` unless a test or a load rig injects another."""
-OutcomeKind = Literal["scored", "retry", "failed_infra", "rejected", "skipped", "stale"]
+OutcomeKind = Literal["scored", "done", "retry", "failed_infra", "rejected", "skipped", "stale"]
+JobKind = Literal["score", "check", "rescore"]
+"""What a dispatched job does: score a submission, check a challenge, re-score a submission."""
+
+
+class _Claimed(Protocol):
+    @property
+    def attempt(self) -> int: ...
+
+
+ClaimT = TypeVar("ClaimT", bound=_Claimed)
+ResultT = TypeVar("ResultT")
 
 
 @dataclass(frozen=True)
@@ -47,36 +59,65 @@ def pipeline_scorer(challenge: Path, submission: Path, config: ScoreConfig) -> S
     return score(challenge, submission, config=config)
 
 
+class JobStore(Protocol[ClaimT]):
+    """The guarded transitions ``execute`` needs (``Submissions``, ``CheckRuns``, ``Rescores``)."""
+
+    def claim(self, job_id: str) -> ClaimT | None: ...
+
+    def release(self, claim: ClaimT, error: str) -> bool: ...
+
+    def fail(self, claim: ClaimT, state: str, error: str) -> bool: ...
+
+
+def execute(
+    store: JobStore[ClaimT], job_id: str, work: Callable[[ClaimT], ResultT],
+    complete: Callable[[ClaimT, ResultT], bool], *, max_attempts: int, done: OutcomeKind = "scored",
+) -> JobOutcome:
+    """claim → ``work`` → ``complete``, guarded by the database; see the module docstring."""  # fmt: skip
+    claim = store.claim(job_id)
+    if claim is None:
+        return JobOutcome("skipped")
+    attempt = claim.attempt
+    try:
+        result = work(claim)
+    except SubmissionError as exc:
+        moved = store.fail(claim, "rejected", exc.describe())
+        return JobOutcome("rejected" if moved else "stale", attempt, exc.describe())
+    except (InfrastructureError, InputError) as exc:  # a broken challenge or setting is the operator's
+        return _infra(store, claim, exc.describe(), max_attempts)
+    except Exception as exc:  # the engine's own bug is not the agent's failure either
+        log.exception("job %s failed unexpectedly", job_id)
+        return _infra(store, claim, f"{type(exc).__name__}: {exc}", max_attempts)
+    if not complete(claim, result):
+        return JobOutcome("stale", attempt)
+    return JobOutcome(done, attempt)
+
+
+def score_archive(scorer: Scorer, challenge_path: str, archive_path: str, config: ScoreConfig) -> Scorecard:
+    """Score one stored archive; a scorecard carrying ``infra_error`` is raised as that failure."""
+    card = scorer(Path(challenge_path), Path(archive_path), config)
+    if card.infra_error:
+        raise InfrastructureError(card.infra_error)
+    return card
+
+
 def run_job(repo: Repository, submission_id: str, *, scorer: Scorer, config: ScoreConfig,
             max_attempts: int) -> JobOutcome:  # fmt: skip
     """Score ``submission_id`` once, guarded by the database; see the module docstring."""
-    claim = repo.submissions.claim(submission_id)
-    if claim is None:
-        return JobOutcome("skipped")
-    sub = claim.submission
-    try:
-        card = scorer(Path(sub.challenge_path), Path(sub.archive_path), config)
-    except SubmissionError as exc:
-        moved = repo.submissions.fail(claim, "rejected", exc.describe())
-        return JobOutcome("rejected" if moved else "stale", claim.attempt, exc.describe())
-    except (InfrastructureError, InputError) as exc:  # a broken challenge or setting is the operator's
-        return _infra(repo, claim, exc.describe(), max_attempts)
-    except Exception as exc:  # the engine's own bug is not the agent's failure either
-        log.exception("scoring submission %s failed unexpectedly", submission_id)
-        return _infra(repo, claim, f"{type(exc).__name__}: {exc}", max_attempts)
-    if card.infra_error:
-        return _infra(repo, claim, card.infra_error, max_attempts)
-    if not repo.submissions.complete(claim, card):
-        return JobOutcome("stale", claim.attempt)
-    return JobOutcome("scored", claim.attempt)
+
+    def work(claim: Claim) -> Scorecard:
+        return score_archive(scorer, claim.submission.challenge_path, claim.submission.archive_path, config)
+
+    return execute(repo.submissions, submission_id, work, repo.submissions.complete, max_attempts=max_attempts)
 
 
-def _infra(repo: Repository, claim: Claim, error: str, max_attempts: int) -> JobOutcome:
-    if claim.attempt >= max_attempts:
-        moved = repo.submissions.fail(claim, "failed_infra", error)
-        return JobOutcome("failed_infra" if moved else "stale", claim.attempt, error)
-    moved = repo.submissions.release(claim, error)
-    return JobOutcome("retry" if moved else "stale", claim.attempt, error)
+def _infra(store: JobStore[ClaimT], claim: ClaimT, error: str, max_attempts: int) -> JobOutcome:
+    attempt = claim.attempt
+    if attempt >= max_attempts:
+        moved = store.fail(claim, "failed_infra", error)
+        return JobOutcome("failed_infra" if moved else "stale", attempt, error)
+    moved = store.release(claim, error)
+    return JobOutcome("retry" if moved else "stale", attempt, error)
 
 
 def retry_delay(attempt: int, base_s: float, cap_s: float = 300.0) -> float:

@@ -14,7 +14,14 @@ from fastapi.staticfiles import StaticFiles
 
 from bouts import __version__
 from bouts.errors import BoutsError, InfrastructureError, InputError
-from bouts.service.api import routes_admin, routes_challenges, routes_submissions, web
+from bouts.service.api import (
+    routes_admin,
+    routes_calibration,
+    routes_challenges,
+    routes_rescores,
+    routes_submissions,
+    web,
+)
 from bouts.service.api.deps import ServiceContext
 from bouts.service.api.middleware import ServiceMiddleware
 from bouts.service.api.ratelimit import TokenBuckets
@@ -55,7 +62,7 @@ def create_app(
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         recovered = _recover(ctx)
         if recovered:
-            log.info("enqueued %d unfinished submissions again", recovered)
+            log.info("enqueued %d unfinished jobs again", recovered)
         yield
         ctx.dispatcher.close()
 
@@ -66,7 +73,9 @@ def create_app(
     app.state.ctx = ctx
     app.add_middleware(ServiceMiddleware, max_body_bytes=max(settings.max_upload_bytes, JSON_BODY_LIMIT))
     app.add_exception_handler(BoutsError, _bouts_error)  # type: ignore[arg-type]
-    for router in (routes_submissions.router, routes_challenges.router, routes_admin.router, web.router):
+    routers = (routes_submissions.router, routes_rescores.router, routes_challenges.router,
+               routes_calibration.router, routes_admin.router, web.router)  # fmt: skip
+    for router in routers:
         app.include_router(router)
     app.mount("/static", StaticFiles(directory=web.STATIC_DIR), name="static")
     return app
@@ -79,7 +88,7 @@ def _recover(ctx: ServiceContext) -> int:
         try:
             return ctx.dispatcher.recover(ctx.repo)
         except Exception:
-            log.exception("could not re-enqueue unfinished submissions (broker down?)")
+            log.exception("could not re-enqueue unfinished jobs (broker down?)")
     return 0
 
 

@@ -10,23 +10,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from bouts.calibration.anchors import TOLERANCE, compare
 from bouts.calibration.review import ReviewItem, current_score
 from bouts.calibration.spec import read_expected
-from bouts.calibration.stats import DERIVED, attempt_from_scorecard, summarise
+from bouts.calibration.stats import DERIVED
 from bouts.calibration.stats_report import Correlation, StatsReport
 from bouts.errors import BoutsError
 from bouts.loading.challenge import ANCHOR_LEVELS
 from bouts.models.scorecard import Scorecard
 from bouts.service.api import plots
+from bouts.service.calibration import ANCHOR_AGENT, challenge_stats
 from bouts.service.standings import Standing
 from bouts.service.storage.records import ChallengeInfo, StoredScorecard
 
-ANCHOR_AGENT = "anchor-{level}"
-"""The agent name under which an operator submits a challenge's anchor to measure it
-(``anchor-low``, ``anchor-mid``, ``anchor-high``)."""
 FOUR_JUDGES = ("objective", "process", "strategy", "integrity")
 SHAPES = {
     "one-shot": "a single attempt",
@@ -210,18 +206,9 @@ def calibration_view(
 ) -> CalibrationView:
     """Statistics over the stored current scorecards of ``info`` (newest first, as
     ``Submissions.current_scorecards`` gives them); the anchors from its current snapshot."""
-    cards: list[tuple[str, Scorecard]] = []
-    unreadable = 0
-    for s in stored:
-        try:
-            cards.append((s.submission_id, Scorecard.model_validate(s.card)))
-        except ValidationError:
-            unreadable += 1
-    anchor_agents = {ANCHOR_AGENT.format(level=lvl) for lvl in ANCHOR_LEVELS}
-    runs = [(sid, c) for sid, c in cards if c.agent not in anchor_agents and c.infra_error is None]
-    attempts = [attempt_from_scorecard(c) for _, c in runs]
-    report = summarise(attempts, challenge=info.slug)
-    finals = plots.histogram(plots.bins10([a.final for a in attempts if a.final is not None]))
+    report, picked = challenge_stats(info, stored)
+    cards, runs = picked.cards, picked.runs
+    finals = plots.histogram(plots.bins10([float(c.final) for _, c in runs if c.final is not None]))
     bands = sorted(report.bands.items(), key=lambda kv: BAND_ORDER.index(kv[0]) if kv[0] in BAND_ORDER else 99)
     names = [c.component for c in report.components]
     x, y = _pair(names, x, y)
@@ -239,7 +226,7 @@ def calibration_view(
             )
     anchors = anchor_views(info, cards)
     limited = limit if limit is not None and len(stored) >= limit else None
-    return CalibrationView(len(attempts), unreadable, len(cards) - len(runs), report, finals, bands, names, x, y,
+    return CalibrationView(len(runs), picked.unreadable, len(cards) - len(runs), report, finals, bands, names, x, y,
                            scatter, pair, note, anchors, limited)  # fmt: skip
 
 

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 from bouts.calibration.review import ReviewItem, current_score
+from bouts.calibration.stats_report import StatsReport
 from bouts.service.standings import Standing
-from bouts.service.storage.records import ChallengeInfo, FlagInfo, SubmissionInfo
+from bouts.service.storage.records import ChallengeInfo, CheckRunInfo, FlagInfo, RescoreInfo, SubmissionInfo
+
+JobStateOut = Literal["queued", "running", "done", "failed_infra", "rejected"]
+MAX_CHECK_RUNS = 10
 
 
 class _Out(BaseModel):
@@ -169,3 +173,111 @@ class HealthOut(BaseModel):
     status: str
     dispatcher: str
     version: str
+
+
+class StatsOut(BaseModel):
+    challenge: str
+    content_hash: str
+    """The challenge's current version (the scorecards may come from earlier ones too)."""
+    scorecards: int
+    """Current scorecards read (the newest ``limit``)."""
+    attempts: int
+    """Of them, the attempts the statistics count."""
+    left_out: int
+    """Anchor runs (agent ``anchor-<level>``) and infrastructure-failed runs, not attempts."""
+    unreadable: int
+    limited: int | None
+    """The ``limit``, when it was reached."""
+    report: StatsReport
+    """What ``bouts stats CHALLENGE --json`` prints for these scorecards (``bouts.stats/1``)."""
+
+
+class CheckIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    runs: int = Field(5, ge=0, le=MAX_CHECK_RUNS)
+    """Reference runs, each with the published and a fresh seed; 0 skips the reference check."""
+    anchors: bool = True
+    """Score the low/mid/high anchors against their expected scores."""
+    fresh_seeds: list[Annotated[int, Field(ge=1, le=2**31 - 1)]] = Field(default_factory=list,
+                                                                         max_length=MAX_CHECK_RUNS)  # fmt: skip
+    """The fresh seed of each run, to reproduce a check (at most ``runs``); default random."""
+
+    @field_validator("fresh_seeds")
+    @classmethod
+    def _at_most_runs(cls, seeds: list[int], info: ValidationInfo) -> list[int]:
+        runs = info.data.get("runs")
+        if runs is not None and len(seeds) > runs:
+            raise ValueError(f"{len(seeds)} fresh seeds for {runs} runs: give at most one per run")
+        return seeds
+
+
+class CheckRunOut(BaseModel):
+    id: str
+    challenge: str
+    content_hash: str
+    """The challenge version checked."""
+    runs: int
+    anchors: bool
+    fresh_seeds: list[int]
+    state: JobStateOut
+    attempt: int
+    error: str | None
+    launch: bool | None
+    """Fit to launch (no error-level problem); None until done."""
+    requested_by: str
+    created_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+    report_url: str | None
+
+    @classmethod
+    def of(cls, c: CheckRunInfo) -> CheckRunOut:
+        return cls(id=c.id, challenge=c.challenge, content_hash=c.content_hash, runs=c.runs, anchors=c.anchors,
+                   fresh_seeds=list(c.fresh_seeds), state=c.state, attempt=c.attempt, error=c.last_error,  # type: ignore[arg-type]
+                   launch=c.launch, requested_by=c.requested_by, created_at=c.created_at, started_at=c.started_at,
+                   finished_at=c.finished_at,
+                   report_url=f"/api/v1/checks/{c.id}/report" if c.state == "done" else None)  # fmt: skip
+
+
+class RescoreIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    reason: str = Field(min_length=1, max_length=10_000)
+    """Why: recorded with who and when, and as the new scorecard version's reason."""
+    challenge_version: Literal["current", "submitted"] = "current"
+    """Score against the challenge's current version (after a fix) or the one submitted to."""
+
+
+class RescoreOut(BaseModel):
+    id: str
+    submission_id: str
+    challenge: str
+    agent: str
+    iteration: int
+    challenge_hash: str
+    """The challenge version scored against."""
+    reason: str
+    requested_by: str
+    state: JobStateOut
+    attempt: int
+    error: str | None
+    before_version: int | None
+    before_final: int | None
+    after_version: int | None
+    after_final: int | None
+    review_score: float | None
+    """A review decision that still stands over ``after_final`` on the leaderboard."""
+    created_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+    scorecard_url: str | None
+    """The scorecard version this re-score added."""
+
+    @classmethod
+    def of(cls, r: RescoreInfo) -> RescoreOut:
+        url = f"/api/v1/submissions/{r.submission_id}/scorecard?version={r.after_version}" if r.after_version else None
+        return cls(id=r.id, submission_id=r.submission_id, challenge=r.challenge, agent=r.agent, iteration=r.iteration,
+                   challenge_hash=r.content_hash, reason=r.reason, requested_by=r.requested_by,
+                   state=r.state, attempt=r.attempt, error=r.last_error, before_version=r.before_version,  # type: ignore[arg-type]
+                   before_final=r.before_final, after_version=r.after_version, after_final=r.after_final,
+                   review_score=r.review_score, created_at=r.created_at, started_at=r.started_at,
+                   finished_at=r.finished_at, scorecard_url=url)  # fmt: skip

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from sqlalchemy import Engine
 
+from bouts.service.storage.background import CheckRuns, Rescores
 from bouts.service.storage.catalog import Catalog
 from bouts.service.storage.db import make_engine, migrate, session_factory
 from bouts.service.storage.reviews import Flags, SqlReviewStore
@@ -21,6 +22,8 @@ class Repository:
     submissions: Submissions
     reviews: SqlReviewStore
     flags: Flags
+    checks: CheckRuns
+    rescores: Rescores
 
     def close(self) -> None:
         self.engine.dispose()
@@ -33,7 +36,8 @@ def open_repository(url: str, *, migrate_schema: bool = True) -> Repository:
         migrate(engine)
     sessions = session_factory(engine)
     catalog = Catalog(sessions)
-    return Repository(engine, catalog, Submissions(sessions, catalog), SqlReviewStore(sessions), Flags(sessions))
+    return Repository(engine, catalog, Submissions(sessions, catalog), SqlReviewStore(sessions), Flags(sessions),
+                      CheckRuns(sessions), Rescores(sessions))  # fmt: skip
 
 
 __all__ = ["DuplicateSubmissionError", "Repository", "open_repository"]

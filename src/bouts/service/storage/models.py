@@ -31,6 +31,9 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 SubmissionState = Literal["queued", "running", "scored", "failed_infra", "rejected"]
 TERMINAL_STATES: frozenset[str] = frozenset({"scored", "failed_infra", "rejected"})
+JobState = Literal["queued", "running", "done", "failed_infra", "rejected"]
+"""States of a check run or a re-score: the submission's machine, with ``done`` for ``scored``."""
+JOB_TERMINAL_STATES: frozenset[str] = frozenset({"done", "failed_infra", "rejected"})
 Role = Literal["agent", "operator"]
 
 
@@ -223,3 +226,55 @@ class ReviewEventRow(Base):
     level: Mapped[int] = mapped_column(Integer)
     score_before: Mapped[float | None] = mapped_column(Float)
     score_after: Mapped[float | None] = mapped_column(Float)
+
+
+class CheckRun(Base):
+    """A ``bouts check`` of one challenge version, run by a worker (queued → running → done).
+
+    ``report`` is the ``bouts.check/1`` JSON exactly as ``bouts check --json`` prints it.
+    """
+
+    __tablename__ = "check_runs"
+    __table_args__ = (Index("ix_check_runs_state_created", "state", "created_at"),)
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    challenge_id: Mapped[int] = mapped_column(ForeignKey("challenges.id"), index=True)
+    challenge_version_id: Mapped[int] = mapped_column(ForeignKey("challenge_versions.id"))
+    runs: Mapped[int] = mapped_column(Integer)
+    anchors: Mapped[bool] = mapped_column(Boolean)
+    fresh_seeds: Mapped[list[int]] = mapped_column(JSON)
+    """The fresh seed of each reference run, when the operator fixed them (else empty: random)."""
+    state: Mapped[str] = mapped_column(String(16), default="queued")
+    attempt: Mapped[int] = mapped_column(Integer, default=0)
+    last_error: Mapped[str | None] = mapped_column(Text)
+    launch: Mapped[bool | None] = mapped_column(Boolean)
+    report: Mapped[str | None] = mapped_column(Text)
+    requested_by: Mapped[str] = mapped_column(String(200))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    started_at: Mapped[datetime | None]
+    finished_at: Mapped[datetime | None]
+
+
+class Rescore(Base):
+    """A re-score of a scored submission and its trail: who asked, when, why, and the score before
+    and after. The scorecard it adds is a new version; the earlier versions stay stored."""
+
+    __tablename__ = "rescores"
+    __table_args__ = (Index("ix_rescores_state_created", "state", "created_at"),)
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    submission_id: Mapped[str] = mapped_column(ForeignKey("submissions.id"), index=True)
+    challenge_version_id: Mapped[int] = mapped_column(ForeignKey("challenge_versions.id"))
+    """The challenge version scored against (the current one, or the one submitted to)."""
+    reason: Mapped[str] = mapped_column(Text)
+    requested_by: Mapped[str] = mapped_column(String(200))
+    state: Mapped[str] = mapped_column(String(16), default="queued")
+    attempt: Mapped[int] = mapped_column(Integer, default=0)
+    last_error: Mapped[str | None] = mapped_column(Text)
+    before_version: Mapped[int | None] = mapped_column(Integer)
+    before_final: Mapped[int | None] = mapped_column(Integer)
+    after_version: Mapped[int | None] = mapped_column(Integer)
+    after_final: Mapped[int | None] = mapped_column(Integer)
+    review_score: Mapped[float | None] = mapped_column(Float)
+    """A review decision that still stands over the new scorecard's final (None: the final stands)."""
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    started_at: Mapped[datetime | None]
+    finished_at: Mapped[datetime | None]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Generic, Literal, TypeVar
 
 PrincipalRole = Literal["public", "agent", "operator"]
 
@@ -101,3 +101,63 @@ class FlagInfo:
     status: str
     source: str
     created_at: datetime
+
+
+@dataclass(frozen=True)
+class CheckRunInfo:
+    """A ``bouts check`` run of one challenge version (a background job)."""
+
+    id: str
+    challenge: str
+    content_hash: str
+    challenge_path: str
+    runs: int
+    anchors: bool
+    fresh_seeds: tuple[int, ...]
+    state: str
+    attempt: int
+    last_error: str | None
+    launch: bool | None
+    requested_by: str
+    created_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+
+
+@dataclass(frozen=True)
+class RescoreInfo:
+    """A re-score of a submission (a background job) and, once done, its trail entry."""
+
+    id: str
+    submission_id: str
+    challenge: str
+    agent: str
+    iteration: int
+    content_hash: str
+    """The challenge version scored against."""
+    challenge_path: str
+    archive_path: str
+    reason: str
+    requested_by: str
+    state: str
+    attempt: int
+    last_error: str | None
+    before_version: int | None
+    before_final: int | None
+    after_version: int | None
+    after_final: int | None
+    review_score: float | None
+    created_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+
+
+JobT = TypeVar("JobT", CheckRunInfo, RescoreInfo)
+
+
+@dataclass(frozen=True)
+class JobClaim(Generic[JobT]):
+    """A worker's claim on a check run or a re-score: the attempt number guards its completion."""
+
+    job: JobT
+    attempt: int

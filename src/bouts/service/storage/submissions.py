@@ -8,6 +8,7 @@ as the ``running → scored`` transition, so a reader sees either both or neithe
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
@@ -118,7 +119,7 @@ class Submissions:
         with self.sessions.begin() as session:
             if not self._move(session, claim, "scored", None):
                 return False
-            self._insert_scorecard(session, claim.submission.id, card, version=1, reason="scored", by="worker")
+            insert_scorecard(session, claim.submission.id, card, version=1, reason="scored", by="worker")
             open_review(session, card, claim.submission.id, utcnow())
         return True
 
@@ -147,16 +148,7 @@ class Submissions:
     def rescore(self, submission_id: str, card: ScorecardModel, *, reason: str, by: str) -> int:
         """Add a new current scorecard version (the old ones stay, not current); its version."""
         with self.sessions.begin() as session:
-            state = session.scalar(select(Submission.state).where(Submission.id == submission_id).with_for_update())
-            if state != "scored":
-                raise ValueError(f"submission {submission_id} is {state or 'missing'}, not scored")
-            last = session.scalar(
-                select(Scorecard.version).where(Scorecard.submission_id == submission_id)
-                .order_by(Scorecard.version.desc()).limit(1)
-            ) or 0  # fmt: skip
-            session.execute(update(Scorecard).where(Scorecard.submission_id == submission_id).values(is_current=False))
-            self._insert_scorecard(session, submission_id, card, version=last + 1, reason=reason, by=by)
-            return last + 1
+            return add_version(session, submission_id, card, reason=reason, by=by).version
 
     def scorecard(self, submission_id: str, version: int | None = None) -> StoredScorecard | None:
         """The current scorecard (or ``version``) of a submission."""
@@ -204,27 +196,52 @@ class Submissions:
         with self.sessions() as session:
             return [AttemptRow(a, i, int(f), e, sid, c) for a, i, f, e, sid, c in session.execute(query)]
 
-    def _insert_scorecard(self, session: Session, submission_id: str, card: ScorecardModel, *, version: int,
-                          reason: str, by: str) -> Scorecard:  # fmt: skip
-        row = Scorecard(
-            submission_id=submission_id, version=version, is_current=True, final=card.final, raw=card.raw,
-            band=card.band, profile=card.profile, provisional=card.provisional,
-            engine_version=card.reproducibility.engine_version, card=card.model_dump(mode="json", by_alias=True),
-            reason=reason, created_by=by,
-        )  # fmt: skip
-        session.add(row)
-        session.flush()
-        for name, comp in card.components.items():
-            weight = comp.effective_weight if comp.effective_weight is not None else comp.weight
-            session.add(ComponentScore(scorecard_id=row.id, name=name, score=comp.score, weight=weight,
-                                       points=comp.points))  # fmt: skip
-            for judge in comp.judges:
-                session.add(JudgeOutput(scorecard_id=row.id, component=name, judge=judge.judge, score=judge.score,
-                                        reason=judge.reason, dimensions=dict(judge.dimensions)))  # fmt: skip
-        for flag in card.flags:
-            session.add(Flag(submission_id=submission_id, scorecard_id=row.id, code=flag.code, message=flag.message,
-                             level=flag.level or 1, source="scorecard"))  # fmt: skip
-        return row
+@dataclass(frozen=True)
+class AddedVersion:
+    """What ``add_version`` replaced and added."""
+
+    before_version: int | None
+    before_final: int | None
+    version: int
+
+
+def add_version(session: Session, submission_id: str, card: ScorecardModel, *, reason: str, by: str) -> AddedVersion:
+    """Inside the caller's transaction: make ``card`` the current scorecard of a scored submission
+    as a new version; the earlier versions stay stored, no longer current."""
+    state = session.scalar(select(Submission.state).where(Submission.id == submission_id).with_for_update())
+    if state != "scored":
+        raise ValueError(f"submission {submission_id} is {state or 'missing'}, not scored")
+    last = session.execute(
+        select(Scorecard.version, Scorecard.final).where(Scorecard.submission_id == submission_id)
+        .order_by(Scorecard.version.desc()).limit(1)
+    ).first()  # fmt: skip
+    session.execute(update(Scorecard).where(Scorecard.submission_id == submission_id).values(is_current=False))
+    version = (last.version if last else 0) + 1
+    insert_scorecard(session, submission_id, card, version=version, reason=reason, by=by)
+    return AddedVersion(last.version if last else None, last.final if last else None, version)
+
+
+def insert_scorecard(session: Session, submission_id: str, card: ScorecardModel, *, version: int, reason: str,
+                     by: str) -> Scorecard:  # fmt: skip
+    row = Scorecard(
+        submission_id=submission_id, version=version, is_current=True, final=card.final, raw=card.raw,
+        band=card.band, profile=card.profile, provisional=card.provisional,
+        engine_version=card.reproducibility.engine_version, card=card.model_dump(mode="json", by_alias=True),
+        reason=reason, created_by=by,
+    )  # fmt: skip
+    session.add(row)
+    session.flush()
+    for name, comp in card.components.items():
+        weight = comp.effective_weight if comp.effective_weight is not None else comp.weight
+        session.add(ComponentScore(scorecard_id=row.id, name=name, score=comp.score, weight=weight,
+                                   points=comp.points))  # fmt: skip
+        for judge in comp.judges:
+            session.add(JudgeOutput(scorecard_id=row.id, component=name, judge=judge.judge, score=judge.score,
+                                    reason=judge.reason, dimensions=dict(judge.dimensions)))  # fmt: skip
+    for flag in card.flags:
+        session.add(Flag(submission_id=submission_id, scorecard_id=row.id, code=flag.code, message=flag.message,
+                         level=flag.level or 1, source="scorecard"))  # fmt: skip
+    return row
 
 
 def _info_query() -> Select[Any]:

@@ -1,4 +1,5 @@
-"""The Celery app: one task, ``bouts.score_submission``, a thin driver around ``run_job``.
+"""The Celery app: one task per job kind (``bouts.score_submission``, ``bouts.check_challenge``,
+``bouts.rescore_submission``), each a thin driver around ``bouts.service.dispatch.run_kind``.
 
 Reliability settings (why: ``docs/service.md``): tasks are acknowledged late and rejected (so
 requeued) when their worker process is lost; each worker prefetches one task at a time; an
@@ -13,10 +14,16 @@ import logging
 from celery import Celery, Task
 
 from bouts.service.config import ServiceSettings
-from bouts.service.jobs import Scorer, pipeline_scorer, retry_delay, run_job, score_config
+from bouts.service.dispatch import run_kind
+from bouts.service.jobs import JobKind, Scorer, pipeline_scorer, retry_delay, score_config
 from bouts.service.storage import Repository, open_repository
 
-TASK_NAME = "bouts.score_submission"
+TASK_NAMES: dict[JobKind, str] = {
+    "score": "bouts.score_submission",
+    "check": "bouts.check_challenge",
+    "rescore": "bouts.rescore_submission",
+}
+TASK_NAME = TASK_NAMES["score"]
 STORAGE_RETRIES = 10
 """Retries of a task whose job failed outside the scoring (database unreachable, disk full)."""
 log = logging.getLogger(__name__)
@@ -37,7 +44,7 @@ def transport_options(settings: ServiceSettings) -> dict[str, object]:
 
 
 def create_celery(settings: ServiceSettings, scorer: Scorer = pipeline_scorer) -> Celery:
-    """A Celery app for ``settings`` with the scoring task registered."""
+    """A Celery app for ``settings`` with a task registered for every job kind."""
     app = Celery("bouts", broker=settings.broker_url, backend=settings.result_backend or None)
     app.conf.update(
         task_acks_late=True,
@@ -60,18 +67,21 @@ def create_celery(settings: ServiceSettings, scorer: Scorer = pipeline_scorer) -
             repos["repo"] = open_repository(settings.database_url, migrate_schema=False)
         return repos["repo"]
 
-    @app.task(name=TASK_NAME, bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=None)
-    def score_submission(self: Task, submission_id: str) -> str:
-        try:
-            outcome = run_job(repository(), submission_id, scorer=scorer, config=score_config(settings),
-                              max_attempts=settings.max_retries + 1)  # fmt: skip
-        except Exception as exc:  # the database or the disk, not the scoring: try again later
-            log.exception("submission %s: job failed before it could record an outcome", submission_id)
-            delay = retry_delay(self.request.retries + 1, settings.retry_backoff_s)
-            raise self.retry(exc=exc, countdown=delay, max_retries=STORAGE_RETRIES) from exc
-        log.info("submission %s: %s (attempt %s)", submission_id, outcome.kind, outcome.attempt)
-        if outcome.kind == "retry":
-            raise self.retry(countdown=retry_delay(outcome.attempt, settings.retry_backoff_s))
-        return outcome.kind
+    def register(kind: JobKind) -> None:
+        @app.task(name=TASK_NAMES[kind], bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=None)
+        def run(self: Task, job_id: str) -> str:
+            try:
+                outcome = run_kind(kind, repository(), job_id, scorer=scorer, config=score_config(settings),
+                                   max_attempts=settings.max_retries + 1)  # fmt: skip
+            except Exception as exc:  # the database or the disk, not the job: try again later
+                log.exception("%s job %s failed before it could record an outcome", kind, job_id)
+                delay = retry_delay(self.request.retries + 1, settings.retry_backoff_s)
+                raise self.retry(exc=exc, countdown=delay, max_retries=STORAGE_RETRIES) from exc
+            log.info("%s job %s: %s (attempt %s)", kind, job_id, outcome.kind, outcome.attempt)
+            if outcome.kind == "retry":
+                raise self.retry(countdown=retry_delay(outcome.attempt, settings.retry_backoff_s))
+            return outcome.kind
 
+    for kind in TASK_NAMES:
+        register(kind)
     return app
