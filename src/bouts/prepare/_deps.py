@@ -2,9 +2,10 @@
 
 Installation is the one moment with network access, and it runs on the host, never in the
 sandbox, with install scripts disabled (``--ignore-scripts``: a package's postinstall would
-otherwise run arbitrary code with the engine's privileges). The environment is built in a
-temporary directory and renamed into place, so a concurrent or interrupted preparation never
-leaves a half-installed environment under the final key.
+otherwise run arbitrary code with the engine's privileges; pip takes wheels only, since building
+an sdist runs its setup.py). The environment is built in a temporary directory and renamed into
+place, so a concurrent or interrupted preparation never leaves a half-installed environment under
+the final key.
 """
 
 from __future__ import annotations
@@ -96,8 +97,10 @@ def prepare_dependencies(
         if ecosystem == "node":
             argv = ["npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--prefer-offline"]
         else:
+            # Wheels only: building an sdist would run its setup.py here, on the host.
             argv = [sys.executable, "-m", "pip", "install", "--no-input", "--disable-pip-version-check",
-                    "--target", str(build / "site"), "-r", str(build / "requirements.txt")]  # fmt: skip
+                    "--only-binary=:all:", "--target", str(build / "site"),
+                    "-r", str(build / "requirements.txt")]  # fmt: skip
         proc = subprocess.run(argv, cwd=build, capture_output=True, text=True, timeout=900, check=False)
         if proc.returncode != 0 or not (build / leaf.name).is_dir():
             raise InfrastructureError(f"preparing {ecosystem} dependencies failed: {' '.join(argv[:3])}: "

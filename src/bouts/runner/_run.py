@@ -24,6 +24,7 @@ from bouts.errors import SandboxError
 from bouts.loading import severity_for
 from bouts.models.challenge import SUITES, Challenge, Limits, Suite
 from bouts.models.results import RunReport, TestResult
+from bouts.prepare import DEFAULT_CACHE, prepare_dependencies
 from bouts.runner._channel import LineReader, Record, parse_record
 from bouts.runner._integrity import findings, void
 from bouts.runner._verdicts import RunEnd, assemble, to_result
@@ -33,6 +34,7 @@ from bouts.sandbox import WORKSPACE, Mount, Sandbox, SandboxResult
 DRIVER_LIB = Path(__file__).with_name("sandboxed")
 """Holds the ``_bouts_driver`` package; mounted read-only, never inside the workspace."""
 _LIB_TARGET = "/bouts/lib"
+_DEPS_TARGET = "/bouts/deps"
 _STARTUP_GRACE_S = 15.0
 """Wall time allowed on top of the suites' budgets for interpreter start and collection."""
 DEFAULT_WORKERS = 2
@@ -50,6 +52,8 @@ class RunOptions:
     postgres_socket_dir: Path | None = None
     """Host directory of the server's unix socket, bind-mounted at the same path (no network)."""
     canaries: bool = True
+    deps_cache: Path = DEFAULT_CACHE
+    """Where challenges' prepared dependency environments live (``bouts.prepare``)."""
 
 
 DEFAULT_OPTIONS = RunOptions()
@@ -146,6 +150,7 @@ def run_detailed(
             (workspace / rel).write_text(text, encoding="utf-8")
         canaries = plant_canaries(workspace, file_suite, random.SystemRandom()) if options.canaries else []
         lib = _LIB_TARGET if isolated else str(DRIVER_LIB)
+        deps = prepare_dependencies(challenge.root, "python", cache_root=options.deps_cache)
         config = {
             "files": sorted(file_suite),
             "suite_of": file_suite,
@@ -159,8 +164,11 @@ def run_detailed(
             "lib": lib,
             "workers": max(1, options.workers),
             "postgres": options.postgres,
+            "deps": None if deps is None else (_DEPS_TARGET if isolated else str(deps.path)),
         }
         mounts = [Mount(DRIVER_LIB, _LIB_TARGET), *seal_tests(workspace, Path(tmp) / "tests")] if isolated else []
+        if isolated and deps is not None:
+            mounts.append(Mount(deps.path, _DEPS_TARGET))
         if isolated and options.postgres_socket_dir is not None:
             mounts.append(Mount(options.postgres_socket_dir, str(options.postgres_socket_dir)))
         records, end = _drive(

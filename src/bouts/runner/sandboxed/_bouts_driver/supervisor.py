@@ -225,6 +225,11 @@ def main() -> int:
     _pytest.runner._update_current_test_var = lambda item, when: None  # type: ignore[assignment]
     baseline = tamper.fingerprint()
     send(host, {"type": "baseline", "digest": tamper.digest(baseline)})
+    if config.get("deps"):
+        # The challenge's prepared requirements.txt (read-only): before the engine's site-packages,
+        # so the versions the challenge pinned win; after the stdlib and the modules already loaded.
+        at = next((i for i, p in enumerate(sys.path) if p.rstrip("/").endswith("-packages")), len(sys.path))
+        sys.path.insert(at, config["deps"])
     sys.path.append(config["workspace"])  # appended: a submission module never shadows stdlib or pytest
     Supervisor(config, host, baseline).run()
     send(host, {"type": "done", "exit": 0})

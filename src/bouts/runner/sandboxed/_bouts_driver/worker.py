@@ -86,6 +86,8 @@ class WorkerPlugin:
         prints = tamper.fingerprint()
         roots = [os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, self.config["lib"])]
         roots.append(os.path.realpath(self.config["workspace"]) + "/tests/")
+        if self.config.get("deps"):  # the challenge's own dependencies may bring pytest plugins
+            roots.append(os.path.realpath(self.config["deps"]))
         send(self.up, {
             "type": "collected", "ids": list(items), "digest": tamper.digest(prints),
             "changed": tamper.changed(self.baseline, prints),
