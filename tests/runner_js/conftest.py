@@ -72,3 +72,87 @@ def bwrap_js() -> Sandbox:
     if shutil.which("bwrap") is None or shutil.which("node") is None:
         pytest.skip("bubblewrap or node is not installed")
     return get_sandbox("bubblewrap")
+
+
+FRAMEWORKS = Path(__file__).with_name("fixtures") / "frameworks"
+"""package.json + package-lock.json with vitest, jest, tsx and Babel's TypeScript preset: one
+environment for every framework test, prepared once (npm ci) and cached by its hash."""
+
+FW_CODE = {"src/add.mjs": "export function add(a, b) { return a + b; }\n",
+           "src/add.cjs": "exports.add = (a, b) => a + b;\n"}  # fmt: skip
+FW_TESTS = {
+    "vitest": {
+        "add.test.mjs": """\
+            import { test, expect, describe } from 'vitest';
+            import { add } from '../../src/add.mjs';
+
+            test('adds small numbers', () => { expect(add(2, 3)).toBe(5); });
+            describe('grp', () => { test('adds negatives', () => { expect(add(-2, -3)).toBe(-5); }); });
+            """,
+    },
+    "jest": {
+        "add.test.cjs": """\
+            const { add } = require('../../src/add.cjs');
+
+            test('adds small numbers', () => { expect(add(2, 3)).toBe(5); });
+            describe('grp', () => { test('adds negatives', () => { expect(add(-2, -3)).toBe(-5); }); });
+            """,
+    },
+}
+FW_IDS = ["adds small numbers", "grp > adds negatives"]
+
+
+@pytest.fixture(scope="session")
+def fw_deps_cache() -> Path:
+    """The engine's dependency cache with the frameworks' environment in it (installed at most once)."""
+    from bouts.prepare import DEFAULT_CACHE, prepare_dependencies
+
+    if shutil.which("npm") is None or shutil.which("node") is None:
+        pytest.skip("npm or node is not installed")
+    prepare_dependencies(FRAMEWORKS, "node", cache_root=DEFAULT_CACHE)
+    return DEFAULT_CACHE
+
+
+MakeFwChallenge = Callable[..., tuple[Challenge, Path]]
+
+
+@pytest.fixture
+def make_fw_challenge(tmp_path: Path) -> MakeFwChallenge:
+    """Build ``(challenge, code_dir)`` for a vitest/jest/node:test challenge with the frameworks' deps."""
+
+    def make(
+        framework: str,
+        tests: dict[Suite, dict[str, str]] | None = None,
+        code: dict[str, str] | None = None,
+        *,
+        extra: dict[str, str] | None = None,
+        reference: dict[str, str] | None = None,
+        language: str = "javascript",
+        limits: Limits = JS_LIMITS,
+    ) -> tuple[Challenge, Path]:
+        from bouts.models.challenge import TestsConfig
+
+        tests = tests or {"visible": FW_TESTS[framework]}
+        root = tmp_path / "challenge"
+        root.mkdir(parents=True, exist_ok=True)
+        for name in ("package.json", "package-lock.json"):
+            shutil.copyfile(FRAMEWORKS / name, root / name)
+        write_tree(root, extra or {})
+        test_files: dict[Suite, list[str]] = {}
+        for suite, files in tests.items():
+            write_tree(root / "tests" / suite, files)
+            test_files[suite] = [f"tests/{suite}/{name}" for name in files]
+        if reference is not None:
+            write_tree(root / "reference", reference)
+        code_dir = tmp_path / "submission" / "code"
+        code_dir.mkdir(parents=True, exist_ok=True)
+        write_tree(code_dir, FW_CODE if code is None else code)
+        spec = ChallengeSpec(id="tiny-fw", title="Tiny framework challenge", language=language, limits=limits,
+                             tests=TestsConfig(framework=framework))  # type: ignore[arg-type]  # fmt: skip
+        challenge = Challenge(
+            root=root, spec=spec, content_hash="dummy", suite_hashes={s: "dummy" for s in tests},
+            test_files=test_files,
+        )  # fmt: skip
+        return challenge, code_dir
+
+    return make

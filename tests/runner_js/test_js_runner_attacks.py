@@ -59,11 +59,16 @@ def test_printing_a_forged_pass_on_stdout_passes_nothing(make_js_challenge: Make
 
 def test_writing_forged_records_to_every_fd_is_caught(make_js_challenge: MakeJsChallenge, bwrap_js: Sandbox) -> None:
     # The result fd is in the test process (it has to be); without the nonce a write is a forgery.
+    # It is the pipe whose other end is elsewhere (libuv's own pipes have both ends here, and
+    # writing to its signal pipe would only crash the process).
     body = """\
         import { writeSync, readdirSync, readlinkSync } from 'node:fs';
-        const pipes = readdirSync('/proc/self/fd').map(Number).filter((fd) => {
-          try { return fd > 2 && readlinkSync(`/proc/self/fd/${fd}`).startsWith('pipe:'); } catch { return false; }
-        });
+        const links = new Map(readdirSync('/proc/self/fd').map((fd) => {
+          try { return [Number(fd), readlinkSync(`/proc/self/fd/${fd}`)]; } catch { return [Number(fd), '']; }
+        }));
+        const count = (link) => [...links.values()].filter((l) => l === link).length;
+        const pipes = [...links].filter(([fd, l]) => fd > 2 && l.startsWith('pipe:') && count(l) === 1)
+          .map(([fd]) => fd);
         for (const fd of pipes) {
           for (const n of ['adds small numbers', 'adds negatives']) {
             try { writeSync(fd, JSON.stringify({type: 'result', id: n, outcome: 'passed', changed: []}) + '\\n'); }

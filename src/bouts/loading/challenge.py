@@ -8,9 +8,11 @@ imported or run by the loader.
 from __future__ import annotations
 
 import ast
+import json
 from pathlib import Path
 from typing import get_args
 
+from bouts._pyast import parse as parse_python
 from bouts.errors import ChallengeError, WeightsError
 from bouts.loading._common import TreeEntry, read_toml, tree_hash, validate, walk_tree
 from bouts.loading._js_severity import parse_js_severities
@@ -46,6 +48,7 @@ def load_challenge(path: Path) -> Challenge:
 
     entries = walk_tree(path, display=shown, error=ChallengeError)
     test_files = {suite: _test_files(entries, suite, spec.language) for suite in SUITES}
+    _check_framework(path, spec, toml_shown, [f for files in test_files.values() for f in files])
     severities: dict[str, Severity] = {}
     for rel in test_files["adversarial"]:
         if rel.endswith(".py"):
@@ -89,6 +92,53 @@ def _check_weights(spec: ChallengeSpec, toml_shown: str) -> None:
         raise ChallengeError(e.message, file=toml_shown, field=e.field or "weights") from e
 
 
+_JS_FRAMEWORKS = ("node:test", "vitest", "jest")
+_TS = (".ts", ".mts", ".cts")
+_TSX_MEMORY_MB = 2048
+_BABEL = ("babel.config.js", "babel.config.cjs", "babel.config.mjs", "babel.config.json", ".babelrc", ".babelrc.json")
+
+
+def _check_framework(root: Path, spec: ChallengeSpec, toml_shown: str, test_files: list[str]) -> None:
+    """``[tests] framework`` must suit ``language``; vitest/jest (and, for TypeScript tests under
+    node:test, tsx) must be the challenge's dependencies; jest compiles TypeScript with its Babel config."""
+    framework, field = spec.test_framework(), "tests.framework"
+    if (framework == "pytest") != (spec.language == "python"):
+        allowed = "pytest" if spec.language == "python" else ", ".join(_JS_FRAMEWORKS)
+        raise ChallengeError(f"'{framework}' does not run {spec.language} tests; use {allowed}", file=toml_shown,
+                             field=field)  # fmt: skip
+    if framework == "pytest":
+        return
+    typescript = any(f.endswith(_TS) for f in test_files)
+    needed = {"vitest": "vitest", "jest": "jest", "node:test": "tsx" if typescript else None}[framework]
+    if needed is not None and needed not in _declared_dependencies(root):
+        why = " (node 20 cannot strip types; tsx compiles them)" if needed == "tsx" else ""
+        raise ChallengeError(f"'{needed}' must be in the challenge's package.json devDependencies (with its "
+                             f"package-lock.json) for {framework} tests{why}", file=toml_shown,
+                             field=field)  # fmt: skip
+    if framework == "node:test" and typescript and spec.limits.memory_mb < _TSX_MEMORY_MB:
+        raise ChallengeError(f"TypeScript tests under node:test need at least {_TSX_MEMORY_MB} MB: tsx's loader "
+                             "runs in a second V8 isolate (node 20), which does not start under a smaller "
+                             "address-space cap", file=toml_shown, field="limits.memory_mb")  # fmt: skip
+    babel = any((base / name).is_file() for base in (root, root / "starter") for name in _BABEL)
+    if framework == "jest" and typescript and not babel:
+        raise ChallengeError("TypeScript tests under jest need the challenge's own babel.config.* (e.g. with "
+                             "@babel/preset-typescript): jest compiles them with babel-jest", file=toml_shown,
+                             field=field)  # fmt: skip
+
+
+def _declared_dependencies(root: Path) -> set[str]:
+    manifest = next((p for p in (root / "package.json", root / "starter" / "package.json") if p.is_file()), None)
+    if manifest is None:
+        return set()
+    try:
+        data = json.loads(manifest.read_text())
+    except ValueError as e:
+        raise ChallengeError(f"not valid JSON: {e}", file=str(manifest)) from e
+    if not isinstance(data, dict):
+        return set()
+    return {name for key in ("dependencies", "devDependencies") for name in (data.get(key) or {})}
+
+
 def _test_files(entries: list[TreeEntry], suite: Suite, language: str = "python") -> list[str]:
     prefix = f"tests/{suite}/"
     return sorted(
@@ -98,9 +148,9 @@ def _test_files(entries: list[TreeEntry], suite: Suite, language: str = "python"
 
 
 def _is_test_file(name: str, language: str = "python") -> bool:
-    if language != "python":  # node:test conventions: x.test.js, test_x.mjs, x_test.cjs
+    if language != "python":  # node:test, vitest and jest conventions: x.test.js, test_x.mjs, x_test.cts
         stem, dot, ext = name.rpartition(".")
-        return dot == "." and ext in ("js", "mjs", "cjs") and (
+        return dot == "." and ext in ("js", "mjs", "cjs", "ts", "mts", "cts") and (
             stem.endswith((".test", "_test")) or stem.startswith("test_"))
     return name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py"))
 
@@ -122,7 +172,7 @@ def parse_severities(source: bytes, rel: str, *, shown: str) -> dict[str, Severi
     ``pytestmark = pytest.mark.severity(...)`` (or a list/tuple holding one) at module or class level.
     """
     try:
-        tree = ast.parse(source, filename=shown)
+        tree = parse_python(source, filename=shown)
     except (SyntaxError, ValueError) as e:
         line = getattr(e, "lineno", None)
         raise ChallengeError(f"line {line}: not valid Python: {getattr(e, 'msg', e)}", file=shown) from e

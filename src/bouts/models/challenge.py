@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 Severity = Literal["critical", "high", "medium", "low"]
 ProfileName = Literal["engine", "four-judge", "composite"]
+TestFramework = Literal["pytest", "node:test", "vitest", "jest"]
 Suite = Literal["visible", "hidden", "adversarial", "generated"]
 """``generated``: adversarial tests written per submission by ``bouts.adversarial`` (never in SUITES:
 no challenge directory holds them)."""
@@ -83,6 +84,10 @@ class AdversarialConfig(_Strict):
     generate: bool = True
     """Generate adversarial tests from each submission's code (``docs/adversarial.md``) for the
     other ``1 − prebuilt_share`` (SPEC §1). On by default; ``false`` leaves the pre-built half alone."""
+    test_timeout_s: float = Field(30.0, gt=0, le=600)
+    """Wall-clock budget of one generated test, instead of ``[limits] test_timeout_s``: generated
+    tests are bounded by example count, and this is sized for a loaded machine
+    (``docs/adversarial.md``, "Time budget")."""
 
     @field_validator("severity_weights")
     @classmethod
@@ -106,6 +111,10 @@ class Weights(_Strict):
 class TestsConfig(_Strict):
     seed: int = 1234
     """The published seed of the hidden tests' first phase."""
+    framework: TestFramework | None = None
+    """The test framework of the challenge's tests; by default ``pytest`` for Python and ``node:test``
+    for JavaScript/TypeScript. ``vitest`` and ``jest`` come from the challenge's own
+    ``package.json`` + lock file (docs/javascript.md); checked against ``language`` when loaded."""
 
 
 class ChallengeSpec(_Strict):
@@ -132,6 +141,12 @@ class ChallengeSpec(_Strict):
     services: list[Literal["postgres"]] = Field(default_factory=list)
     """Services the tests may use. ``postgres``: when the operator configures a PostgreSQL server,
     the ``bouts_pg`` fixture gives each test a rolled-back transaction on it (docs/sandbox.md)."""
+
+    def test_framework(self) -> TestFramework:
+        """The framework the runner uses: ``[tests] framework``, else the language's default."""
+        if self.tests.framework is not None:
+            return self.tests.framework
+        return "pytest" if self.language == "python" else "node:test"
 
 
 class TestCase(_Strict):

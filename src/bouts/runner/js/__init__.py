@@ -1,4 +1,4 @@
-"""The JavaScript test runner (``node:test``): same trusted-channel design as the Python runner.
+"""The JavaScript/TypeScript test runner (``node:test``, vitest, jest): the Python runner's trusted channel.
 
 See ``docs/javascript.md``.
 """

@@ -1,4 +1,4 @@
-"""``run_js``: grade a submission's JavaScript against a challenge's ``node:test`` suites.
+"""``run_js``: grade a submission's JavaScript against a challenge's ``node:test``, vitest or jest suites.
 
 The same shape as the Python runner (``bouts.runner._run``): a fresh workspace with pristine
 tests and randomly named canaries → the trusted supervisor (Python, ``sandboxed/_bouts_jsdriver``)
@@ -21,21 +21,22 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from bouts.errors import SandboxError
+from bouts.errors import ChallengeError, SandboxError
 from bouts.loading import severity_for
 from bouts.models.challenge import SUITES, Challenge, Suite
 from bouts.models.results import Outcome, RunReport, TestResult
-from bouts.prepare import DEFAULT_CACHE, prepare_dependencies
+from bouts.prepare import DEFAULT_CACHE, PreparedEnv, prepare_dependencies
 from bouts.runner._channel import LineReader, Record, parse_record
 from bouts.runner._integrity import void
 from bouts.runner._run import DEFAULT_OPTIONS, DRIVER_LIB, DetailedRun, RunOptions
 from bouts.runner._verdicts import RunEnd, assemble, to_result
+from bouts.runner._workspace import seal_tests
 from bouts.runner.js._workspace import assemble_js_workspace, plant_js_canaries
 from bouts.sandbox import WORKSPACE, Mount, Sandbox, SandboxResult
 
 JS_LIB = Path(__file__).with_name("sandboxed")
 """Holds ``_bouts_jsdriver`` (the Python supervisor) and ``jslib`` (preload + reporter)."""
-_LIB, _JSLIB, _DEPS = "/bouts/lib", "/bouts/jslib", "/bouts/deps/node_modules"
+_LIB, _JSLIB, _DEPS = "/bouts/lib", "/bouts/jslib", f"{WORKSPACE}/node_modules"
 _STARTUP_GRACE_S = 30.0
 NODE = "/usr/bin/node"
 
@@ -53,39 +54,51 @@ def run_js(
     options: RunOptions = DEFAULT_OPTIONS,
     deps_cache: Path = DEFAULT_CACHE,
 ) -> DetailedRun:
-    """:func:`bouts.runner.run_detailed` for ``javascript`` challenges (same contract).
+    """:func:`bouts.runner.run_detailed` for ``javascript``/``typescript`` challenges (same contract).
 
-    ``golden`` is accepted for the shared signature and ignored: ``bouts_expect`` has no JS
-    counterpart yet. Raises ``SandboxError`` when the sandbox or the supervisor could not start,
-    ``InfrastructureError`` when the challenge's dependencies cannot be prepared.
+    The framework is ``challenge.spec.test_framework()``. ``golden`` holds the reference's
+    ``bouts_expect`` digests per test id, as for Python. Raises ``SandboxError`` when the sandbox
+    or the supervisor could not start, ``InfrastructureError`` when the challenge's dependencies
+    cannot be prepared, ``ChallengeError`` when vitest/jest is not among them.
     """
     seed = challenge.spec.tests.seed if seed is None else seed
     file_suite = {f: suite for suite in suites for f in challenge.test_files.get(suite, [])}
     if not file_suite:
         return DetailedRun(RunReport(results=[], sandbox=sandbox.name, seeds=[seed]))
     start = time.monotonic()
+    framework = challenge.spec.test_framework()
     deps = prepare_dependencies(challenge.root, "node", cache_root=deps_cache)
+    if framework != "node:test" and (deps is None or not (deps.path / framework / "package.json").is_file()):
+        raise ChallengeError(f"the tests use {framework}, which is not in the challenge's package.json dependencies",
+                             file=str(challenge.root / "package.json"), field="devDependencies")  # fmt: skip
     isolated = sandbox.isolated
     nonce = secrets.token_hex(16)
     with tempfile.TemporaryDirectory(prefix="bouts-jsrun-") as tmp:
         workspace = Path(tmp) / "workspace"
         removed = assemble_js_workspace(code_dir, challenge.root, workspace)
-        canaries = plant_js_canaries(workspace, file_suite, random.SystemRandom()) if options.canaries else []
+        rng = random.SystemRandom()
+        canaries = plant_js_canaries(workspace, file_suite, rng, framework) if options.canaries else []
         mounts = [Mount(DRIVER_LIB, _LIB), Mount(JS_LIB, _JSLIB)] if isolated else []
+        if isolated:
+            # Read-only on top of the workspace copy: no test process can edit the tests or swap
+            # the prepared node_modules for the ones after it (the supervisor's guard also watches).
+            mounts += seal_tests(workspace, Path(tmp) / "tests")
         if deps is not None:
-            mounts += [Mount(deps.path, _DEPS)] if isolated else []
-            # A link, not a mount at /workspace/node_modules: the workspace is a tmpfs made after
-            # the binds. The target is read-only, so the tests import exactly the prepared versions.
-            os.symlink(_DEPS if isolated else str(deps.path), workspace / "node_modules")
+            if isolated:
+                mounts.append(Mount(deps.path, _DEPS))
+            else:
+                os.symlink(deps.path, workspace / "node_modules")
+        in_box = WORKSPACE if isolated else str(workspace)
         config = {
             "files": sorted(file_suite), "suite_of": file_suite,
             "hidden_files": [f for f, s in file_suite.items() if s == "hidden"],
             "seed": seed, "test_timeout_s": challenge.spec.limits.test_timeout_s,
             "suite_timeout_s": challenge.spec.limits.suite_timeout_s,
             "max_output_kb": challenge.spec.limits.max_output_kb, "memory_mb": challenge.spec.limits.memory_mb,
-            "workspace": WORKSPACE if isolated else str(workspace),
+            "workspace": in_box,
             "jslib": f"{_JSLIB}/jslib" if isolated else str(JS_LIB / "jslib"),
-            "workers": max(1, options.workers), "node": NODE,
+            "workers": max(1, options.workers), "node": NODE, "framework": framework,
+            "deps": f"{in_box}/node_modules", "tsx": _tsx_loader(deps, in_box, framework, file_suite),
         }  # fmt: skip
         libs = (f"{_LIB}", f"{_JSLIB}") if isolated else (str(DRIVER_LIB), str(JS_LIB))
         timeout = challenge.spec.limits.suite_timeout_s * len(set(file_suite.values())) + _STARTUP_GRACE_S
@@ -99,7 +112,7 @@ def run_js(
               for r in graded]  # fmt: skip
     results, stability = assemble(
         graded, file_suite=file_suite, expected_ids=expected_ids, end=end,
-        severity_of=lambda node: severity_for(challenge, node),
+        severity_of=lambda node: severity_for(challenge, node), golden=golden,
     )  # fmt: skip
     if tampering:
         results = void(results, tampering)
@@ -107,7 +120,26 @@ def run_js(
         results=results, stability=stability, sandbox=sandbox.name, removed=removed, seeds=[seed],
         duration_s=time.monotonic() - start, tampering=tampering,
     )  # fmt: skip
-    return DetailedRun(report, {})
+    observations = {r.id: r.observations for r in graded if r.kind == "result" and r.outcome is Outcome.PASSED}
+    return DetailedRun(report, observations)
+
+
+def _tsx_loader(deps: PreparedEnv | None, in_box: str, framework: str, files: Mapping[str, Suite]) -> str | None:
+    """tsx's ESM loader (as seen in the sandbox) when node:test must run TypeScript, else None.
+
+    Node 20 cannot strip types; tsx (a challenge dependency, checked when the challenge loads)
+    compiles ``.ts`` test and source files on import.
+    """
+    if framework != "node:test" or deps is None or not any(f.endswith((".ts", ".mts", ".cts")) for f in files):
+        return None
+    try:
+        exports = json.loads((deps.path / "tsx" / "package.json").read_text()).get("exports", {})
+    except (OSError, ValueError):
+        return None
+    entry = exports.get(".", exports) if isinstance(exports, dict) else exports
+    while isinstance(entry, dict):
+        entry = entry.get("import") or entry.get("default")
+    return f"{in_box}/node_modules/tsx/{str(entry).removeprefix('./')}" if isinstance(entry, str) else None
 
 
 def js_findings(records: Sequence[Record], canaries: Sequence[str]) -> list[str]:
@@ -123,6 +155,8 @@ def js_findings(records: Sequence[Record], canaries: Sequence[str]) -> list[str]
                 text = f"test machinery changed while running {rec.id}: {', '.join(rec.changed[:8])}"
         elif rec.kind == "violation" and rec.detail.startswith("forged"):
             text = f"result records forged by the code under test ({rec.detail})"
+        elif rec.kind == "violation" and rec.detail.startswith("tampered"):
+            text = f"the code under test changed the grader's files ({rec.detail})"
         elif rec.kind == "invalid" and rec.detail == "nonce":
             text = "a record without the run's nonce reached the host channel"
         if text and text not in found:

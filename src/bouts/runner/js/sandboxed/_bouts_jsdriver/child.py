@@ -38,6 +38,43 @@ class ChildRun:
     lingered: bool = False
     """The process kept running after its result and was killed."""
     duration_s: float = 0.0
+    running: str | None = None
+    """With a :class:`Watchdog`: the test that had started and not ended when the process stopped."""
+
+
+@dataclass
+class Watchdog:
+    """Per-test deadlines for a process that runs a whole file (vitest, jest).
+
+    A test must end within ``test_s`` of its start (the framework's own timeout fires first and
+    reports; this catches a test that blocks the event loop); between tests, ``quiet_s`` without
+    news; the first news within ``startup_s`` (importing the file runs submission code too).
+    Starts come from the process itself (jest: the result channel; vitest: a stderr heartbeat of
+    the worker) and are untrusted: a forged one can only move a timeout onto another test of
+    the same process, never produce a pass.
+    """
+
+    test_s: float
+    quiet_s: float
+    startup_s: float
+    running: str | None = None
+    since: float = 0.0
+    news: bool = False
+
+    def deadline(self, start: float) -> float:
+        if self.running is not None:
+            return self.since + self.test_s
+        return (self.since + self.quiet_s) if self.news else (start + self.startup_s)
+
+    def started(self, name: str, now: float) -> None:
+        self.running, self.since, self.news = name, now, True
+
+    def ended(self, name: str, now: float) -> None:
+        if self.running == name:
+            self.running = None
+        if self.running is None:
+            self.since = now
+        self.news = True
 
 
 def run_child(
@@ -49,10 +86,12 @@ def run_child(
     cap: int,
     nonce: str,
     done: Callable[[list[dict]], bool],
+    watchdog: Watchdog | None = None,
 ) -> ChildRun:
     """Start ``argv`` in its own session; read its records until ``done(records)`` or exit or timeout.
 
-    The whole process group is killed when this returns, whatever happened.
+    ``timeout_s`` caps the whole process; a ``watchdog`` also kills it when a test overruns. The
+    whole process group is killed when this returns, whatever happened.
     """
     res_r, res_w = os.pipe()
     non_r, non_w = os.pipe()
@@ -74,13 +113,14 @@ def run_child(
     sel.register(res_r, selectors.EVENT_READ, "result")
     sel.register(proc.stdout.fileno(), selectors.EVENT_READ, "stdout")
     sel.register(proc.stderr.fileno(), selectors.EVENT_READ, "stderr")
-    lines, err = LineBuffer(cap=max(cap, 1 << 20)), bytearray()
+    lines, err, beats = LineBuffer(cap=max(cap, 1 << 20)), bytearray(), LineBuffer(cap=1 << 16)
     deadline, grace_until = start + timeout_s, None
     try:
         while True:
             now = time.monotonic()
-            if now > deadline:
+            if now > deadline or (watchdog is not None and grace_until is None and now > watchdog.deadline(start)):
                 run.timed_out = True
+                run.running = watchdog.running if watchdog is not None else None
                 break
             if grace_until is not None and now > grace_until:
                 run.lingered = proc.poll() is None
@@ -92,11 +132,17 @@ def run_child(
                 if not chunk:
                     sel.unregister(key.fd)
                     continue
-                if key.data == "stderr" and len(err) < cap:
-                    err += chunk[: cap - len(err)]
+                if key.data == "stderr":
+                    if len(err) < cap:
+                        err += chunk[: cap - len(err)]
+                    if watchdog is not None:
+                        for line in beats.feed(chunk):
+                            _heartbeat(watchdog, line)
                 elif key.data == "result":
                     for line in lines.feed(chunk):
-                        _take(run, line, nonce)
+                        rec = _take(run, line, nonce)
+                        if watchdog is not None and rec is not None:
+                            _observe(watchdog, rec)
             if grace_until is None and done(run.records):
                 grace_until = time.monotonic() + _EXIT_GRACE_S
             if proc.poll() is not None and grace_until is None:
@@ -110,17 +156,45 @@ def run_child(
         os.close(res_r)
         proc.stdout.close()
         proc.stderr.close()
+    if watchdog is not None and run.running is None:
+        run.running = watchdog.running  # the test during which the process died, if it did
     run.exit_code, run.signal = (rc, None) if rc >= 0 else (None, -rc)
     run.stderr, run.duration_s = bytes(err), time.monotonic() - start
     return run
 
 
-def _take(run: ChildRun, line: bytes, nonce: str) -> None:
+def _take(run: ChildRun, line: bytes, nonce: str) -> dict | None:
     try:
         rec = json.loads(line)
     except ValueError:
         rec = None
     if not isinstance(rec, dict) or not nonce or rec.get("nonce") != nonce:
         run.forged += 1
-        return
+        return None
     run.records.append(rec)
+    return rec
+
+
+_BEAT = b"\x1eBOUTS-START "
+
+
+def _heartbeat(watchdog: Watchdog, line: bytes) -> None:
+    start = line.find(_BEAT)
+    if start < 0:
+        return
+    try:
+        name = json.loads(line[start + len(_BEAT) :])
+    except ValueError:
+        return
+    if isinstance(name, str):
+        watchdog.started(name, time.monotonic())
+
+
+def _observe(watchdog: Watchdog, rec: dict) -> None:
+    name, now = rec.get("id"), time.monotonic()
+    if rec.get("type") == "start" and isinstance(name, str):
+        watchdog.started(name, now)
+    elif rec.get("type") == "result" and isinstance(name, str):
+        watchdog.ended(name, now)
+    else:
+        watchdog.ended("", now)

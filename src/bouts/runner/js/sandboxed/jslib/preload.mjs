@@ -4,10 +4,12 @@
 //    that later writes to the result fd does not know the nonce.
 // 2. Snapshots the identity of the machinery a forger would replace (assert, node:test, exit,
 //    JSON, Object.is, ...); the reporter compares at the end of each test.
-// 3. Arms the reporter with both, then forgets them (nothing here is exported).
+// 3. Installs `bouts_expect` (canonical.mjs): the digests of one test process are its test's.
+// 4. Arms the reporter with all of it, then forgets it (nothing here is exported).
 import { readFileSync, closeSync } from 'node:fs';
 import assert from 'node:assert';
 import * as nodeTest from 'node:test';
+import { expectations, install } from './canonical.mjs';
 import { arm } from './reporter.mjs';
 
 const [resultFd, nonceFd] = String(process.env.BOUTS_JS_FDS ?? '').split(',').map(Number);
@@ -65,7 +67,9 @@ function check() {
   return changed;
 }
 
-const note = arm(nonce, resultFd, check);
+const recorder = expectations([globalThis]);
+install(globalThis, recorder.bouts_expect);
+const note = arm(nonce, resultFd, check, recorder.peek);
 nonce = '';
 
 // A rejection nobody handled — also one that surfaces after its test already passed — is a

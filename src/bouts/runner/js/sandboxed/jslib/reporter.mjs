@@ -17,9 +17,9 @@ const stringify = JSON.stringify;
  * Called once by preload.mjs, before the test file (and so the submission) is imported. Returns
  * the function the preload uses to report process-level warnings (unhandled rejections).
  */
-export function arm(nonce, fd, check) {
+export function arm(nonce, fd, check, digests) {
   if (armed !== null) throw new Error('bouts reporter already armed');
-  armed = { nonce, fd, check };
+  armed = { nonce, fd, check, digests };
   return (text) => send({ type: 'warning', text: String(text).slice(0, 300) });
 }
 
@@ -73,9 +73,11 @@ export default async function* boutsReporter(source) {
     // The fingerprint is taken when the test ends: a pass from a process whose assert or test
     // machinery was replaced is voided by the host.
     const changed = armed === null ? ['reporter not armed'] : armed.check();
+    // One test runs per process: every bouts_expect digest of the process is this test's.
+    const observations = armed === null ? [] : armed.digests();
     send({
       type: 'result', id: path, outcome, detail, failure: failureType ?? '', error_name: errorName ?? '',
-      duration_s: (data.details?.duration_ms ?? 0) / 1000, changed,
+      duration_s: (data.details?.duration_ms ?? 0) / 1000, changed, observations,
     });
   }
   send({ type: 'end' });
