@@ -25,7 +25,7 @@ from bouts.errors import ChallengeError, SandboxError
 from bouts.loading import severity_for
 from bouts.models.challenge import SUITES, Challenge, Suite
 from bouts.models.results import Outcome, RunReport, TestResult
-from bouts.prepare import DEFAULT_CACHE, PreparedEnv, prepare_dependencies
+from bouts.prepare import PreparedEnv, prepare_dependencies
 from bouts.runner._channel import LineReader, Record, parse_record
 from bouts.runner._integrity import void
 from bouts.runner._run import DEFAULT_OPTIONS, DRIVER_LIB, DetailedRun, RunOptions
@@ -52,14 +52,15 @@ def run_js(
     expected_ids: Sequence[str] | None = None,
     golden: Mapping[str, Sequence[str]] | None = None,
     options: RunOptions = DEFAULT_OPTIONS,
-    deps_cache: Path = DEFAULT_CACHE,
+    deps_cache: Path | None = None,
 ) -> DetailedRun:
     """:func:`bouts.runner.run_detailed` for ``javascript``/``typescript`` challenges (same contract).
 
     The framework is ``challenge.spec.test_framework()``. ``golden`` holds the reference's
     ``bouts_expect`` digests per test id, as for Python. Raises ``SandboxError`` when the sandbox
     or the supervisor could not start, ``InfrastructureError`` when the challenge's dependencies
-    cannot be prepared, ``ChallengeError`` when vitest/jest is not among them.
+    cannot be prepared, ``ChallengeError`` when vitest/jest is not among them. ``deps_cache``
+    overrides ``options.deps_cache``.
     """
     seed = challenge.spec.tests.seed if seed is None else seed
     file_suite = {f: suite for suite in suites for f in challenge.test_files.get(suite, [])}
@@ -67,7 +68,7 @@ def run_js(
         return DetailedRun(RunReport(results=[], sandbox=sandbox.name, seeds=[seed]))
     start = time.monotonic()
     framework = challenge.spec.test_framework()
-    deps = prepare_dependencies(challenge.root, "node", cache_root=deps_cache)
+    deps = prepare_dependencies(challenge.root, "node", cache_root=deps_cache or options.deps_cache)
     if framework != "node:test" and (deps is None or not (deps.path / framework / "package.json").is_file()):
         raise ChallengeError(f"the tests use {framework}, which is not in the challenge's package.json dependencies",
                              file=str(challenge.root / "package.json"), field="devDependencies")  # fmt: skip
