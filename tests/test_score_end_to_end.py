@@ -37,9 +37,8 @@ suite_timeout_s = 60
 memory_mb = 256
 max_processes = 16
 [adversarial]
-# This fixture is about the runner (timeouts, memory, archives). Generated adversarial tests need
-# ~2.5 s each (hypothesis examples) and would always hit the 2 s per-test timeout here, making the
-# generated half 0 for every submission; the inventory-ledger tests below exercise generation.
+# This fixture is about the runner (timeouts, memory, archives): generation is off so these tests
+# measure the runner alone; the inventory-ledger tests below exercise generation.
 generate = false
 """
 

@@ -76,7 +76,9 @@ def _static(run: RunReport) -> Result:
     return c.static_tests(passed, len(tests))
 
 
-def _adversarial(run: RunReport, challenge: Challenge, generated: Combined) -> Result:
+def _adversarial(
+    run: RunReport, challenge: Challenge, generated: Combined, generated_tests: GeneratedAdversarialModel | None
+) -> Result:
     weights = challenge.spec.adversarial.severity_weights
     prebuilt_tests = [
         c.WeightedTest(r.severity or challenge.spec.adversarial.default_severity, r.outcome is Outcome.PASSED)
@@ -87,7 +89,12 @@ def _adversarial(run: RunReport, challenge: Challenge, generated: Combined) -> R
         if prebuilt_tests
         else NotScored("the challenge has no pre-built adversarial tests")
     )
-    return c.adversarial_split(prebuilt, generated.score, challenge.spec.adversarial.prebuilt_share)
+    prebuilt_weight = sum(weights[t.severity] for t in prebuilt_tests)
+    generated_weight = sum(weights[t.severity] for t in generated_tests.tests) if generated_tests else None
+    return c.adversarial_split(
+        prebuilt, generated.score, challenge.spec.adversarial.prebuilt_share,
+        weights=None if generated_weight is None else (prebuilt_weight, generated_weight),
+    )  # fmt: skip
 
 
 def _deliverables_fallback(challenge: Challenge, texts: Mapping[str, str | None]) -> Result:
@@ -213,7 +220,7 @@ def build_scorecard(challenge: Challenge, meta: SubmissionMeta, m: Measurements)
             scores["deliverables"] = _deliverables_fallback(challenge, m.deliverable_texts)
         scores["static_tests"] = _static(run)
         scores["adversarial"] = _adversarial(
-            run, challenge, combine("adversarial_generated", verdicts, "no adversarial test generator sat")
+            run, challenge, combine("adversarial_generated", verdicts, "no adversarial test generator sat"), m.generated
         )
         scores["stability"] = _stability(run)
         scores["objective"] = c.objective(scores["static_tests"], scores["adversarial"])

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from bouts.adversarial import PythonAnalyser, analysers, generate, read_sources
-from bouts.adversarial._model import SEVERITY, severity_of
+from bouts.adversarial._model import SEVERITY, TMP_PATH, HandleRecipe, severity_of
 
 FIXTURES = Path(__file__).with_name("fixtures")
 LEDGER = Path(__file__).resolve().parents[2] / "examples" / "inventory-ledger"
@@ -77,3 +77,92 @@ def test_severity_table() -> None:
 def test_python_is_registered_and_javascript_not_yet() -> None:
     assert "python" in analysers.names()
     assert "javascript" not in analysers.names()
+
+
+ROOMS = Path(__file__).resolve().parents[2] / "examples" / "room-bookings"
+LEAGUE = Path(__file__).resolve().parents[2] / "examples" / "league-table"
+
+
+def test_an_infrastructure_handle_is_never_fuzzed_nor_faked() -> None:
+    """Stops the room-bookings false positive: `init_schema(db=0)` failed on every submission."""
+    analysis = analyse(ROOMS / "reference")
+    assert not [p for p in analysis.probes if p.http is None]
+    why = {t.where: reason for t, reason in analysis.skipped}
+    assert "infrastructure handle" in why["bookings/db.py:100"]
+
+
+def test_an_entry_that_needs_a_connection_is_not_called_with_a_plain_value() -> None:
+    analysis = PythonAnalyser().analyse({"store.py": (
+        "def save(conn, key):\n    return conn.execute(f'INSERT {key}')\n\n"
+        "def fetch(key, session=None):\n    return [1][key]\n\n"
+        "def get(items, key):\n    return items[key]\n"
+    )})  # fmt: skip
+    called = {(p.entry.qualname, p.param) for p in analysis.probes}
+    assert called == {("fetch", "key"), ("get", "key"), ("get", "items")}
+
+
+def test_iteration_is_not_a_weak_type_target() -> None:
+    """Stops the league-table false positive: `standings(0)` raises Python's own TypeError at the
+    `for`, the exception a deliberate check raises too, so no caller can tell the difference."""
+    assert not analyse(LEAGUE / "reference").probes
+    analysis = PythonAnalyser().analyse({"m.py": "def total(xs):\n    return sum(xs) + len(xs)\n\n"
+                                                 "def names(rows):\n    return [r for r in sorted(rows)]\n"})
+    assert {(t.function, t.sink) for t in analysis.targets} == {("m:total", "conversion")}  # sum(), not len()
+
+
+def test_http_operations_of_a_fastapi_factory_are_found_with_their_app_recipe() -> None:
+    analysis = analyse(ROOMS / "reference")
+    http = [p for p in analysis.probes if p.http]
+    assert [(p.http.method, p.http.path) for p in http] == [
+        ("POST", "/rooms"), ("GET", "/rooms"), ("POST", "/bookings"), ("GET", "/rooms/{room_id}/bookings"),
+        ("DELETE", "/bookings/{booking_id}"),
+    ]  # fmt: skip
+    assert http[3].http.operation_id == "room_bookings_rooms__room_id__bookings_get"  # FastAPI's default id
+    assert http[0].target.function == "bookings.app:create_app.add_room" and http[0].target.severity == "high"
+    recipe = http[0].http.app
+    assert (recipe.module, recipe.attr, recipe.call) == ("bookings.app", "create_app", True)
+    ((name, handle),) = recipe.kwargs
+    assert name == "db" and isinstance(handle, HandleRecipe)
+    assert (handle.module, handle.cls, handle.ctor) == ("bookings.db", "SqliteDatabase", (("path", TMP_PATH),))
+    assert handle.init == (("bookings.db", "init_schema", "db"),)
+
+
+def test_http_routes_on_a_module_app_and_an_included_router() -> None:
+    analysis = PythonAnalyser().analyse({
+        "svc/__init__.py": "",
+        "svc/items.py": (
+            "from fastapi import APIRouter\nrouter = APIRouter(prefix='/items')\n\n"
+            "@router.get('/{item_id}')\ndef one(item_id: int):\n    return {}\n"
+        ),
+        "svc/main.py": (
+            "from fastapi import FastAPI\nfrom svc.items import router\napp = FastAPI()\n"
+            "app.include_router(router, prefix='/v1')\n\n"
+            "@app.api_route('/ping', methods=['GET', 'HEAD'], operation_id='ping')\ndef ping():\n    return 'ok'\n"
+        ),
+    })  # fmt: skip
+    ops = {(p.http.method, p.http.path, p.http.operation_id, p.target.file) for p in analysis.probes if p.http}
+    assert ops == {
+        ("GET", "/ping", "ping", "svc/main.py"), ("HEAD", "/ping", "ping", "svc/main.py"),
+        ("GET", "/v1/items/{item_id}", "one_v1_items__item_id__get", "svc/items.py"),
+    }  # fmt: skip
+    assert {p.http.app.attr for p in analysis.probes if p.http} == {"app"}
+
+
+def test_an_app_factory_the_generator_cannot_build_is_skipped_with_the_reason() -> None:
+    analysis = PythonAnalyser().analyse({"web.py": (
+        "from fastapi import FastAPI\n\ndef make(settings: Settings):\n    app = FastAPI()\n\n"
+        "    @app.get('/')\n    def root():\n        return {}\n\n    return app\n"
+    )})  # fmt: skip
+    assert not analysis.probes
+    ((target, why),) = analysis.skipped
+    assert target.sink == "http" and "cannot build" in why
+
+
+def test_the_http_file_embeds_both_runtimes_compiles_and_is_deterministic() -> None:
+    analysis = analyse(ROOMS / "reference")
+    one, again = generate(analysis, 5), generate(analysis, 5)
+    assert one.files == again.files and list(one.files) == ["tests/generated/test_gen_http.py"]
+    text = one.files["tests/generated/test_gen_http.py"]
+    assert "def ungraceful(" in text and "def http_operation(" in text and "preload('bookings.app',)" in text
+    assert f"TMP_PATH = {TMP_PATH!r}" in text.replace('"', "'")  # the runtime knows the analyser's marker
+    assert {(t.strategy, t.entry) for t in one.tests} >= {("openapi", "POST /rooms")}

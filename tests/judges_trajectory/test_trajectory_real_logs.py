@@ -8,6 +8,7 @@ import pytest
 
 from bouts.judges.base import JUDGES, JudgeInput
 from bouts.scoring.explain import Explained, NotScored
+from bouts.trajectory import load_trajectory
 
 SAMPLES = Path(__file__).resolve().parents[3] / "shared" / "data" / "trajectories"
 TRAJECTORY_JUDGES = (
@@ -38,11 +39,7 @@ def test_every_trajectory_judge_is_registered():
 
 @pytest.mark.parametrize("path", _samples(), ids=lambda p: f"{p.parent.name}/{p.name[:40]}")
 def test_real_log_gets_a_verdict(path, challenge, tmp_path):
-    trajectory_mod = pytest.importorskip("bouts.trajectory")
-    load = getattr(trajectory_mod, "load_trajectory", None)
-    if load is None:
-        pytest.skip("the trajectory adapters have no load_trajectory yet")
-    traj = load(path)
+    traj = load_trajectory(path)
     inp = JudgeInput(challenge=challenge, code_dir=tmp_path, trajectory=traj)
     for name in TRAJECTORY_JUDGES:
         verdict = JUDGES.create(name).judge(inp)

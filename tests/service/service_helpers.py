@@ -107,3 +107,15 @@ def live_server(app: object) -> Iterator[str]:
     finally:
         server.should_exit = True
         thread.join(timeout=60)
+
+
+class IdleDispatcher:
+    """A dispatcher that runs nothing: jobs stay queued (for tests of queue states)."""
+
+    name = "idle"
+
+    def enqueue(self, job_id: str, kind: str = "score") -> None:
+        pass
+
+    def close(self) -> None:
+        pass

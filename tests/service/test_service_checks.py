@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
-from service_helpers import CHALLENGE, OPERATOR_KEY, MakeClient, agent_key, wait_job
+from service_helpers import CHALLENGE, OPERATOR_KEY, IdleDispatcher, MakeClient, agent_key, wait_job
 
 from bouts.calibration import CheckConfig, CheckReport, Problem, check_challenge
 from bouts.loading import load_challenge
@@ -80,21 +80,10 @@ def test_check_requests_are_validated_naming_the_field(client: TestClient) -> No
     assert missing.status_code == 404 and missing.json()["field"] == "check_id"
 
 
-class _Idle:
-    """A dispatcher that runs nothing: checks stay queued."""
-
-    name = "idle"
-
-    def enqueue(self, job_id: str, kind: str = "score") -> None:
-        pass
-
-    def close(self) -> None:
-        pass
-
 
 def test_the_same_check_asked_twice_runs_once(tmp_path: Path) -> None:
     settings = ServiceSettings(data_dir=tmp_path / "data", operator_key=OPERATOR_KEY)
-    with TestClient(create_app(settings, dispatcher=_Idle())) as client:
+    with TestClient(create_app(settings, dispatcher=IdleDispatcher())) as client:
         client.post("/api/v1/challenges", json={"path": str(CHALLENGE)}, headers=OP)
         first = client.post(CHECKS, headers=OP, json={"runs": 2, "fresh_seeds": [7]})
         again = client.post(CHECKS, headers=OP, json={"runs": 2, "fresh_seeds": [7]})

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import schemathesis
 from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, settings
 from service_helpers import CHALLENGE, OPERATOR_KEY
@@ -17,7 +18,6 @@ from bouts.service.api import create_app
 from bouts.service.config import ServiceSettings
 from bouts.service.fakes import instant_scorer
 
-schemathesis = pytest.importorskip("schemathesis")  # a dev dependency
 MAX_EXAMPLES = int(os.environ.get("BOUTS_FUZZ_EXAMPLES", "10"))
 _DATA = Path(tempfile.mkdtemp(prefix="bouts-fuzz-"))
 APP = create_app(

@@ -9,7 +9,15 @@ import shutil
 from pathlib import Path
 
 from fastapi.testclient import TestClient
-from service_helpers import CHALLENGE, OPERATOR_KEY, agent_key, tiny_submission, wait_job, wait_terminal
+from service_helpers import (
+    CHALLENGE,
+    OPERATOR_KEY,
+    IdleDispatcher,
+    agent_key,
+    tiny_submission,
+    wait_job,
+    wait_terminal,
+)
 from service_web_helpers import card, decide_review, seed
 
 from bouts.models.scorecard import Scorecard
@@ -117,19 +125,10 @@ def test_a_review_decision_still_stands_over_a_rescore(client: TestClient) -> No
     assert client.get(BOARD).json()["standings"][0]["final"] == 12  # a person's ruling is not overturned by a re-run
 
 
-class _Idle:
-    name = "idle"
-
-    def enqueue(self, job_id: str, kind: str = "score") -> None:
-        pass
-
-    def close(self) -> None:
-        pass
-
 
 def test_one_rescore_at_a_time_and_only_of_scored_submissions(tmp_path: Path) -> None:
     settings = ServiceSettings(data_dir=tmp_path / "data", operator_key=OPERATOR_KEY)
-    with TestClient(create_app(settings, dispatcher=_Idle())) as client:
+    with TestClient(create_app(settings, dispatcher=IdleDispatcher())) as client:
         client.post("/api/v1/challenges", json={"path": str(CHALLENGE)}, headers=OP)
         repo: Repository = client.app.state.ctx.repo  # type: ignore[attr-defined]
         sid = seed(repo, card("carol", 1, 40))

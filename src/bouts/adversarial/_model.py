@@ -22,6 +22,9 @@ SEVERITY: Mapping[str, Severity] = {
     "unvalidated_input:sql": "critical",
     "unvalidated_input:path": "critical",
     "unvalidated_input": "high",
+    # A request the schema allows (or a malformed one) that the service answers with a 5xx, or a
+    # response outside its own schema: input the service did not validate.
+    "unvalidated_input:http": "high",
     # A lost update corrupts state silently, in production only: high.
     "non_atomic_update": "high",
     "missing_null_check": "medium",
@@ -102,14 +105,55 @@ class Entry:
 
 
 @dataclass(frozen=True)
+class AppRecipe:
+    """How a test builds the submission's ASGI app: ``module.attr``, called with ``kwargs`` when
+    ``attr`` is a factory. Plain data, written verbatim into the generated test."""
+
+    module: str
+    attr: str
+    call: bool
+    kwargs: tuple[tuple[str, object], ...] = ()
+    """Argument name → a plain value, or a :class:`HandleRecipe` for an infrastructure handle."""
+
+
+@dataclass(frozen=True)
+class HandleRecipe:
+    """An infrastructure handle built for a test: ``module.cls(**ctor)`` (a value ``TMP_PATH`` is a
+    fresh file path in a temporary directory), then passed to each ``init`` function."""
+
+    module: str
+    cls: str
+    ctor: tuple[tuple[str, object], ...]
+    init: tuple[tuple[str, str, str], ...] = ()
+    """(module, function, parameter) called with the handle, e.g. ``init_schema(db)``."""
+
+
+TMP_PATH = "<fresh temporary file>"
+
+
+@dataclass(frozen=True)
+class HttpOperation:
+    """One operation of an HTTP app, probed with requests generated from its OpenAPI schema."""
+
+    method: str
+    """Upper case: GET, POST, ..."""
+    path: str
+    """As routed, e.g. ``/rooms/{room_id}/bookings``."""
+    operation_id: str
+    app: AppRecipe
+
+
+@dataclass(frozen=True)
 class Probe:
     """A target reached from a public entry: what one generated test exercises."""
 
     target: Target
     entry: Entry
     param: str | None
-    """The entry's parameter that carries the adversarial value (None for race tests)."""
+    """The entry's parameter that carries the adversarial value (None for race and HTTP tests)."""
     other_param: str | None = None
+    http: HttpOperation | None = None
+    """For an HTTP operation: requests come from the app's OpenAPI schema, not from ``param``."""
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from bouts._pyast import parse as parse_python
 from bouts.adversarial._model import Entry, Param
 
 SETUP_VERB = re.compile(r"^(add|create|register|put|set|insert|new|push|open|deposit|receive|load|append|store|save)")
@@ -22,6 +23,21 @@ SKIP_BASES = re.compile(r"Exception|Error|Warning|Enum|Protocol|TypedDict|NamedT
 SIMPLE_TYPES = re.compile(r"^(int|float|str|bool|bytes|list|dict|set|tuple|Decimal|None|Optional|Sequence|Mapping|"
                           r"Iterable|[a-z]+\[.*\]|.*\|.*)$")  # fmt: skip
 MAX_DEPTH = 4
+HANDLE_NAME = re.compile(
+    r"^(db|database|conn|connection|con|cur|cursor|session|sess|engine|client|pool|tx|txn|transaction|uow|"
+    r"sock|socket|transport|channel|redis|loop|executor)$|_(db|database|conn|connection|cursor|session|engine|"
+    r"client|pool)$",
+    re.I,
+)  # fmt: skip
+HANDLE_TYPE = re.compile(r"(Database|DB|Connection|Conn|Cursor|Session|Engine|Client|Pool|Transport|Socket|Redis|"
+                         r"EventLoop|Executor)\b")  # fmt: skip
+
+
+def is_handle(p: Param) -> bool:
+    """Whether ``p`` is an infrastructure handle (a database, connection, session, client, ...):
+    no value a test can invent is a real one, and a plain value only fails on plumbing
+    (``init_schema(db=0)``), so it is never fuzzed and an entry that needs one is not called."""
+    return bool(HANDLE_NAME.search(p.name) or (p.annotation and HANDLE_TYPE.search(p.annotation)))
 
 
 @dataclass
@@ -49,6 +65,10 @@ class Api:
     """``module:Class`` of classes likely used from several threads."""
     optional_returns: set[str] = field(default_factory=set)
     notes: list[str] = field(default_factory=list)
+    modules: dict[str, tuple[str, ast.Module, dict[str, str]]] = field(default_factory=dict)
+    """Module → (file, tree, local name → ``module:name`` of its ``from`` imports)."""
+    exported: set[str] = field(default_factory=set)
+    """``module:name`` of the public API."""
 
 
 def module_name(rel: str) -> str | None:
@@ -80,7 +100,8 @@ def _ctor(cls: ast.ClassDef) -> list[Param] | None:
                   and "ClassVar" not in ast.unparse(n.annotation)]  # fmt: skip
         params = [Param(f.target.id, ast.unparse(f.annotation), f.value is not None) for f in fields]  # type: ignore[union-attr]
     for p in params:
-        if not p.has_default and p.annotation and not SIMPLE_TYPES.match(p.annotation.replace(" ", "")):
+        plain = not p.annotation or SIMPLE_TYPES.match(p.annotation.replace(" ", ""))
+        if not p.has_default and (is_handle(p) or not plain):
             return None  # needs an object we cannot invent (a connection, another class)
     return params
 
@@ -133,12 +154,13 @@ def build_api(sources: Mapping[str, str]) -> Api:
             api.notes.append(f"{rel}: not importable from the code root; not probed")
             continue
         try:
-            tree = ast.parse(text)
+            tree = parse_python(text)
         except (SyntaxError, ValueError) as exc:
             api.notes.append(f"{rel}: does not parse ({exc}); not analysed")
             continue
         trees[module] = (rel, tree, _imports(tree, module, rel.endswith("__init__.py")))
     exported = _exports(trees)
+    api.modules, api.exported = trees, exported
     classes: dict[str, ast.ClassDef] = {}
     for module, (rel, tree, _) in trees.items():
         threaded = any(
@@ -210,6 +232,8 @@ def _entry(fn: Function, classes: Mapping[str, ast.ClassDef], exported: set[str]
         )
     ):
         return None
+    if any(is_handle(p) and not p.has_default for p in fn.params):
+        return None  # cannot be called with plain values: it needs a real connection, session, ...
     if fn.cls is None:
         return Entry(fn.module, name, tuple(fn.params))
     cls = classes[f"{fn.module}:{fn.cls}"]

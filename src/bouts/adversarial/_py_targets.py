@@ -19,7 +19,12 @@ from bouts.adversarial._model import Target, TargetKind
 ARITH = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow)
 CHECK_CALL = re.compile(r"(^|_)(check|valid|validate|ensure|require|verify|assert|sanitize|clean)", re.I)
 CONVERSIONS = frozenset({"int", "float", "Decimal", "complex", "Fraction"})
-TYPED_BUILTINS = frozenset({"len", "sorted", "sum", "min", "max", "iter", "reversed", "enumerate"})
+TYPED_BUILTINS = frozenset({"sum", "min", "max"})
+"""Builtins whose failure on a wrong or empty argument is not simply a ``TypeError`` at the call.
+Iteration, ``len``, ``sorted``, ``iter``, ``reversed`` and ``enumerate`` are not weak-type sinks:
+Python's own answer to a wrong type there is a ``TypeError`` raised at that use, before anything
+else happens, which is what a deliberate check raises too, so no caller can tell the difference
+and a probe could only punish the absence of a redundant check (docs/adversarial.md)."""
 SQL_CALLS = frozenset({"execute", "executemany", "executescript", "raw", "text"})
 PATH_CALLS = frozenset({"open", "Path", "PurePath", "remove", "unlink", "rmtree", "rename", "listdir",
                         "makedirs", "mkdir", "read_text", "write_text", "read_bytes", "write_bytes"})  # fmt: skip
@@ -200,8 +205,6 @@ class FunctionScan:
         elif isinstance(node, ast.Attribute) and (p := self._param(node.value)) and not self._checked(p, node.lineno):
             self.add("weak_type", node, "attribute", f"{p}.{node.attr} assumes {p}'s type", param=p,
                      guarded=_guarded(ctx, "AttributeError"))  # fmt: skip
-        elif isinstance(node, ast.For) and (p := self._param(node.iter)) and not self._checked(p, node.lineno):
-            self.add("weak_type", node, "iteration", f"iterates over {p} without a type check", param=p)
 
     def _call(self, node: ast.Call, ctx: Ctx, src: object) -> None:
         name = _call_name(node)

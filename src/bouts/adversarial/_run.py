@@ -28,6 +28,8 @@ JUDGE = "adversarial-gen"
 MAX_SOURCE_BYTES = 2_000_000
 """Sources read for analysis, in total (a larger tree is analysed up to this)."""
 DEFAULT_RUN = RunOptions()
+GENERATED_SUITE_TESTS = 4
+"""The generated suite's time budget is at least this many per-test timeouts."""
 SUFFIXES = {"python": (".py",), "javascript": (".js", ".mjs", ".cjs"), "typescript": (".ts",)}
 
 
@@ -83,7 +85,7 @@ def run_generated(
         return GeneratedRun(analysis.analyser, suite, None, verdict, analysis.notes)
     try:
         report = run_suites(
-            challenge, code_dir, sandbox=sandbox, suites=(), seed=seed, options=options,
+            generated_limits(challenge), code_dir, sandbox=sandbox, suites=(), seed=seed, options=options,
             expected_ids=[t.id for t in suite.tests], generated=suite.files,
         )  # fmt: skip
     except SandboxError as exc:
@@ -94,6 +96,23 @@ def run_generated(
     verdict = score_generated(run.outcomes(), challenge.spec.adversarial.severity_weights, tampering=report.tampering)
     return GeneratedRun(analysis.analyser, suite, report, Verdict(**{**verdict.__dict__, "versions": versions}),
                         analysis.notes)  # fmt: skip
+
+
+def generated_limits(challenge: Challenge) -> Challenge:
+    """``challenge`` with the generated tests' own time budget in place of its ``[limits]``.
+
+    A generated test is bounded by its example count, not by the challenge's per-test timeout
+    (sized for the challenge's own tests, sometimes 2 s): it gets ``[adversarial] test_timeout_s``
+    (default 30 s, more than ten times the slowest honest generated test measured on a loaded
+    2-core machine; a hanging submission still times out). The generated suite's budget is the
+    challenge's, but never less than ``GENERATED_SUITE_TESTS`` timeouts, so a small suite budget
+    cannot time out an honest run either (``docs/adversarial.md``, "Time budget").
+    """
+    limits = challenge.spec.limits
+    per_test = challenge.spec.adversarial.test_timeout_s
+    suite = min(7200.0, max(limits.suite_timeout_s, GENERATED_SUITE_TESTS * per_test))
+    own = limits.model_copy(update={"test_timeout_s": per_test, "suite_timeout_s": suite})
+    return challenge.model_copy(update={"spec": challenge.spec.model_copy(update={"limits": own})})
 
 
 def _placeholder() -> Verdict:

@@ -13,11 +13,12 @@ from collections.abc import Mapping
 from typing import Protocol, runtime_checkable
 
 from bouts.adversarial._model import Analysis, Probe, Target
-from bouts.adversarial._py_api import Api, build_api, reach
+from bouts.adversarial._py_api import Api, build_api, is_handle, reach
+from bouts.adversarial._py_http import http_probes
 from bouts.adversarial._py_targets import FunctionScan, rmw_attrs
 from bouts.registry import Registry
 
-PYTHON_ANALYSER = "python-ast/1"
+PYTHON_ANALYSER = "python-ast/2"
 MAX_ENTRIES_PER_TARGET = 2
 """A helper reached from ten public methods is probed through the two nearest: one weakness
 should not weigh ten times."""
@@ -60,7 +61,10 @@ class PythonAnalyser:
                         f"read-modify-write of self.{', self.'.join(names)} without a lock", attrs=names,
                     ))  # fmt: skip
         probes, skipped = _probes(api, targets)
-        return Analysis("python", PYTHON_ANALYSER, tuple(targets), tuple(probes), tuple(skipped), tuple(api.notes))
+        http, http_skipped = http_probes(api)
+        targets += [p.target for p in http] + [t for t, _ in http_skipped]
+        return Analysis("python", PYTHON_ANALYSER, tuple(targets), tuple(probes + http),
+                        tuple(skipped + http_skipped), tuple(api.notes))  # fmt: skip
 
 
 def _is_test(rel: str) -> bool:
@@ -75,11 +79,12 @@ def _probes(api: Api, targets: list[Target]) -> tuple[list[Probe], list[tuple[Ta
         by_function.setdefault(t.function, []).append(t)
     candidates: dict[Target, list[tuple[int, Probe]]] = {t: [] for t in targets}
     for key, entry in api.entries.items():
+        handles = {p.name for p in entry.params if is_handle(p)}
         for fn_key, mapping, depth in reach(api, key):
             for t in by_function.get(fn_key, []):
                 if t.kind == "non_atomic_update":
                     candidates[t].append((depth, Probe(t, entry, None)))
-                elif t.param is not None and t.param in mapping:
+                elif t.param is not None and t.param in mapping and mapping[t.param] not in handles:
                     other = mapping.get(t.other_param) if t.other_param else None
                     if t.other_param and other is None:
                         continue
@@ -91,7 +96,7 @@ def _probes(api: Api, targets: list[Target]) -> tuple[list[Probe], list[tuple[Ta
     for t in sorted(targets, key=lambda t: (rank[t.severity], t.file, t.line)):
         found = sorted(candidates[t], key=lambda c: (c[0], c[1].entry.module, c[1].entry.qualname))
         if not found:
-            skipped.append((t, _why_unreachable(t)))
+            skipped.append((t, _why_unreachable(t, api)))
             continue
         for _, probe in found[:MAX_ENTRIES_PER_TARGET]:
             family = {"non_atomic_update": "race", "pattern_mismatch": f"pattern:{t.sink}"}.get(t.kind, "fuzz")
@@ -102,9 +107,14 @@ def _probes(api: Api, targets: list[Target]) -> tuple[list[Probe], list[tuple[Ta
     return probes, skipped
 
 
-def _why_unreachable(t: Target) -> str:
+def _why_unreachable(t: Target, api: Api) -> str:
     if t.param is None and t.kind != "non_atomic_update":
         return "not driven by a parameter: no input of the public API controls it"
+    fn = api.functions.get(t.function)
+    param = next((p for p in fn.params if p.name == t.param), None) if fn else None
+    if param is not None and is_handle(param):
+        return (f"driven by {param.name}, an infrastructure handle (database, connection, session, client): "
+                "a test cannot build a real one, and a plain value would only fail on plumbing")  # fmt: skip
     return "no public entry reaches it with a value a test can choose (or its class needs more than plain arguments)"
 
 

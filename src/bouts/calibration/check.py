@@ -2,7 +2,8 @@
 
 1. spec: ``load_challenge`` plus the launch rules (:mod:`bouts.calibration.spec`);
 2. lint: the test suites, statically (:mod:`bouts.calibration.lint`);
-3. reference: the reference solution ``runs`` times in both seed phases, quarantine and budgets
+3. reference: the reference solution ``runs`` times in both seed phases, quarantine and budgets,
+   and the adversarial tests generated from it under the published and fresh seeds
    (:mod:`bouts.calibration.reference`);
 4. anchors: low/mid/high scored with ``score()`` against their expected scores
    (:mod:`bouts.calibration.anchors`).
@@ -19,7 +20,13 @@ from pathlib import Path
 
 from bouts.calibration.anchors import ScoreAnchor, check_anchors
 from bouts.calibration.lint import SuiteFiles, lint_suites
-from bouts.calibration.reference import analyse, run_reference, write_quarantine
+from bouts.calibration.reference import (
+    analyse,
+    generated_problems,
+    run_generated_on_reference,
+    run_reference,
+    write_quarantine,
+)
 from bouts.calibration.report import CheckReport, Problem
 from bouts.calibration.spec import load_or_problem, spec_problems
 from bouts.errors import SandboxError
@@ -71,6 +78,15 @@ def check_challenge(
                                        fresh_seeds=config.fresh_seeds)
                 reference, found = analyse(phases, challenge.spec.limits)
                 problems += found
+                if challenge.spec.adversarial.generate:
+                    seeds = reference.seeds[: config.runs]  # the published seed, then fresh ones
+                    generated = run_generated_on_reference(challenge, get_sandbox(config.sandbox), seeds=seeds)
+                    found, not_scored = generated_problems(generated)
+                    problems += found
+                    if not_scored:
+                        skipped.append(f"generated adversarial tests on the reference ({not_scored})")
+                else:
+                    skipped.append("generated adversarial tests on the reference ([adversarial] generate = false)")
                 if config.write_quarantine:
                     target = path / QUARANTINE_FILE
                     if reference.quarantined:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from bouts.adversarial import GeneratedRun, run_generated
 from bouts.calibration.report import Problem, QuarantinedTest, ReferenceReport, TestBudget
 from bouts.models.challenge import Challenge, Limits
 from bouts.models.results import Outcome, RunReport
@@ -141,6 +142,53 @@ def run_reference(
                          options=options)
         phases.append(PhaseRun(i, "fresh", fresh, d.report, dict(d.observations)))
     return phases
+
+
+def run_generated_on_reference(
+    challenge: Challenge, sandbox: Sandbox, *, seeds: Sequence[int], options: RunOptions = DEFAULT_RUN_OPTIONS
+) -> list[tuple[int, GeneratedRun]]:
+    """The adversarial tests generated from ``reference/``, once per seed, as a submission gets
+    them. The I/O edge (each run goes through the sandbox)."""
+    return [
+        (seed, run_generated(challenge, challenge.reference, sandbox=sandbox, seed=seed, options=options))
+        for seed in seeds
+    ]
+
+
+def generated_problems(runs: Sequence[tuple[int, GeneratedRun]]) -> tuple[list[Problem], str | None]:
+    """An **error** per generated test the reference does not pass under some seed, and why the
+    generated tests were not scored, if they were not. Pure.
+
+    A generated test the reference fails is a false positive of the generator or a defect of the
+    challenge; either way every submission that behaves like the reference loses it, so the launch
+    is refused until the reference passes or the challenge sets ``[adversarial] generate = false``
+    (docs/calibration.md, docs/adversarial.md).
+    """
+    failures: dict[str, list[str]] = {}
+    where: dict[str, tuple[str, str]] = {}
+    not_scored: str | None = None
+    for seed, run in runs:
+        if run.suite is None or not run.suite.tests or run.report is None:
+            not_scored = getattr(run.verdict.score, "reason", None) or "not scored"
+            continue
+        for test, result in run.outcomes():
+            if result is not None and result.outcome is Outcome.PASSED:
+                continue
+            what = "not reported" if result is None else result.outcome.value + (
+                f": {result.detail}" if result.detail else "")
+            failures.setdefault(test.id, []).append(f"seed {seed}: {what[:300]}")
+            t = test.target
+            where[test.id] = (f"reference/{t.file}", f"{t.kind} ({t.severity}) at {t.where} in {t.function}, "
+                              f"called as {test.entry}" + (f"({test.param}=...)" if test.param else ""))  # fmt: skip
+    problems = [
+        Problem(check="reference", level="error", file=where[test_id][0], field=test_id,
+                message=(f"generated adversarial test fails on the reference ({where[test_id][1]}): {fails[0]}"
+                         + (f" (and {len(fails) - 1} more)" if len(fails) > 1 else "")
+                         + "; a generator false positive or a defect of the challenge: make the reference handle "
+                           "it, or set [adversarial] generate = false"))
+        for test_id, fails in sorted(failures.items())
+    ]  # fmt: skip
+    return problems, not_scored
 
 
 def _fresh(published: int) -> int:

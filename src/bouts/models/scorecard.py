@@ -98,7 +98,7 @@ class GeneratedTestModel(_Model):
     """The public callable the test drives, ``module:qualname``."""
     param: str | None = None
     strategy: str
-    """fuzz, race or metamorphic."""
+    """fuzz, race, metamorphic or openapi (HTTP requests from the app's schema)."""
     severity: str
     outcome: Outcome | None
     """None: the test never reported (scored as not passed)."""

@@ -70,11 +70,20 @@ def adversarial(
 
 
 def adversarial_split(
-    prebuilt: Explained | NotScored, generated: Explained | NotScored, prebuilt_share: float = 0.4
+    prebuilt: Explained | NotScored,
+    generated: Explained | NotScored,
+    prebuilt_share: float = 0.4,
+    *,
+    weights: tuple[float, float] | None = None,
 ) -> Explained | NotScored:
     """Combine pre-built (challenge) and generated (per-submission) adversarial scores, 40/60 by default.
 
-    When one half is missing the other stands alone, and the math says so; both missing -> not scored.
+    ``weights`` = (Σ severity weight of the pre-built tests, of the generated tests): the generated
+    half holds its full ``1 − prebuilt_share`` only once it weighs at least as much as the pre-built
+    tests; a lighter generated suite holds less, each unit of its weight counting what it counts at
+    parity (``(1 − p) / p`` pre-built units), so one low-severity generated test cannot carry 60%
+    of the component (docs/adversarial.md). When one half is missing the other stands alone, and
+    the math says so; both missing -> not scored.
     """
     if not 0 <= prebuilt_share <= 1:
         raise ValueError("prebuilt_share must lie within 0..1")
@@ -92,15 +101,35 @@ def adversarial_split(
             generated.value,
             generated.math + (f"pre-built adversarial tests not scored ({prebuilt.reason}): generated only",),
         )
-    value = prebuilt_share * prebuilt.value + (1 - prebuilt_share) * generated.value
+    share, why = _generated_share(prebuilt_share, weights)
+    value = (1 - share) * prebuilt.value + share * generated.value
     return Explained(
         value,
         prebuilt.math
         + generated.math
+        + why
         + (
-            f"adversarial = {fmt(prebuilt_share)}×{fmt(prebuilt.value)} (pre-built) + "
-            f"{fmt(1 - prebuilt_share)}×{fmt(generated.value)} (generated) = {fmt(value)}",
+            f"adversarial = {fmt(1 - share)}×{fmt(prebuilt.value)} (pre-built) + "
+            f"{fmt(share)}×{fmt(generated.value)} (generated) = {fmt(value)}",
         ),
+    )
+
+
+def _generated_share(prebuilt_share: float, weights: tuple[float, float] | None) -> tuple[float, tuple[str, ...]]:
+    """The generated half's share, and a line saying why when its weight reduced it."""
+    full = 1 - prebuilt_share
+    if weights is None or prebuilt_share in (0, 1):
+        return full, ()
+    w_pre, w_gen = weights
+    if w_pre < 0 or w_gen < 0:
+        raise ValueError("adversarial weights cannot be negative")
+    if w_gen >= w_pre:
+        return full, ()
+    ratio = full / prebuilt_share
+    share = ratio * w_gen / (ratio * w_gen + w_pre)
+    return share, (
+        f"generated share = {fmt(ratio)}×{fmt(w_gen)} / ({fmt(ratio)}×{fmt(w_gen)} + {fmt(w_pre)}) = {fmt(share)} "
+        f"(generated weight {fmt(w_gen)} < pre-built {fmt(w_pre)}; {fmt(full)} from equal weight up)",
     )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Annotated
 
-from fastapi import FastAPI, HTTPException, Response
+from fastapi import FastAPI, HTTPException, Path, Response
 from pydantic import AfterValidator, BaseModel, Field, model_validator
 
 from bookings.db import Database, IntegrityViolation
@@ -19,6 +19,8 @@ def _stripped(value: str) -> str:
 
 
 Name = Annotated[str, Field(max_length=60), AfterValidator(_stripped)]
+# Ids are 64-bit integers on both backends: a larger one is invalid input (422), not a server error.
+RowId = Annotated[int, Path(ge=-(2**63), le=2**63 - 1)]
 
 
 class RoomIn(BaseModel):
@@ -27,7 +29,7 @@ class RoomIn(BaseModel):
 
 
 class BookingIn(BaseModel):
-    room_id: int = Field(strict=True)
+    room_id: int = Field(strict=True, ge=-(2**63), le=2**63 - 1)
     guest: Name
     start: dt.date
     end: dt.date
@@ -83,14 +85,14 @@ def create_app(db: Database) -> FastAPI:
         return {"id": booking_id, "room_id": booking.room_id, "guest": booking.guest, "start": start, "end": end}
 
     @app.get("/rooms/{room_id}/bookings")
-    def room_bookings(room_id: int) -> list[dict]:
+    def room_bookings(room_id: RowId) -> list[dict]:
         room_or_404(room_id)
         rows = db.execute(
             "SELECT id, guest, start_day, end_day FROM bookings WHERE room_id = ? ORDER BY start_day, id", (room_id,))
         return [{"id": i, "room_id": room_id, "guest": g, "start": s, "end": e} for i, g, s, e in rows]
 
     @app.delete("/bookings/{booking_id}", status_code=204)
-    def cancel(booking_id: int) -> Response:
+    def cancel(booking_id: RowId) -> Response:
         with db.transaction():
             if not db.execute("DELETE FROM bookings WHERE id = ? RETURNING id", (booking_id,)):
                 raise HTTPException(404, "no such booking")

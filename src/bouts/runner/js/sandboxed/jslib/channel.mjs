@@ -17,9 +17,10 @@ function send(record) {
   write(state.fd, `${stringify({ ...record, nonce: state.nonce })}\n`);
 }
 
-/** Read the nonce and return the sender. Called once, by the entry. */
-export function open() {
-  if (state !== null) throw new Error('bouts channel already open');
+/** This process's result fd and nonce, read once from the pipe the supervisor wrote (then closed
+ * and the variable naming the descriptors deleted). No channel: an empty nonce, so no records,
+ * and the supervisor reports the file as crashed. Shared with preload.mjs (node:test). */
+export function readChannel() {
   const [fd, nonceFd] = String(process.env.BOUTS_JS_FDS ?? '').split(',').map(Number);
   delete process.env.BOUTS_JS_FDS;
   let nonce = '';
@@ -27,9 +28,15 @@ export function open() {
     nonce = readFileSync(nonceFd, 'utf8').trim();
     closeSync(nonceFd);
   } catch {
-    nonce = ''; // no channel: the supervisor sees no records and reports the file as crashed
+    nonce = '';
   }
-  state = { fd, nonce };
+  return { fd, nonce };
+}
+
+/** Read the nonce and return the sender. Called once, by the entry. */
+export function open() {
+  if (state !== null) throw new Error('bouts channel already open');
+  state = readChannel();
   return send;
 }
 

@@ -6,21 +6,13 @@
 //    JSON, Object.is, ...); the reporter compares at the end of each test.
 // 3. Installs `bouts_expect` (canonical.mjs): the digests of one test process are its test's.
 // 4. Arms the reporter with all of it, then forgets it (nothing here is exported).
-import { readFileSync, closeSync } from 'node:fs';
 import assert from 'node:assert';
 import * as nodeTest from 'node:test';
 import { expectations, install } from './canonical.mjs';
+import { readChannel } from './channel.mjs';
 import { arm } from './reporter.mjs';
 
-const [resultFd, nonceFd] = String(process.env.BOUTS_JS_FDS ?? '').split(',').map(Number);
-delete process.env.BOUTS_JS_FDS;
-let nonce = '';
-try {
-  nonce = readFileSync(nonceFd, 'utf8').trim();
-  closeSync(nonceFd);
-} catch {
-  nonce = ''; // no channel: the supervisor will see no records and report a crash
-}
+let { fd: resultFd, nonce } = readChannel(); // let: the nonce is forgotten once armed
 
 function watched() {
   const out = [];

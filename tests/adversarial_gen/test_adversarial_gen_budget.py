@@ -1,0 +1,64 @@
+"""Generated tests have their own time budget: bounded by example count, with a per-test timeout of
+their own (``[adversarial] test_timeout_s``), so a challenge's small ``[limits] test_timeout_s``
+cannot time them out while a hanging submission still times out."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from bouts.adversarial import run_generated
+from bouts.adversarial._run import GENERATED_SUITE_TESTS, generated_limits
+from bouts.errors import ChallengeError
+from bouts.loading import load_challenge
+from bouts.models.challenge import AdversarialConfig, Challenge, ChallengeSpec, Limits
+from bouts.models.results import Outcome
+from bouts.sandbox import get_sandbox
+
+LEAGUE = Path(__file__).resolve().parents[2] / "examples" / "league-table"
+
+
+def make_challenge(test_timeout_s: float, generated_timeout_s: float) -> Challenge:
+    spec = ChallengeSpec(id="budget", title="Budget", limits=Limits(test_timeout_s=test_timeout_s, suite_timeout_s=5),
+                         adversarial=AdversarialConfig(test_timeout_s=generated_timeout_s))  # fmt: skip
+    return Challenge(root=Path("/nonexistent"), spec=spec, content_hash="c" * 64, suite_hashes={}, test_files={})
+
+
+def test_generated_tests_get_their_own_timeout_and_a_suite_budget_of_several() -> None:
+    limits = generated_limits(make_challenge(0.05, 7)).spec.limits
+    assert limits.test_timeout_s == 7
+    assert limits.suite_timeout_s == GENERATED_SUITE_TESTS * 7  # never under a few generated timeouts
+    assert generated_limits(make_challenge(2, 7)).spec.limits.memory_mb == Limits().memory_mb
+    assert AdversarialConfig().test_timeout_s == 30
+
+
+def test_a_bad_generated_timeout_names_the_file_and_the_field(tmp_path: Path) -> None:
+    root = tmp_path / "ch"
+    shutil.copytree(LEAGUE, root)
+    toml = root / "challenge.toml"
+    toml.write_text(toml.read_text().replace("[adversarial]\n", "[adversarial]\ntest_timeout_s = 0\n"))
+    with pytest.raises(ChallengeError) as err:
+        load_challenge(root)
+    assert err.value.field == "adversarial.test_timeout_s" and err.value.file.endswith("challenge.toml")
+    assert "greater than 0" in err.value.describe()
+
+
+@pytest.mark.sandbox
+def test_a_tiny_challenge_timeout_does_not_time_out_generated_tests_but_a_hang_still_times_out(
+    tmp_path: Path,
+) -> None:
+    code = tmp_path / "code"
+    code.mkdir()
+    (code / "calc.py").write_text(
+        "def pick(items, i):\n    if not isinstance(i, int) or not 0 <= i < len(items):\n"
+        "        raise ValueError(i)\n    return items[i]\n\n"
+        "def spin(n):\n    while True:\n        n = n + 1\n"
+    )
+    # 50 ms would time out any generated test; the generated tests' own 3 s applies instead.
+    run = run_generated(make_challenge(0.05, 3), code, sandbox=get_sandbox("bubblewrap"), seed=5)
+    by_entry = {t.entry: r for t, r in run.outcomes()}
+    assert by_entry["calc:pick"].outcome is Outcome.PASSED, by_entry["calc:pick"].detail
+    assert by_entry["calc:spin"].outcome is Outcome.TIMEOUT
+    assert "3 s" in by_entry["calc:spin"].detail
