@@ -26,7 +26,7 @@ def _run(outcome: Outcome | None, detail: str = "") -> GeneratedRun:
     results = [] if outcome is None else [TestResult(id=TEST.id, suite="generated", outcome=outcome, detail=detail)]
     report = RunReport(results=results, sandbox="fake")
     verdict = Verdict("adversarial-gen", "adversarial_generated", Explained(0.0))
-    return GeneratedRun("python-ast/2", GeneratedSuite(1, {}, (TEST,)), report, verdict)
+    return GeneratedRun("python-ast/3", GeneratedSuite(1, {}, (TEST,)), report, verdict)
 
 
 def test_a_generated_test_the_reference_fails_is_an_error_naming_the_code_and_the_test() -> None:
@@ -41,7 +41,7 @@ def test_a_generated_test_the_reference_fails_is_an_error_naming_the_code_and_th
 def test_passing_or_not_generated_is_no_problem() -> None:
     assert generated_problems([(1234, _run(Outcome.PASSED))]) == ([], None)
     verdict = Verdict("adversarial-gen", "adversarial_generated", NotScored("nothing to probe"))
-    nothing = GeneratedRun("python-ast/2", GeneratedSuite(1, {}, ()), None, verdict)
+    nothing = GeneratedRun("python-ast/3", GeneratedSuite(1, {}, ()), None, verdict)
     assert generated_problems([(1234, nothing)]) == ([], "nothing to probe")
 
 

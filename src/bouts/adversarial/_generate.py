@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from bouts.adversarial._examples import Call, bind
 from bouts.adversarial._model import Analysis, AppRecipe, Entry, HandleRecipe, Param, Probe, Target
 from bouts.models.challenge import Severity
 
@@ -70,46 +72,64 @@ def plain(p: Param) -> object:
     return "a"
 
 
-def _kwargs(params: tuple[Param, ...], skip: tuple[str | None, ...] = ()) -> dict[str, object]:
+Examples = Mapping[str, Sequence[Call]]
+"""The visible tests' literal calls, by callee name (``_examples.example_calls``)."""
+
+
+def _kwargs(
+    params: tuple[Param, ...], skip: tuple[str | None, ...] = (), name: str | None = None,
+    examples: Examples | None = None,
+) -> dict[str, object]:
+    """Arguments for a call of ``name``: a visible test's own literal call when one fits (so a
+    failure belongs to the probed parameter, not to a made-up filler), else the plainest values."""
+    example = bind(params, examples.get(name, ())) if name and examples else {}
+    if example:
+        return {k: v for k, v in example.items() if k not in skip}
     return {p.name: plain(p) for p in params if not p.has_default and p.name not in skip}
 
 
-def _call_args(entry: Entry) -> str:
-    ctor = _kwargs(entry.ctor or ())
-    own = entry.qualname.split(".")[-1]  # the probed method is not its own warm-up
-    setup = [(name, _kwargs(params)) for name, params in entry.setup if name != own]
+def _call_args(entry: Entry, examples: Examples) -> str:
+    parts = entry.qualname.split(".")
+    ctor = _kwargs(entry.ctor or (), name=parts[0] if len(parts) > 1 else None, examples=examples)
+    own = parts[-1]  # the probed method is not its own warm-up
+    setup = [(name, _kwargs(params, name=name, examples=examples)) for name, params in entry.setup if name != own]
     return f"ctor={ctor!r}, setup={setup!r}"
+
+
+def _own(entry: Entry) -> str:
+    return entry.qualname.split(".")[-1]
 
 
 def _slug(text: str) -> str:
     return re.sub(r"[^0-9A-Za-z]+", "_", text).strip("_")[:60]
 
 
-def _fuzz(name: str, probe: Probe, seed: int) -> str:
+def _fuzz(name: str, probe: Probe, seed: int, ex: Examples) -> str:
     e = probe.entry
-    rest = repr(_kwargs(e.params, (probe.param,)))[1:-1]
+    rest = repr(_kwargs(e.params, (probe.param,), _own(e), ex))[1:-1]
     kwargs = f"{{{rest + ', ' if rest else ''}{probe.param!r}: value}}"
     text_only = probe.target.sink.startswith("re.")
     return (f"@fuzz({seed}, {MAX_EXAMPLES}, text_only={text_only})\ndef {name}(value):\n    {_doc(probe)}\n"
-            f"    probe({e.module!r}, {e.qualname!r}, {kwargs}, {_call_args(e)})\n")  # fmt: skip
+            f"    probe({e.module!r}, {e.qualname!r}, {kwargs}, {_call_args(e, ex)})\n")  # fmt: skip
 
 
-def _race(name: str, probe: Probe) -> str:
+def _race(name: str, probe: Probe, ex: Examples) -> str:
     e = probe.entry
-    return (f"def {name}():\n    {_doc(probe)}\n    race({e.module!r}, {e.qualname!r}, {_kwargs(e.params)!r}, "
-            f"{probe.target.attrs!r}, {_call_args(e)})\n")  # fmt: skip
+    args = _kwargs(e.params, name=_own(e), examples=ex)
+    return (f"def {name}():\n    {_doc(probe)}\n    race({e.module!r}, {e.qualname!r}, {args!r}, "
+            f"{probe.target.attrs!r}, {_call_args(e, ex)})\n")  # fmt: skip
 
 
-def _metamorphic(name: str, probe: Probe, seed: int) -> str | None:
+def _metamorphic(name: str, probe: Probe, seed: int, ex: Examples) -> str | None:
     e, t, p = probe.entry, probe.target, probe.param
-    base = _kwargs(e.params, (p, probe.other_param))
+    base = _kwargs(e.params, (p, probe.other_param), _own(e), ex)
     call = f"{e.module!r}, {e.qualname!r}"
     if t.sink == "version" and probe.other_param:
         q = probe.other_param
         return (f"@version_pairs({seed}, {MAX_EXAMPLES})\ndef {name}(a, b):\n    {_doc(probe)}\n"
                 f"    x, y = ranked(a, b)\n    same({call}, {{**{base!r}, {p!r}: dotted(a), {q!r}: dotted(b)}}, "
                 f"{{**{base!r}, {p!r}: dotted(x), {q!r}: dotted(y)}}, 'the two pairs are ordered alike', "
-                f"{_call_args(e)})\n")  # fmt: skip
+                f"{_call_args(e, ex)})\n")  # fmt: skip
     if t.sink == "version" and t.literal:
         pairs = [(f"bumped({t.literal!r}, {i}, 10)", f"bumped({t.literal!r}, {i}, 1)") for i in range(3)]
         why = f"both versions are newer than {t.literal}"
@@ -126,7 +146,7 @@ def _metamorphic(name: str, probe: Probe, seed: int) -> str | None:
         why = "they name the same path"
     else:
         return None
-    args = _call_args(e)
+    args = _call_args(e, ex)
     body = "".join(f"    same({call}, {{**{base!r}, {p!r}: {a}}}, {{**{base!r}, {p!r}: {b}}}, {why!r}, {args})\n"
                    for a, b in pairs)  # fmt: skip
     return f"def {name}():\n    {_doc(probe)}\n{body}"
@@ -154,8 +174,10 @@ def _doc(probe: Probe) -> str:
     return repr(text.replace("\n", " "))
 
 
-def generate(analysis: Analysis, seed: int) -> GeneratedSuite:
-    """Source files and their test list for ``analysis``, deterministic from ``seed``."""
+def generate(analysis: Analysis, seed: int, examples: Examples | None = None) -> GeneratedSuite:
+    """Source files and their test list for ``analysis``, deterministic from ``seed`` and the
+    visible tests' ``examples`` (``_examples.example_calls``)."""
+    ex: Examples = examples or {}
     groups: dict[str, list[str]] = {}
     tests: list[GeneratedTest] = []
     skipped = list(analysis.skipped)
@@ -170,11 +192,11 @@ def generate(analysis: Analysis, seed: int) -> GeneratedSuite:
             name = f"test_gen_{i + 1:03d}_http_{probe.http.method}_{_slug(probe.http.path) or 'root'}"
             source, strategy = _http(name, probe, test_seed), "openapi"
         elif t.kind == "non_atomic_update":
-            source, strategy = _race(name, probe), "race"
+            source, strategy = _race(name, probe, ex), "race"
         elif t.kind == "pattern_mismatch":
-            source, strategy = _metamorphic(name, probe, test_seed), "metamorphic"
+            source, strategy = _metamorphic(name, probe, test_seed, ex), "metamorphic"
         else:
-            source, strategy = _fuzz(name, probe, test_seed), "fuzz"
+            source, strategy = _fuzz(name, probe, test_seed, ex), "fuzz"
         if source is None:
             skipped.append((t, "no pair of equivalent inputs is known for this comparison"))
             continue

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from bouts.adversarial._examples import Call, example_calls
 from bouts.adversarial._generate import GeneratedSuite, GeneratedTest, generate
 from bouts.adversarial._model import Target
 from bouts.adversarial.analysers import analysers
@@ -66,6 +67,17 @@ def read_sources(code_dir: Path, suffixes: tuple[str, ...]) -> dict[str, str]:
     return out
 
 
+def visible_examples(challenge: Challenge) -> dict[str, list[Call]]:
+    """The literal calls of the challenge's visible tests (``_examples``): real arguments for the
+    parameters a generated test does not probe."""
+    sources = {}
+    for rel in challenge.test_files.get("visible", []):
+        path = challenge.root / rel
+        if path.suffix == ".py" and path.is_file() and path.stat().st_size <= MAX_SOURCE_BYTES:
+            sources[rel] = path.read_text(encoding="utf-8", errors="replace")
+    return example_calls(sources)
+
+
 def run_generated(
     challenge: Challenge, code_dir: Path, *, sandbox: Sandbox, seed: int, options: RunOptions = DEFAULT_RUN
 ) -> GeneratedRun:
@@ -77,7 +89,7 @@ def run_generated(
         why = f"no adversarial test generator for {language} yet"
         return GeneratedRun(None, None, None, Verdict(JUDGE, "adversarial_generated", NotScored(why)))
     analysis = analyser.analyse(read_sources(code_dir, SUFFIXES.get(language, ())))
-    suite = generate(analysis, seed)
+    suite = generate(analysis, seed, visible_examples(challenge) if language == "python" else None)
     versions = {"adversarial-analyser": analysis.analyser}
     if not suite.tests:
         why = "the analysis found nothing the generator could probe"

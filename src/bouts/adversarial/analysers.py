@@ -18,7 +18,7 @@ from bouts.adversarial._py_http import http_probes
 from bouts.adversarial._py_targets import FunctionScan, rmw_attrs
 from bouts.registry import Registry
 
-PYTHON_ANALYSER = "python-ast/2"
+PYTHON_ANALYSER = "python-ast/3"
 MAX_ENTRIES_PER_TARGET = 2
 """A helper reached from ten public methods is probed through the two nearest: one weakness
 should not weigh ten times."""
