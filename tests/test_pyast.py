@@ -33,9 +33,8 @@ def _unlocked_calls(path: Path, root: Path = SRC) -> list[str]:
             key = (None, func.id)
         else:
             continue
-        # literal_eval of an AST node (``n.value``) is pure Python; of source text it parses.
-        node_arg = key == ("ast", "literal_eval") and node.args and isinstance(node.args[0], ast.Attribute)
-        if key in UNLOCKED and not node_arg:
+        # ``bouts._pyast.literal_value`` takes parsed nodes; ``ast.literal_eval`` of text parses.
+        if key in UNLOCKED:
             hits.append(f"{path.relative_to(root)}:{node.lineno}: {ast.unparse(func)}()")
     return hits
 
@@ -49,8 +48,9 @@ def test_no_engine_module_parses_outside_the_lock() -> None:
 def test_the_meta_check_sees_a_direct_parse(tmp_path: Path) -> None:
     bad = tmp_path / "probe.py"
     bad.write_text("import ast\nfrom radon.complexity import cc_visit\ntree = ast.parse('x = 1')\ncc_visit('')\n"
-                   "ok = ast.literal_eval(tree.body)\n", encoding="utf-8")
-    assert _unlocked_calls(bad, tmp_path) == ["probe.py:3: ast.parse()", "probe.py:4: cc_visit()"]
+                   "ok = ast.literal_eval('[1]')\n", encoding="utf-8")
+    assert _unlocked_calls(bad, tmp_path) == ["probe.py:3: ast.parse()", "probe.py:4: cc_visit()",
+                                              "probe.py:5: ast.literal_eval()"]
 
 
 def test_parse_matches_ast_parse_in_every_mode() -> None:

@@ -114,8 +114,8 @@ def test_the_examples_low_anchor_scores_what_its_expected_file_says_and_below_th
     expected = tomllib.loads((EXAMPLE / "anchors" / "low" / "expected.toml").read_text())["expected"]
     assert low.components["static_tests"].score == pytest.approx(expected["static_tests"])
     assert low.components["adversarial"].score == pytest.approx(expected["adversarial"])
-    # 0.4 x the pre-built half + 0.6 x the generated half, which the low anchor fails entirely
-    assert low.components["adversarial"].math[-1] == "adversarial = 0.4×37.5 (pre-built) + 0.6×0 (generated) = 15"
+    # 0.4 x the pre-built half + 0.6 x the generated half, of which the low anchor passes 3/40 weight
+    assert low.components["adversarial"].math[-1] == "adversarial = 0.4×37.5 (pre-built) + 0.6×7.5 (generated) = 19.5"
     assert low.components["objective"].score == pytest.approx(expected["objective"])
     assert low.final == expected["final"]
     assert low.components["static_tests"].score < 100

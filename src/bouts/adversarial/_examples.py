@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Mapping, Sequence
 
+from bouts._pyast import literal_value
 from bouts._pyast import parse as parse_python
 from bouts.adversarial._model import Param
 
@@ -51,7 +52,7 @@ def _literal_call(node: ast.Call) -> Call | None:
         if len(ast.unparse(arg)) > MAX_REPR:
             return None
         try:
-            values.append(ast.literal_eval(arg))
+            values.append(literal_value(arg))
         except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
             return None
     positional = tuple(values[: len(node.args)])

@@ -13,6 +13,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from bouts._pyast import literal_value
 from bouts._pyast import parse as parse_python
 from bouts.adversarial._model import Entry, Param
 
@@ -134,7 +135,7 @@ def _exports(trees: Mapping[str, tuple[str, ast.Module, dict[str, str]]]) -> set
                    if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)}  # fmt: skip
         names = {**imports, **defined}
         listed = next(
-            (ast.literal_eval(n.value) for n in tree.body if isinstance(n, ast.Assign)
+            (literal_value(n.value) for n in tree.body if isinstance(n, ast.Assign)
              and any(isinstance(t, ast.Name) and t.id == "__all__" for t in n.targets)
              and isinstance(n.value, ast.List | ast.Tuple)),
             None,
