@@ -122,7 +122,7 @@ def test_deeply_nested_source_does_not_crash(run_judge: Run) -> None:
         assert run_judge(judge, STARTER, code).score is not None
 
 
-def test_non_python_challenge_is_not_scored(run_judge: Run) -> None:
+def test_a_javascript_challenge_reads_only_its_javascript_files(run_judge: Run) -> None:
     verdict = run_judge(StructureJudge(), STARTER, {**STARTER, "a.py": "X = 1\n"}, language="javascript")
     assert isinstance(verdict.score, NotScored)
-    assert "Python only" in verdict.score.reason
+    assert verdict.score.reason == "the submission changed no code"  # a.py is not JavaScript

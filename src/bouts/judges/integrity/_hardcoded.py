@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import ast
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from bouts.judges.integrity._literals import LitKey, leaves, literal_expr, show
 from bouts.judges.integrity._structures import Occurrence, SKey, occurrences, set_form, show_structure
@@ -92,10 +92,29 @@ def structure_hits(
     value, a set member, an ``==``/``in`` operand, a ``case`` pattern): writing a test's input down
     is not an answer, keying answers by it is.
     """
-    expected, inputs = visible.expected_structures, visible.input_structures
-    if src.tree is None or not (expected or inputs):
+    if src.tree is None or not (visible.expected_structures or visible.input_structures):
         return []
-    new = src.structures - (starter_file.structures if starter_file is not None else Counter())
+    role = structure_role(src.structures, starter_file.structures if starter_file is not None else Counter(),
+                          visible, explained)
+
+    def span(anchor: object) -> tuple[int | None, int | None]:
+        line = getattr(anchor, "lineno", None)
+        return line, getattr(anchor, "end_lineno", None) or line
+
+    return report_structures(occurrences(src.tree, matcher(role)), role, src.line, span)
+
+
+Role = Callable[[SKey], "str | None"]
+
+
+def structure_role(
+    counts: Counter[SKey], starter_counts: Counter[SKey], visible: VisibleLiterals, explained: frozenset[SKey]
+) -> Role:
+    """``role(key)``: ``"expected output"`` or ``"input"`` for a structure of the visible tests that
+    the file writes more often than the starter's file and neither the starter nor the reference
+    writes; None otherwise."""
+    new = counts - starter_counts
+    expected, inputs = visible.expected_structures, visible.input_structures
 
     def role(key: SKey) -> str | None:
         if key not in new or key in explained:
@@ -107,24 +126,37 @@ def structure_hits(
             return "input"
         return None
 
+    return role
+
+
+def matcher(role: Role) -> Callable[[SKey, str], bool]:
+    """An expected output counts wherever it is written; an input only where it is looked up."""
+
     def matches(key: SKey, ctx: str) -> bool:
         found = role(key)
         return found == "expected output" or (found == "input" and ctx != "stored")
 
+    return matches
+
+
+def report_structures(
+    occs: Iterable[Occurrence], role: Role, line_text: Callable[[int | None], str],
+    span: Callable[[object], tuple[int | None, int | None]],
+) -> list[tuple[Hit, range]]:
+    """Group occurrences by the literal, comparison or pattern they sit in: one hit each."""
     groups: dict[int, list[Occurrence]] = {}
-    for occ in occurrences(src.tree, matches):
+    for occ in occs:
         groups.setdefault(id(occ.anchor), []).append(occ)
     reported: set[tuple[int, SKey]] = set()
     hits: list[tuple[Hit, range]] = []
-    for occs in groups.values():
-        if all((o.origin, o.key) in reported for o in occs):
+    for group in groups.values():
+        if all((o.origin, o.key) in reported for o in group):
             continue  # a name's table already reported where it is written
-        reported.update((o.origin, o.key) for o in occs)
-        anchor = occs[0].anchor
-        line = getattr(anchor, "lineno", None)
-        lookup = any(o.context in _LOOKUP_CONTEXTS for o in occs)
+        reported.update((o.origin, o.key) for o in group)
+        line, last = span(group[0].anchor)
+        lookup = any(o.context in _LOOKUP_CONTEXTS for o in group)
         parts: dict[tuple[str, str], list[SKey]] = {}
-        for o in occs:
+        for o in group:
             parts.setdefault((role(o.key) or "value", o.context), []).append(o.key)
         said = "; ".join(
             f"{len(keys)} visible-test {what}{'s' if len(keys) > 1 else ''} {_WHERE[ctx]} "
@@ -136,11 +168,10 @@ def structure_hits(
         rule = BRANCH if lookup else HARDCODED
         hit = Hit(
             rule, line,
-            f"{verb} that neither the starter nor the reference contains: {said}: {src.line(line)}",
-            f"{rule}:{sorted(show_structure(o.key) for o in occs)}",
+            f"{verb} that neither the starter nor the reference contains: {said}: {line_text(line)}",
+            f"{rule}:{sorted(show_structure(o.key) for o in group)}",
         )
-        last = getattr(anchor, "end_lineno", None) or line
-        hits.append((hit, range(line, last + 1) if line is not None else range(0)))
+        hits.append((hit, range(line, (last or line) + 1) if line is not None else range(0)))
     return hits
 
 

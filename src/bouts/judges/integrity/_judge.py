@@ -8,19 +8,17 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable
+from typing import Any
 
 from bouts.judges.base import Component, Finding, IntegritySignals, JudgeInput, Verdict
 from bouts.judges.integrity import _code, _gray, _paths
-from bouts.judges.integrity._hardcoded import hardcoded_hits, literal_counts
-from bouts.judges.integrity._literals import LitKey
-from bouts.judges.integrity._structures import SKey
-from bouts.judges.integrity._tree import MAX_FILE_BYTES, Hit, SourceFile, Tree, is_test_path
-from bouts.judges.integrity._visible import VisibleLiterals, harvest
+from bouts.judges.integrity._languages import LANGUAGES, Language
+from bouts.judges.integrity._tree import MAX_FILE_BYTES, Hit, Tree, is_test_path
 from bouts.scoring import components
 from bouts.scoring.adjustments import ExploitAttempt
 from bouts.scoring.explain import Explained, NotScored
 
-RULESET_VERSION = "integrity-static/2"
+RULESET_VERSION = "integrity-static/3"
 
 GRAY_CAP_PER_RULE = 3
 """At most this many instances of one gray-area rule count; the rest are listed at 0 points."""
@@ -67,7 +65,9 @@ class StaticIntegrityJudge:
         run = inp.run
         removed = list(run.removed) if run is not None else []
         tampering = [str(t) for t in getattr(run, "tampering", None) or []]
-        for flag in _paths.path_flags(code, starter, visible, challenge.spec.protected, removed, tampering):
+        language = challenge.spec.language
+        for flag in _paths.path_flags(code, starter, visible, challenge.spec.protected, removed, tampering,
+                                      language):
             finding = Finding(flag.rule, flag.message, file=flag.file or None, severity=_SEVERITY[flag.level])
             if flag.level == "bright":
                 bright.append((flag.rule, finding))
@@ -76,11 +76,11 @@ class StaticIntegrityJudge:
             else:
                 info.append(finding)
 
-        if challenge.spec.language == "python":
-            _scan_sources(code, starter, reference, visible, bright, gray, info)
+        if language in LANGUAGES:
+            _scan_sources(LANGUAGES[language], code, starter, reference, visible, bright, gray, info)
         else:  # path checks and run-time tampering above are language-neutral; the code detectors are not
             info.append(Finding("integrity.not-analysed", "code detectors (hard-coded outputs, test-environment "
-                                f"detection, framework hooks) are not available for {challenge.spec.language} yet"))
+                                f"detection, framework hooks) are not available for {language} yet"))
         gray = _with_everywhere(gray)
         counted, gray = _cap(gray)
         bright_findings = [f for _, f in bright]
@@ -107,47 +107,45 @@ class StaticIntegrityJudge:
 
 
 def _scan_sources(
-    code: Tree, starter: Tree, reference: Tree, visible: Tree,
+    lang: Language, code: Tree, starter: Tree, reference: Tree, visible: Tree,
     bright: list[tuple[str, Finding]], gray: list[Finding], info: list[Finding],
 ) -> None:
-    """Run the code detectors over every Python module the submission added or changed."""
-    literals = harvest([s.tree for rel in visible.python_files() if (s := visible.source(rel)) and s.tree])
-    explained, explained_structures = _explained(starter, reference), _explained_structures(starter, reference)
+    """Run the language's code detectors over every source file the submission added or changed."""
+    literals = lang.harvest(visible)
+    explained = frozenset(k for tree in (starter, reference) for rel in lang.files(tree)
+                          for k in lang.literal_keys(lang.source(tree, rel)))
+    explained_structures = frozenset(k for tree in (starter, reference) for rel in lang.files(tree)
+                                     for k in lang.structure_keys(lang.source(tree, rel)))
     budget = MAX_TOTAL_BYTES
-    for rel in code.python_files():
+    for rel in lang.files(code):
         if is_test_path(rel):
             continue  # judged as protected or steering files; the grader never imports them
         if rel in starter.files and _paths.same(starter, rel, code, rel):
             continue  # unchanged: nothing in it is the agent's
-        src = code.source(rel) if budget > 0 else None
+        src = lang.source(code, rel) if budget > 0 else None
         if src is None:
             # Unreadable by the caps: a gray instance, so that a cap is never a hiding place.
             why = f"over {MAX_FILE_BYTES} bytes" if budget > 0 else f"past the {MAX_TOTAL_BYTES}-byte review budget"
             gray.append(Finding(_gray.UNREVIEWABLE, f"{rel}: source {why}, not analysed", rel, severity="medium"))
             continue
         budget -= len(src.text)
-        if src.tree is None:
-            # The interpreter cannot import it either, so it cannot cheat; comments are still read.
-            info.append(Finding("integrity.not-analysed", f"{rel}: not valid Python ({src.error})", file=rel))
-        base = starter.source(rel)
-        for hit in _bright_hits(src, base, literals, explained, explained_structures):
-            bright.append((hit.rule, _finding(rel, hit, severity="critical")))
-        gray += [_finding(rel, h, severity="medium") for h in _new(_gray.gray_hits(src), base, _gray.gray_hits)]
+        note = lang.note(src)
+        if note is not None and note[0] == "gray":
+            gray.append(Finding(_gray.UNREVIEWABLE, f"{rel}: {note[1]}", rel, severity="medium"))
+        elif note is not None:
+            info.append(Finding("integrity.not-analysed", f"{rel}: {note[1]}", file=rel))
+        base = lang.source(starter, rel)
+        hits = _new(lang.code_hits(src), base, lang.code_hits)
+        # Hard-coding subtracts the starter itself (by literal counts), so it is not passed through _new.
+        hits += lang.hardcoded_hits(src, base, literals, explained, explained_structures)
+        bright += [(hit.rule, _finding(rel, hit, severity="critical")) for hit in hits]
+        gray += [_finding(rel, h, severity="medium") for h in _new(lang.gray_hits(src), base, lang.gray_hits)]
     if code.truncated:
         gray.append(Finding(_gray.UNREVIEWABLE, f"more than {len(code.files)} files; the rest not read",
                             severity="medium"))
 
 
-def _bright_hits(
-    src: SourceFile, base: SourceFile | None, literals: VisibleLiterals,
-    explained: frozenset[LitKey], explained_structures: frozenset[SKey],
-) -> list[Hit]:
-    hits = _new(_code.code_hits(src), base, _code.code_hits)
-    # Hard-coding subtracts the starter itself (by literal counts), so it is not passed through _new.
-    return hits + hardcoded_hits(src, base, literals, explained, explained_structures)
-
-
-def _new(hits: list[Hit], base: SourceFile | None, detect: Callable[[SourceFile], list[Hit]]) -> list[Hit]:
+def _new(hits: list[Hit], base: object | None, detect: Callable[[Any], list[Hit]]) -> list[Hit]:
     """Hits the submission added: the starter file's own hits (by position-free key) are removed."""
     if base is None:
         return hits
@@ -159,25 +157,6 @@ def _new(hits: list[Hit], base: SourceFile | None, detect: Callable[[SourceFile]
         else:
             out.append(hit)
     return out
-
-
-def _explained(*trees: Tree) -> frozenset[LitKey]:
-    """Every literal the starter or the reference writes: such a literal in a submission is legitimate."""
-    keys: set[LitKey] = set()
-    for tree in trees:
-        for rel in tree.python_files():
-            keys.update(literal_counts(tree.source(rel)))
-    return frozenset(keys)
-
-
-def _explained_structures(*trees: Tree) -> frozenset[SKey]:
-    """Every structured literal the starter or the reference writes (nested ones included)."""
-    keys: set[SKey] = set()
-    for tree in trees:
-        for rel in tree.python_files():
-            if (src := tree.source(rel)) is not None:
-                keys.update(src.structures)
-    return frozenset(keys)
 
 
 def _with_everywhere(gray: list[Finding]) -> list[Finding]:

@@ -30,6 +30,9 @@ _STEERING_NAMES = frozenset(
 )
 _CONFIG_NAMES = frozenset({"pyproject.toml", "setup.cfg", "tox.ini"})
 """Steer pytest only through a pytest section; otherwise they are ordinary packaging files."""
+_JS_STEERING = re.compile(r"^(vitest|jest|mocha)\.(config|workspace|projects|setup)\.[cm]?[jt]s(on)?$|^\.mocharc")
+"""Test-runner configs of a JavaScript challenge: they choose the tests, the environment and the setup
+files of the run (the runner removes them; compiler and package configs are merely replaced)."""
 _PYTEST_HEADER = re.compile(r"^\s*\[(tool\.pytest[^\]]*|tool:pytest|pytest)\]\s*$")
 _ANY_HEADER = re.compile(r"^\s*\[")
 
@@ -45,9 +48,13 @@ class PathFlag:
 
 
 def path_flags(
-    code: Tree, starter: Tree, visible: Tree, protected: list[str], removed: list[str], tampering: list[str]
+    code: Tree, starter: Tree, visible: Tree, protected: list[str], removed: list[str], tampering: list[str],
+    language: str = "python",
 ) -> list[PathFlag]:
-    """Every file-level flag, one per path (the first, most specific reason wins)."""
+    """Every file-level flag, one per path (the first, most specific reason wins). Steering files
+    and compiled code are the language's: pytest's for Python, the test runners' configs and native
+    addons (``*.node``) for JavaScript/TypeScript."""
+    python = language == "python"
     flags: dict[str, PathFlag] = {}
 
     def add(flag: PathFlag) -> None:
@@ -66,16 +73,17 @@ def path_flags(
         status = "added" if base is None else ("deleted" if rel not in code.files else "modified")
         before = _text(*base) if base else None
         after = _text(code, rel)
-        if _is_bytecode(rel):
-            add(PathFlag("gray", BYTECODE, rel, f"compiled bytecode shipped ({status}): {rel}"))
-        elif _steers(rel, after, before):
+        if _is_bytecode(rel, python):
+            what = "bytecode" if python else "code"
+            add(PathFlag("gray", BYTECODE, rel, f"compiled {what} shipped ({status}): {rel}"))
+        elif _steers(rel, after, before, python):
             add(PathFlag("bright", STEERING, rel, f"test-run steering file {status}: {rel}"))
         elif any(glob_matches(p, rel) for p in protected):
             add(_protected_flag(rel, status, before, after))
     for rel in code.symlinks:
         add(_symlink_flag(code.root, rel))
     for rel in removed:
-        add(_removed_flag(code, starter, rel))
+        add(_removed_flag(code, starter, rel, python))
     return list(flags.values()) + [
         PathFlag("bright", TAMPERING, "", f"the runner saw the grader tampered with: {entry}") for entry in tampering
     ]
@@ -94,7 +102,7 @@ def _protected_flag(rel: str, status: str, before: str | None, after: str | None
     return PathFlag("bright", PROTECTED, rel, f"protected path {status}: {rel}")
 
 
-def _removed_flag(code: Tree, starter: Tree, rel: str) -> PathFlag:
+def _removed_flag(code: Tree, starter: Tree, rel: str, python: bool = True) -> PathFlag:
     """Classify a path the runner removed from ``code/`` before grading.
 
     The runner removes more than steers pytest (``setup.py``, ``noxfile.py``...); only what does
@@ -102,12 +110,18 @@ def _removed_flag(code: Tree, starter: Tree, rel: str) -> PathFlag:
     """
     path, _, table = rel.rstrip("/").partition(" [")
     name = PurePosixPath(path).name
-    if rel.endswith("/") or _is_bytecode(path):
-        return PathFlag("gray", BYTECODE, path, f"compiled bytecode shipped (removed by the runner): {rel}")
+    if (rel.endswith("/") and python) or _is_bytecode(path, python):
+        what = "bytecode" if python else "code"
+        return PathFlag("gray", BYTECODE, path, f"compiled {what} shipped (removed by the runner): {rel}")
     if path in code.symlinks or (code.root / path).is_symlink():
         return _symlink_flag(code.root, path)
     if path in starter.files and path in code.files and same(starter, path, code, path):
         return PathFlag("info", STEERING, path, f"removed by the runner, unchanged from the starter: {rel}")
+    if not python:
+        if _JS_STEERING.match(name):
+            return PathFlag("bright", STEERING, path, f"test-run steering file shipped: {rel}")
+        return PathFlag("info", STEERING, path, f"removed or replaced by the runner (does not choose the tests or "
+                                                f"their setup by itself): {rel}")
     if name in _CONFIG_NAMES:
         if table or _steers(path, _text(code, path), _text(starter, path) if path in starter.files else None):
             return PathFlag("bright", STEERING, path, f"test-run steering file shipped: {rel}")
@@ -129,8 +143,10 @@ def _symlink_flag(root: Path, rel: str) -> PathFlag:
     return PathFlag("gray", SYMLINK, rel, f"symlink shipped (never followed; removed by the runner): {rel} -> {target}")
 
 
-def _steers(rel: str, text: str | None, before: str | None) -> bool:
+def _steers(rel: str, text: str | None, before: str | None, python: bool = True) -> bool:
     name = PurePosixPath(rel).name
+    if not python:
+        return _JS_STEERING.match(name) is not None
     if name in _STEERING_NAMES or name.endswith(".pth"):
         return True
     if name in _CONFIG_NAMES:
@@ -149,7 +165,9 @@ def _pytest_section(text: str | None) -> str:
     return "\n".join(out)
 
 
-def _is_bytecode(rel: str) -> bool:
+def _is_bytecode(rel: str, python: bool = True) -> bool:
+    if not python:
+        return rel.endswith(".node")  # a native addon: machine code ``require`` loads
     return rel.endswith((".pyc", ".pyo")) or "__pycache__" in PurePosixPath(rel).parts
 
 

@@ -17,7 +17,9 @@ from dataclasses import dataclass, field
 from functools import cache, cached_property
 from pathlib import Path
 
+from bouts import jsast
 from bouts._pyast import parse as parse_python
+from bouts.judges.integrity._jsfile import JsFile, read_js
 from bouts.judges.integrity._literals import LitKey, source_literals
 from bouts.judges.integrity._structures import SKey, structure_counts
 
@@ -26,6 +28,9 @@ MAX_FILE_BYTES = 256_000
 reviewed, and a cap must not become a hiding place); real solution modules are far smaller."""
 MAX_FILES = 20_000
 """Files past this count (in walk order) are not listed: the runner refuses larger trees anyway."""
+SKIPPED_DIRS = frozenset({"node_modules"})
+"""Directories never listed: what ``npm install`` leaves behind. The JavaScript runner deletes them
+and mounts the challenge's prepared dependencies instead, so nothing in them can run or steer a test."""
 
 
 @dataclass(frozen=True)
@@ -86,6 +91,7 @@ class Tree:
     symlinks: list[str] = field(default_factory=list)
     truncated: bool = False
     _sources: dict[str, SourceFile | None] = field(default_factory=dict, repr=False)
+    _js_sources: dict[str, JsFile | None] = field(default_factory=dict, repr=False)
 
     @classmethod
     def read(cls, root: Path | None) -> Tree:
@@ -97,7 +103,9 @@ class Tree:
             here = Path(dirpath)
             # Links to directories show up in dirnames; record them and never descend.
             for name in list(dirnames):
-                if (here / name).is_symlink():
+                if name in SKIPPED_DIRS:
+                    dirnames.remove(name)
+                elif (here / name).is_symlink():
                     tree.symlinks.append((here / name).relative_to(root).as_posix())
                     dirnames.remove(name)
             dirnames.sort()
@@ -134,6 +142,17 @@ class Tree:
 
     def python_files(self) -> list[str]:
         return [rel for rel in self.files if rel.endswith(".py")]
+
+    def js_files(self) -> list[str]:
+        """JavaScript and TypeScript files (``.js .mjs .cjs .jsx .ts .mts .cts .tsx``)."""
+        return [rel for rel in self.files if jsast.dialect_for(rel) is not None]
+
+    def js_source(self, rel: str) -> JsFile | None:
+        """The parsed JavaScript/TypeScript file at ``rel`` (cached); None when absent or too large."""
+        if rel not in self._js_sources:
+            data = self.read_bytes(rel)
+            self._js_sources[rel] = None if data is None else read_js(rel, data)
+        return self._js_sources[rel]
 
 
 def parse_source(rel: str, data: bytes) -> SourceFile:

@@ -21,9 +21,11 @@ from pathlib import Path
 from typing import Literal
 
 from bouts._pyast import parse as parse_python
+from bouts.jsast import JsSource
 from bouts.judges.quality._files import RawFile, read_tree
+from bouts.judges.quality._js_changes import JS_SUFFIXES, JsUnit, js_units, parse_js
 
-NoteKind = Literal["syntax-error", "too-large", "not-utf8", "skipped", "truncated"]
+NoteKind = Literal["syntax-error", "too-large", "not-utf8", "skipped", "truncated", "not-analysed"]
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 INHERITED_SHARE = 0.5
 """Weight of a line-level finding on a line inherited unchanged from the starter, in a changed function."""
@@ -60,13 +62,15 @@ class SourceFile:
     text: str
     tree: ast.Module | None
     """None when the file does not parse (a ``syntax-error`` note says why)."""
-    units: tuple[Unit, ...]
-    """Every function of the file; ``changed`` marks the judged ones."""
+    units: tuple[Unit, ...] | tuple[JsUnit, ...]
+    """Every function of the file; ``changed`` marks the judged ones (``JsUnit`` in JavaScript)."""
     judged: frozenset[int]
     """Judged line numbers: spans of changed functions plus changed module-level lines."""
     new: bool
     written: frozenset[int] = frozenset()
     """Line numbers the submission added or replaced (a line diff against the starter's file)."""
+    js: JsSource | None = None
+    """The syntax tree of a JavaScript/TypeScript file (``tree`` is for Python only)."""
 
     @property
     def lines(self) -> list[str]:
@@ -85,17 +89,20 @@ class ChangeSet:
     files: tuple[SourceFile, ...]
     """Every readable submission file (changed or not: unchanged ones give context, e.g. callers)."""
     notes: tuple[Note, ...] = field(default=())
+    language: str = "python"
+    """``python``, or ``javascript`` for JavaScript and TypeScript files alike."""
 
     @property
     def changed(self) -> tuple[SourceFile, ...]:
         return tuple(f for f in self.files if f.judged)
 
-    def changed_units(self) -> Iterator[Unit]:
+    def changed_units(self) -> Iterator[Unit | JsUnit]:
         for f in self.files:
             yield from (u for u in f.units if u.changed)
 
-    @property
+    @functools.cached_property
     def judged_lines(self) -> int:
+        """Non-blank judged lines in all (computed once: every density cost divides by it)."""
         return sum(f.judged_count() for f in self.files)
 
     @property
@@ -217,14 +224,49 @@ def _start(node: FunctionNode) -> int:
     return min([node.lineno] + [d.lineno for d in node.decorator_list])
 
 
-def collect(code_dir: Path, starter_dir: Path, exclude: tuple[str, ...] = ()) -> ChangeSet:
-    """Read the submission and the starter and work out what the submission changed."""
-    mine, truncated = read_tree(code_dir, exclude)
-    base = {f.rel: f for f in read_tree(starter_dir, exclude)[0]}
+def _js_source_file(raw: RawFile, base: RawFile | None) -> tuple[SourceFile | None, list[Note]]:
+    """``_source_file`` for JavaScript/TypeScript (see ``_js_changes``)."""
+    assert raw.text is not None
+    notes = [Note("not-utf8", raw.rel, "not valid UTF-8 (decoded with replacement characters)")] if raw.not_utf8 else []
+    base_text = base.text if base is not None else None
+    parsed = parse_js(raw)
+    if base_text == raw.text:
+        units = tuple(js_units(raw.rel, parsed, None)[0]) if isinstance(parsed, JsSource) else ()
+        return SourceFile(raw.rel, raw.text, None, units, frozenset(), False,
+                          js=parsed if isinstance(parsed, JsSource) else None), []
+    diff_lines = _changed_lines(base_text, raw.text)
+    if not isinstance(parsed, JsSource) or parsed.error_lines:
+        if isinstance(parsed, JsSource):
+            notes.append(Note("syntax-error", raw.rel, f"syntax error (line {parsed.error_lines[0]})",
+                              parsed.error_lines[0]))
+        else:
+            notes.append(Note("not-analysed", raw.rel, parsed.reason, parsed.line))
+        return SourceFile(raw.rel, raw.text, None, (), frozenset(diff_lines), base is None,
+                          frozenset(diff_lines)), notes
+    before_src = parse_js(base) if base is not None and base_text is not None else None
+    before = js_units(base.rel, before_src, None)[1] if isinstance(before_src, JsSource) and base else {}
+    units, _ = js_units(raw.rel, parsed, before)
+    in_function = {n for u in units for n in range(u.start, u.end + 1)}
+    judged = {n for u in units if u.changed for n in u.owned}
+    judged |= diff_lines - in_function
+    return SourceFile(raw.rel, raw.text, None, tuple(units), frozenset(judged), base is None,
+                      frozenset(diff_lines), parsed), notes
+
+
+def collect(code_dir: Path, starter_dir: Path, exclude: tuple[str, ...] = (), language: str = "python") -> ChangeSet:
+    """Read the submission and the starter and work out what the submission changed.
+
+    ``language`` is the challenge's: ``javascript`` and ``typescript`` read the JavaScript and
+    TypeScript files with tree-sitter (``_js_changes``), anything else the ``.py`` files.
+    """
+    js = language in ("javascript", "typescript")
+    suffixes = JS_SUFFIXES if js else (".py",)
+    mine, truncated = read_tree(code_dir, exclude, suffixes)
+    base = {f.rel: f for f in read_tree(starter_dir, exclude, suffixes)[0]}
     files: list[SourceFile] = []
     notes: list[Note] = []
     if truncated:
-        notes.append(Note("truncated", ".", "more Python files than the judges read; the rest were not judged"))
+        notes.append(Note("truncated", ".", "more source files than the judges read; the rest were not judged"))
     for raw in mine:
         if raw.text is None:
             same = raw.rel in base and base[raw.rel].text is None and base[raw.rel].size == raw.size
@@ -232,8 +274,8 @@ def collect(code_dir: Path, starter_dir: Path, exclude: tuple[str, ...] = ()) ->
             if not same:
                 notes.append(Note(kind, raw.rel, raw.skipped or "not read"))
             continue
-        source, file_notes = _source_file(raw, base.get(raw.rel))
+        source, file_notes = (_js_source_file if js else _source_file)(raw, base.get(raw.rel))
         notes += file_notes
         if source is not None:
             files.append(source)
-    return ChangeSet(tuple(files), tuple(notes))
+    return ChangeSet(tuple(files), tuple(notes), "javascript" if js else "python")

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import ast
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from bouts.judges.quality._changes import Unit
+from bouts.judges.quality._js_changes import JsUnit
 
 WINDOW = 25
 """Tokens per window: about three lines of ordinary code; shorter windows match idioms, not copies."""
@@ -25,7 +27,7 @@ _SKIP = (ast.expr_context, ast.type_ignore)
 class Clone:
     """The duplicated part of one changed function."""
 
-    unit: Unit
+    unit: Unit | JsUnit
     covered: int
     """Tokens of the function inside a window found elsewhere."""
     token_lines: tuple[int, ...]
@@ -56,10 +58,14 @@ def tokens(unit: Unit) -> list[tuple[str, int]]:
     return out
 
 
-def find_clones(units: Sequence[Unit], window: int = WINDOW) -> tuple[list[Clone], int]:
+def find_clones(
+    units: Sequence[Unit] | Sequence[JsUnit], window: int = WINDOW,
+    tokenize: Callable[[Any], list[tuple[str, int]]] = tokens,
+) -> tuple[list[Clone], int]:
     """Duplicated spans of the changed units (compared with every unit), and the changed units'
-    total token count (the denominator of the duplicated share)."""
-    streams = {i: tokens(u) for i, u in enumerate(units)}
+    total token count (the denominator of the duplicated share). ``tokenize`` reads one unit
+    (``tokens`` for Python; ``_js_metrics.tokens`` for JavaScript)."""
+    streams = {i: tokenize(u) for i, u in enumerate(units)}
     keys: dict[int, list[int]] = {}
     seen: dict[int, list[tuple[int, int]]] = defaultdict(list)
     for i, stream in streams.items():

@@ -1,6 +1,7 @@
-"""Reading a submission's Python files without trusting them.
+"""Reading a submission's source files without trusting them.
 
-Every quality judge reads the same files the same way: regular ``.py`` files only, symlinks skipped
+Every quality judge reads the same files the same way: regular source files of the challenge's
+language only (``.py``; ``.js .mjs .cjs .jsx .ts .mts .cts .tsx`` for JavaScript/TypeScript), symlinks skipped
 (never followed: a link could point at ``/etc`` or at the starter), each file capped in size, the
 whole tree capped in file count, bytes that are not UTF-8 decoded with replacement rather than
 refused. Nothing here imports or runs submission code.
@@ -59,8 +60,11 @@ def is_excluded(rel: str, patterns: Iterable[str]) -> bool:
     return False
 
 
-def read_tree(root: Path, exclude: Iterable[str] = ()) -> tuple[list[RawFile], bool]:
-    """The ``.py`` files under ``root`` (sorted), and whether the ``MAX_FILES`` cap cut the list."""
+def read_tree(
+    root: Path, exclude: Iterable[str] = (), suffixes: tuple[str, ...] = (".py",)
+) -> tuple[list[RawFile], bool]:
+    """The source files under ``root`` whose name ends with one of ``suffixes`` (``.py`` by default),
+    sorted, and whether the ``MAX_FILES`` cap cut the list."""
     patterns = tuple(exclude)
     rels: list[str] = []
     links: list[str] = []
@@ -78,7 +82,7 @@ def read_tree(root: Path, exclude: Iterable[str] = ()) -> tuple[list[RawFile], b
             kept.append(name)
         dirnames[:] = kept
         for name in filenames:
-            if name.endswith(".py"):
+            if name.endswith(suffixes):
                 rels.append((here / name).relative_to(root).as_posix())
     rels = sorted(r for r in rels if not is_excluded(r, patterns))
     truncated = len(rels) > MAX_FILES

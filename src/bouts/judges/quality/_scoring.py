@@ -24,6 +24,8 @@ from bouts.scoring.explain import Explained, NotScored, fmt
 
 Dimension = Literal["readability", "architecture", "robustness", "idiomaticity"]
 DIMENSIONS: tuple[Dimension, ...] = ("readability", "architecture", "robustness", "idiomaticity")
+LANGUAGES = ("python", "javascript", "typescript")
+"""Challenge languages the offline quality judges read (JavaScript and TypeScript with tree-sitter)."""
 MIN_LINES = 40
 """Density denominator floor, in judged lines."""
 RULE_CAP = 50.0
@@ -37,6 +39,7 @@ NOTE_COSTS: Mapping[NoteKind, tuple[Dimension, float]] = {
     "not-utf8": ("idiomaticity", 10.0),
     "skipped": ("readability", 0.0),
     "truncated": ("architecture", 0.0),
+    "not-analysed": ("architecture", 40.0),
 }
 
 
@@ -62,10 +65,11 @@ def per_line(weight: float, changes: ChangeSet, file: str | None = None, line: i
 
 def prepare(inp: JudgeInput) -> ChangeSet | NotScored:
     """The judged change set of a submission, or why there is nothing to judge."""
-    if inp.challenge.spec.language != "python":
-        return NotScored(f"the offline quality judges read Python only (challenge language: "
-                         f"{inp.challenge.spec.language})")
-    changes = collect(inp.code_dir, inp.challenge.starter, tuple(inp.challenge.spec.protected))
+    language = inp.challenge.spec.language
+    if language not in LANGUAGES:
+        return NotScored(f"the offline quality judges read {', '.join(LANGUAGES)} only (challenge language: "
+                         f"{language})")
+    changes = collect(inp.code_dir, inp.challenge.starter, tuple(inp.challenge.spec.protected), language)
     if not changes.changed and not any(NOTE_COSTS[n.kind][1] for n in changes.notes):
         return NotScored("the submission changed no code", (changes.summary(),))
     return changes

@@ -22,6 +22,7 @@ from bouts.errors import InfrastructureError
 from bouts.judges.base import JUDGES, Judge, JudgeInput, Verdict
 from bouts.judges.quality._changes import ChangeSet
 from bouts.judges.quality._scoring import Dimension, Hit, judge_changed_code, per_line
+from bouts.scoring.explain import NotScored
 
 NAME = "quality-lint"
 SELECT = (
@@ -160,6 +161,10 @@ class LintJudge:
     component = "code_quality"
 
     def judge(self, inp: JudgeInput) -> Verdict:
+        if inp.challenge.spec.language != "python":
+            return Verdict(self.name, "code_quality", NotScored(
+                f"quality-lint runs ruff, which reads Python only (challenge language: {inp.challenge.spec.language}); "
+                "quality-metrics and quality-structure read JavaScript and TypeScript"))
         return judge_changed_code(
             self.name, inp, lambda changes: lint_hits(changes, run_ruff(changes)),
             lambda: {"ruff": ruff_version(), "quality-lint rules": "2026.1"},

@@ -29,8 +29,10 @@ from importlib.metadata import version
 from radon.complexity import cc_visit_ast
 
 from bouts.judges.base import JUDGES, Judge, JudgeInput, Verdict
+from bouts.judges.quality import _js_metrics as js
 from bouts.judges.quality._changes import ChangeSet, SourceFile, Unit
 from bouts.judges.quality._duplication import find_clones
+from bouts.judges.quality._js_changes import JsUnit
 from bouts.judges.quality._scoring import Dimension, Hit, judge_changed_code, per_line
 
 NAME = "quality-metrics"
@@ -138,44 +140,69 @@ def dead_code(changes: ChangeSet) -> Iterator[tuple[str, str, int]]:
 
 def function_hits(changes: ChangeSet, f: SourceFile, unit: Unit) -> list[Hit]:
     """Threshold metrics of one changed function."""
+    lines = [(line, 1) for line in sorted(set(unreachable(unit)))]
+    return _threshold_hits(changes, f, unit, complexity(unit), body_length(unit, f.lines), nesting(unit.node),
+                           parameters(unit), MAX_PARAMS, lines)
+
+
+def _threshold_hits(
+    changes: ChangeSet, f: SourceFile, unit: Unit | JsUnit, cc: int, length: int, depth: int,
+    params: int, max_params: int, unreachable_lines: list[tuple[int, int]],
+) -> list[Hit]:
+    """Costs of one changed function's measures (the same for every language)."""
     where = f"{f.rel}:{unit.qualname}"
-    length = body_length(unit, f.lines)
     share = min(1.0, (length + 1) / max(changes.judged_lines, 1))  # its share of the judged code
     over: list[tuple[str, Dimension, str, float]] = []
-    cc = complexity(unit)
     if cc > MAX_COMPLEXITY:
         over.append(("complexity", "robustness", f"cyclomatic complexity {cc} (> {MAX_COMPLEXITY})",
                      5 * (cc - MAX_COMPLEXITY)))
     if length > MAX_LENGTH:
         over.append(("length", "readability", f"{length} lines long (> {MAX_LENGTH})", 2 * (length - MAX_LENGTH)))
-    depth = nesting(unit.node)
     if depth > MAX_NESTING:
         over.append(("nesting", "readability", f"blocks nested {depth} deep (> {MAX_NESTING})",
                      25 * (depth - MAX_NESTING)))
     hits = [Hit(f"metrics.{rule}", dim, f"{where}: {message}", share * min(100.0, severity), f.rel, unit.start)
             for rule, dim, message, severity in over]
-    params = parameters(unit)
-    if params > MAX_PARAMS:
-        hits.append(Hit("metrics.parameters", "architecture", f"{where}: {params} parameters (> {MAX_PARAMS})",
-                        per_line(4 * (params - MAX_PARAMS), changes), f.rel, unit.start))
-    for line in sorted(set(unreachable(unit))):
+    if params > max_params:
+        hits.append(Hit("metrics.parameters", "architecture", f"{where}: {params} parameters (> {max_params})",
+                        per_line(4 * (params - max_params), changes), f.rel, unit.start))
+    for line, _ in unreachable_lines:
         hits.append(Hit("metrics.unreachable", "robustness", f"{where}: statement after return/raise/break",
                         per_line(10, changes, f.rel, line), f.rel, line))
     return hits
 
 
+def js_function_hits(changes: ChangeSet, f: SourceFile, unit: JsUnit) -> list[Hit]:
+    """Threshold metrics of one changed JavaScript/TypeScript unit (``_js_metrics``)."""
+    src = js.source_of(f)
+    length = js.body_length(src, unit)
+    depth = js.nesting(src, unit)
+    lines = [(line, 1) for line in sorted(set(js.unreachable(src, unit)))]
+    return _threshold_hits(changes, f, unit, js.complexity(src, unit), length, depth,
+                           js.parameters(unit), js.MAX_PARAMS, lines)
+
+
 def metric_hits(changes: ChangeSet) -> list[Hit]:
     """Every metrics hit of the change set."""
-    hits = [h for f in changes.changed for u in f.units if u.changed for h in function_hits(changes, f, u)]
-    all_units = [u for f in changes.files for u in f.units]
-    clones, total = find_clones(all_units)
+    if changes.language == "javascript":
+        hits = [h for f in changes.changed for u in f.units if u.changed
+                for h in js_function_hits(changes, f, u)]  # type: ignore[arg-type]
+        sources = {f.rel: f.js for f in changes.files if f.js is not None}
+        all_units = [u for f in changes.files for u in f.units]
+        clones, total = find_clones(all_units, tokenize=lambda u: js.tokens(u, sources[u.file]))
+        dead = js.dead_code(changes)
+    else:
+        hits = [h for f in changes.changed for u in f.units if u.changed
+                for h in function_hits(changes, f, u)]  # type: ignore[arg-type]
+        clones, total = find_clones([u for f in changes.files for u in f.units])
+        dead = dead_code(changes)
     for clone in clones:
         weighted = sum(changes.share(clone.unit.file, line) for line in clone.token_lines)
         hits.append(Hit("metrics.duplication", "architecture",
                         f"{clone.unit.file}:{clone.unit.qualname}: {clone.covered} of its syntax tokens repeat code in "
                         f"{', '.join(clone.partners)} (lines {min(clone.token_lines)}-{max(clone.token_lines)})",
                         weighted / max(total, 1) * 100, clone.unit.file, min(clone.token_lines)))
-    for message, file, line in dead_code(changes):
+    for message, file, line in dead:
         hits.append(Hit("metrics.dead-code", "idiomaticity", message, per_line(6, changes, file, line), file, line))
     return hits
 

@@ -23,9 +23,13 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+from bouts import jsast
 from bouts.judges.base import JUDGES, Judge, JudgeInput, Verdict
+from bouts.judges.quality import _js_metrics as js_metrics
+from bouts.judges.quality import _js_structure as js_rules
 from bouts.judges.quality import _structure_rules as rules
 from bouts.judges.quality._changes import ChangeSet, SourceFile
+from bouts.judges.quality._js_changes import JsUnit
 from bouts.judges.quality._scoring import Dimension, Hit, judge_changed_code, per_line
 from bouts.judges.quality.metrics import complexity
 
@@ -51,6 +55,7 @@ RULES: dict[str, tuple[Dimension, float]] = {
     "special-case": ("robustness", 20),
     "open-without-with": ("idiomaticity", 10),
     "mutable-default": ("idiomaticity", 10),
+    "object-as-map": ("robustness", 10),
 }
 
 
@@ -152,6 +157,8 @@ def _strongly_connected(graph: dict[str, list[str]]) -> list[list[str]]:
 
 
 def structure_hits(changes: ChangeSet) -> list[Hit]:
+    if changes.language == "javascript":
+        return js_structure_hits(changes)
     hits: list[Hit] = []
 
     def add(rule: str, file: str, line: int, message: str) -> None:
@@ -196,6 +203,108 @@ def structure_hits(changes: ChangeSet) -> list[Hit]:
                                 f"{qualname}: public function not fully type-annotated "
                                 f"({sum(ok for *_, ok, _ in public)}/{len(public)} changed public functions are)",
                                 ANNOTATION_POINTS / len(public) * share, f.rel, line))
+    return hits
+
+
+JS_FRAMEWORKS = frozenset({"express", "fastify", "koa", "@hapi/hapi", "hapi", "restify", "hono", "commander",
+                           "yargs", "meow", "cac", "minimist", "http", "https", "next", "@nestjs/core"})
+
+
+def js_module_name(rel: str) -> str:
+    """``src/lib/util.mjs`` → ``src/lib/util``; ``src/lib/index.js`` → ``src/lib``."""
+    stem = rel.rsplit(".", 1)[0]
+    return stem.removesuffix("/index") if stem.endswith("/index") else stem
+
+
+def js_imports(f: SourceFile, modules: set[str]) -> Iterator[tuple[str, int]]:
+    """(module, line) of the submission modules a JavaScript file loads at import time (``import``,
+    ``export ... from``, top-level ``require``; ``import()`` is deferred, like a ``TYPE_CHECKING`` import)."""
+    assert f.js is not None
+    here = f.rel.rsplit("/", 1)[0] if "/" in f.rel else ""
+    for imp in jsast.imports(f.js):
+        if imp.kind == "dynamic" or not imp.module.startswith("."):
+            continue
+        parts = [p for p in here.split("/") if p]
+        for seg in imp.module.split("/"):
+            if seg == "..":
+                parts = parts[:-1]
+            elif seg not in ("", "."):
+                parts.append(seg)
+        target = js_module_name("/".join(parts)) if "." in (parts[-1] if parts else "") else "/".join(parts)
+        if target in modules:
+            yield target, imp.node.line
+
+
+def js_is_driver(f: SourceFile) -> bool:
+    parts = js_module_name(f.rel).split("/")
+    if (DRIVER_NAMES | {"bin"}) & set(parts):
+        return True
+    return f.js is not None and any(i.module.split("/")[0] in JS_FRAMEWORKS or i.module in JS_FRAMEWORKS
+                                    for i in jsast.imports(f.js))
+
+
+def js_structure_hits(changes: ChangeSet) -> list[Hit]:
+    """The structure rules on a JavaScript/TypeScript change set (``_js_structure``)."""
+    hits: list[Hit] = []
+
+    def add(rule: str, file: str, line: int, message: str) -> None:
+        dimension, weight = RULES[rule]
+        hits.append(Hit(f"structure.{rule}", dimension, message, per_line(weight, changes, file, line), file, line))
+
+    readable = [f for f in changes.files if f.js is not None]
+    modules = {js_module_name(f.rel) for f in readable}
+    drivers = {js_module_name(f.rel) for f in readable if js_is_driver(f)}
+    graph: dict[str, list[tuple[str, int]]] = {js_module_name(f.rel): [] for f in readable}
+    public: list[tuple[SourceFile, int, bool, str]] = []
+    for f in readable:
+        src = f.js
+        assert src is not None
+        me = js_module_name(f.rel)
+        edges = [(t, line) for t, line in js_imports(f, modules) if t in modules and t != me]
+        graph[me] = edges
+        if not f.judged:
+            continue
+        if me not in drivers:
+            for target, line in edges:
+                if target in drivers and line in f.judged:
+                    add("layering", f.rel, line, f"core module {me} imports driver module {target}")
+        names = jsast.dotted_names(src)
+        aliases = jsast.aliases(src, names)
+        plain = js_rules.plain_objects(src)
+        all_units = frozenset(u.fn.node.index for u in f.units if isinstance(u, JsUnit))
+        for rule, line, message in js_rules.class_names(src, f.judged, all_units):
+            add(rule, f.rel, line, message)
+        typescript = jsast.dialect_for(f.rel) != "javascript"
+        for unit in (u for u in f.units if u.changed):
+            assert isinstance(unit, JsUnit)
+            for rule, line, message in (
+                *js_rules.naming(src, unit), *js_rules.error_handling(src, unit), *js_rules.special_cases(src, unit),
+                *js_rules.resources(src, unit, names, aliases), *js_rules.object_as_map(src, unit, plain),
+            ):
+                add(rule, f.rel, line, f"{unit.qualname}: {message}")
+            cc = js_metrics.complexity(src, unit)
+            if me in drivers and cc > DRIVER_MAX_COMPLEXITY:
+                add("driver-logic", f.rel, unit.start,
+                    f"{unit.qualname} sits in a driver module but holds logic (complexity {cc}): move it to the core")
+            elif me not in drivers and cc > DRIVER_MAX_COMPLEXITY and (
+                    io := js_rules.io_call(src, unit, names, aliases)):
+                add("io-in-logic", f.rel, unit.start,
+                    f"{unit.qualname} mixes I/O ({io}) with logic (complexity {cc}): keep I/O at the edges")
+            if typescript and unit.fn.name and not unit.fn.name.startswith(("_", "#")):
+                public.append((f, unit.start, js_rules.annotated(src, unit), unit.qualname))
+    by_module = {js_module_name(f.rel): f for f in readable}
+    for component in _strongly_connected({m: [t for t, _ in e] for m, e in graph.items()}):
+        members = set(component)
+        closing = [(by_module[m].rel, line) for m in sorted(component) for t, line in graph[m]
+                   if len(component) > 1 and t in members and line in by_module[m].judged]
+        if closing:
+            add("import-cycle", closing[0][0], closing[0][1], f"import cycle: {' → '.join(sorted(component))}")
+    for f, line, ok, qualname in public:
+        if not ok:
+            hits.append(Hit("structure.annotations", "idiomaticity",
+                            f"{qualname}: public function's parameters not fully typed "
+                            f"({sum(ok for *_, ok, _ in public)}/{len(public)} changed public functions are)",
+                            ANNOTATION_POINTS / len(public) * changes.share(f.rel, line), f.rel, line))
     return hits
 
 
