@@ -38,6 +38,22 @@ def write_tree(root: Path, files: dict[str, str]) -> None:
         path.write_text(textwrap.dedent(text))
 
 
+def _challenge(
+    root: Path, spec: ChallengeSpec, tests: dict[Suite, dict[str, str]], code_dir: Path, code: dict[str, str]
+) -> tuple[Challenge, Path]:
+    """Write ``tests`` under ``root/tests`` and ``code`` into ``code_dir``; the challenge over them."""
+    test_files: dict[Suite, list[str]] = {}
+    for suite, files in tests.items():
+        write_tree(root / "tests" / suite, files)
+        test_files[suite] = [f"tests/{suite}/{name}" for name in files]
+    code_dir.mkdir(parents=True, exist_ok=True)
+    write_tree(code_dir, code)
+    challenge = Challenge(
+        root=root, spec=spec, content_hash="dummy", suite_hashes={s: "dummy" for s in tests}, test_files=test_files,
+    )  # fmt: skip
+    return challenge, code_dir
+
+
 @pytest.fixture
 def make_js_challenge(tmp_path: Path) -> MakeJsChallenge:
     """Build ``(challenge, code_dir)`` for a ``javascript`` challenge (no reference: ids from the run)."""
@@ -48,21 +64,9 @@ def make_js_challenge(tmp_path: Path) -> MakeJsChallenge:
         *,
         limits: Limits = JS_LIMITS,
     ) -> tuple[Challenge, Path]:
-        tests = tests or {"visible": VISIBLE}
-        root = tmp_path / "challenge"
-        test_files: dict[Suite, list[str]] = {}
-        for suite, files in tests.items():
-            write_tree(root / "tests" / suite, files)
-            test_files[suite] = [f"tests/{suite}/{name}" for name in files]
-        code_dir = tmp_path / "submission" / "code"
-        code_dir.mkdir(parents=True, exist_ok=True)
-        write_tree(code_dir, HONEST_CODE if code is None else code)
         spec = ChallengeSpec(id="tiny-js", title="Tiny JS", language="javascript", limits=limits)
-        challenge = Challenge(
-            root=root, spec=spec, content_hash="dummy", suite_hashes={s: "dummy" for s in tests},
-            test_files=test_files,
-        )  # fmt: skip
-        return challenge, code_dir
+        return _challenge(tmp_path / "challenge", spec, tests or {"visible": VISIBLE},
+                          tmp_path / "submission" / "code", HONEST_CODE if code is None else code)  # fmt: skip
 
     return make
 
@@ -138,21 +142,10 @@ def make_fw_challenge(tmp_path: Path) -> MakeFwChallenge:
         for name in ("package.json", "package-lock.json"):
             shutil.copyfile(FRAMEWORKS / name, root / name)
         write_tree(root, extra or {})
-        test_files: dict[Suite, list[str]] = {}
-        for suite, files in tests.items():
-            write_tree(root / "tests" / suite, files)
-            test_files[suite] = [f"tests/{suite}/{name}" for name in files]
         if reference is not None:
             write_tree(root / "reference", reference)
-        code_dir = tmp_path / "submission" / "code"
-        code_dir.mkdir(parents=True, exist_ok=True)
-        write_tree(code_dir, FW_CODE if code is None else code)
         spec = ChallengeSpec(id="tiny-fw", title="Tiny framework challenge", language=language, limits=limits,
                              tests=TestsConfig(framework=framework))  # type: ignore[arg-type]  # fmt: skip
-        challenge = Challenge(
-            root=root, spec=spec, content_hash="dummy", suite_hashes={s: "dummy" for s in tests},
-            test_files=test_files,
-        )  # fmt: skip
-        return challenge, code_dir
+        return _challenge(root, spec, tests, tmp_path / "submission" / "code", FW_CODE if code is None else code)
 
     return make

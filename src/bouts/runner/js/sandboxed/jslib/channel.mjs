@@ -49,3 +49,8 @@ export function take() {
   taken = true;
   return send;
 }
+
+/** The first non-blank line of a message, cut to 1000 characters (for a test's failure detail). */
+export function firstLine(text) {
+  return String(text ?? '').split('\n').find((l) => l.trim() !== '')?.slice(0, 1000) ?? '';
+}

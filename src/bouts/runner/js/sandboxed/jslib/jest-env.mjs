@@ -5,7 +5,7 @@
 // end becomes the test's record, with the fingerprint of the machinery a forger would replace
 // and the test's bouts_expect digests. See docs/javascript.md.
 import { createRequire } from 'node:module';
-import { take } from './channel.mjs';
+import { firstLine, take } from './channel.mjs';
 import { expectations, install } from './canonical.mjs';
 import { baseline, builtins, ownFunctions, processMachinery } from './watch.mjs';
 
@@ -24,10 +24,6 @@ function fullName(test) {
   const parts = [];
   for (let block = test; block && block.parent; block = block.parent) parts.unshift(block.name);
   return parts.join(' > ');
-}
-
-function firstLine(text) {
-  return String(text ?? '').split('\n').find((l) => l.trim() !== '')?.slice(0, 1000) ?? '';
 }
 
 function firstError(errors) {

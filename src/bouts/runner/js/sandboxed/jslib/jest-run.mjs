@@ -3,16 +3,12 @@
 // built here, never read from the workspace; the verdicts come from the test environment
 // (jest-env.mjs), which takes this process's channel once. See docs/javascript.md.
 import { createRequire } from 'node:module';
-import { open } from './channel.mjs';
+import { firstLine, open } from './channel.mjs';
 
 const send = open();
 const exit = process.exit.bind(process);
 const cfg = JSON.parse(process.argv[2]);
 const here = new URL('.', import.meta.url).pathname;
-
-function firstLine(text) {
-  return String(text ?? '').split('\n').find((l) => l.trim() !== '')?.slice(0, 1000) ?? '';
-}
 
 process.on('unhandledRejection', (reason) => {
   const what = reason instanceof Error ? `${reason.name}: ${reason.message}` : String(reason);

@@ -6,6 +6,7 @@
 // supervisor (is this the test it was asked to run?) and by the host (nonce, canaries,
 // fingerprint). See docs/javascript.md, "Threat model".
 import { writeSync } from 'node:fs';
+import { firstLine } from './channel.mjs';
 
 let armed = null; // {nonce, fd, check}: set once by the preload, never exported
 let used = false; // the generator runs once: a submission that calls it first breaks the real one
@@ -27,10 +28,6 @@ function send(record) {
   if (armed === null) return;
   const line = stringify({ ...record, nonce: armed.nonce }) + '\n';
   write(armed.fd, line);
-}
-
-function firstLine(text) {
-  return String(text ?? '').split('\n').find((l) => l.trim() !== '')?.slice(0, 1000) ?? '';
 }
 
 // node:test failure types → the engine's outcomes. Only a clean pass passes.

@@ -5,16 +5,12 @@
 // it read before loading vitest. See docs/javascript.md.
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
-import { open } from './channel.mjs';
+import { firstLine, open } from './channel.mjs';
 
 const send = open();
 const exit = process.exit.bind(process);
 const cfg = JSON.parse(process.argv[2]);
 const here = new URL('.', import.meta.url).pathname;
-
-function firstLine(text) {
-  return String(text ?? '').split('\n').find((l) => l.trim() !== '')?.slice(0, 1000) ?? '';
-}
 
 function verdict(testCase) {
   const r = testCase.result();
