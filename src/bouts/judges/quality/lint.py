@@ -1,4 +1,5 @@
-"""The lint judge ("quality-lint"): ruff findings in changed code, by rule family and density.
+"""The lint judge ("quality-lint"): ruff findings in changed code, by rule family and density
+(JavaScript/TypeScript: ESLint's core rules, ``_js_lint``).
 
 Ruff runs as a subprocess (the venv's ``ruff``, next to ``sys.executable``) over *copies* of the
 changed files in a temporary directory, with ``--isolated`` (no configuration file of the
@@ -16,13 +17,14 @@ import re
 import subprocess
 import sys
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 from bouts.errors import InfrastructureError
 from bouts.judges.base import JUDGES, Judge, JudgeInput, Verdict
+from bouts.judges.quality import _js_lint as js_lint
 from bouts.judges.quality._changes import ChangeSet
 from bouts.judges.quality._scoring import Dimension, Hit, judge_changed_code, per_line
-from bouts.scoring.explain import NotScored
 
 NAME = "quality-lint"
 SELECT = (
@@ -154,17 +156,26 @@ def lint_hits(changes: ChangeSet, diagnostics: list[dict[str, object]]) -> list[
     return hits
 
 
+@dataclass(frozen=True)
 class LintJudge:
-    """Ruff rule families mapped to the four dimensions; density per 100 changed lines."""
+    """Ruff rule families (Python) or ESLint core rules (JavaScript/TypeScript) mapped to the four
+    dimensions; density per 100 changed lines."""
+
+    eslint_dir: Path | None = None
+    """The engine's ESLint install; default: ``tools/eslint`` of this checkout (as the security judge)."""
+    node: Path | None = None
+    """The node executable that runs ESLint; default: ``node`` on ``PATH``."""
 
     name = NAME
     component = "code_quality"
 
     def judge(self, inp: JudgeInput) -> Verdict:
-        if inp.challenge.spec.language != "python":
-            return Verdict(self.name, "code_quality", NotScored(
-                f"quality-lint runs ruff, which reads Python only (challenge language: {inp.challenge.spec.language}); "
-                "quality-metrics and quality-structure read JavaScript and TypeScript"))
+        if inp.challenge.spec.language in ("javascript", "typescript"):
+            tool = js_lint.quality_tool(self.eslint_dir, self.node)
+            return judge_changed_code(
+                self.name, inp, lambda changes: js_lint.eslint_hits(changes, tool),
+                lambda: {**js_lint.eslint_versions(tool), "quality-lint rules": "2026.1-js"},
+            )
         return judge_changed_code(
             self.name, inp, lambda changes: lint_hits(changes, run_ruff(changes)),
             lambda: {"ruff": ruff_version(), "quality-lint rules": "2026.1"},

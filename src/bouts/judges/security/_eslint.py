@@ -12,8 +12,13 @@ Parsing the formatter's output is pure; finding and running the tool is the I/O 
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import shutil
+import signal
+import subprocess
+import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -110,6 +115,10 @@ class EslintTool:
     """``tools/eslint``: package.json, the lock, the config and formatter, and ``node_modules/``."""
     node: Path | None
     """The node executable; None when none was found."""
+    config_file: str = CONFIG_FILE
+    """The engine's flat config in ``package_dir`` (the quality lint judge has its own)."""
+    purpose: str = "the security judge cannot scan JavaScript/TypeScript"
+    """What is lost when ESLint is missing (the start of the ``InfrastructureError`` reasons)."""
 
     @property
     def entry(self) -> Path:
@@ -119,23 +128,55 @@ class EslintTool:
         """Raise ``InfrastructureError`` unless node and ESLint (with its config) are there."""
         if self.node is None or not self.node.is_file():
             raise InfrastructureError(
-                "node is not installed: the security judge cannot run ESLint on JavaScript/TypeScript "
+                f"node is not installed: {self.purpose} with ESLint "
                 f"(looked for {self.node or 'node on PATH'}); install Node 20+ and run scripts/setup"
             )
-        missing = [p for p in (self.entry, self.package_dir / CONFIG_FILE, self.package_dir / FORMATTER_FILE)
+        missing = [p for p in (self.entry, self.package_dir / self.config_file, self.package_dir / FORMATTER_FILE)
                    if not p.is_file()]
         if missing:
             raise InfrastructureError(
-                "ESLint is not installed: the security judge cannot scan JavaScript/TypeScript (missing "
-                f"{', '.join(map(str, missing))}); run scripts/setup"
+                f"ESLint is not installed: {self.purpose} (missing {', '.join(map(str, missing))}); run scripts/setup"
             )
 
-    def command(self, targets: Sequence[str]) -> list[str]:
-        rules = json.dumps(dict.fromkeys(ESLINT_RULES, "error"), sort_keys=True)
+    def command(self, targets: Sequence[str], rules: Mapping[str, object] | None = None) -> list[str]:
+        """The pinned invocation: the engine's config and formatter, ``rules`` (default: the security
+        judge's ``ESLINT_RULES``, all "error") on the command line; nothing of the submission's read."""
+        chosen = dict.fromkeys(ESLINT_RULES, "error") if rules is None else dict(rules)
         return [
-            str(self.node), *NODE_ARGS, str(self.entry), "--config", str(self.package_dir / CONFIG_FILE),
-            *ESLINT_ARGS, "--format", str(self.package_dir / FORMATTER_FILE), "--rule", rules, *targets,
+            str(self.node), *NODE_ARGS, str(self.entry), "--config", str(self.package_dir / self.config_file),
+            *ESLINT_ARGS, "--format", str(self.package_dir / FORMATTER_FILE),
+            "--rule", json.dumps(chosen, sort_keys=True), *targets,
         ]
+
+    def run(self, cwd: Path, targets: Sequence[str], rules: Mapping[str, object], timeout_s: float) -> bytes:
+        """Run ``command(targets, rules)`` in ``cwd`` with a minimal environment (none of the
+        operator's ``NODE_OPTIONS``/``ESLINT_*``) and return the formatter's output. A missing tool,
+        a timeout (the process group is killed) or an exit other than 0/1 is ``InfrastructureError``."""
+        self.check()
+        with tempfile.TemporaryDirectory(prefix="bouts-eslint-home-") as home:
+            env = {"PATH": os.environ.get("PATH", os.defpath), "HOME": home, "LANG": "C.UTF-8"}
+            return self._run(cwd, targets, rules, timeout_s, env)
+
+    def _run(self, cwd: Path, targets: Sequence[str], rules: Mapping[str, object], timeout_s: float,
+             env: dict[str, str]) -> bytes:
+        try:
+            proc = subprocess.Popen(  # noqa: S603 - fixed argv of the engine's pinned ESLint, no shell
+                self.command(targets, rules), cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                start_new_session=True,
+            )
+        except OSError as exc:
+            raise InfrastructureError(f"cannot start eslint: {exc}") from exc
+        try:
+            out, err = proc.communicate(timeout=timeout_s)
+        except subprocess.TimeoutExpired as exc:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            raise InfrastructureError(f"eslint did not finish within {timeout_s:g} s") from exc
+        if proc.returncode not in (0, 1):
+            tail = err.decode(errors="replace").strip()[-800:]
+            raise InfrastructureError(f"eslint exited with status {proc.returncode}: {tail}")
+        return out
 
     def versions(self) -> dict[str, str]:
         out: dict[str, str] = {}
@@ -150,7 +191,7 @@ class EslintTool:
     def policy(self) -> str:
         """What, besides the versions, decides ESLint's findings: rules, CWEs, flags, config and formatter."""
         files = {}
-        for name in (CONFIG_FILE, FORMATTER_FILE):
+        for name in (self.config_file, FORMATTER_FILE):
             try:
                 files[name] = (self.package_dir / name).read_text(encoding="utf-8")
             except OSError:
@@ -169,38 +210,61 @@ def find_node() -> Path | None:
     return Path(found) if found else None
 
 
-def parse_eslint(raw: bytes, snippet: SnippetReader) -> tuple[dict[str, list[ToolFinding]], list[str]]:
-    """The formatter's JSON → findings per tree (``submission`` / ``starter``) and scanner notes.
+@dataclass(frozen=True)
+class EslintMessage:
+    """One message of the engine's formatter: a rule report, or a file ESLint could not parse."""
 
-    ``snippet(tree, rel, line)`` reads the normalised source line (the baseline key).
-    """
+    path: str
+    """Relative to ESLint's working directory, ``/``-separated."""
+    rule: str | None
+    line: int
+    end_line: int
+    fatal: bool
+    message: str
+
+
+def read_messages(raw: bytes) -> tuple[list[EslintMessage], int]:
+    """The formatter's JSON (``bouts-formatter.cjs``) → its messages and how many it dropped."""
     try:
         doc = json.loads(raw)
     except json.JSONDecodeError as exc:
         raise InfrastructureError(f"eslint printed no JSON: {raw[:200]!r}") from exc
     if not isinstance(doc, dict) or doc.get("schema") != "bouts.eslint/1":
         raise InfrastructureError(f"eslint output is not the engine formatter's: {raw[:200]!r}")
-    findings: dict[str, list[ToolFinding]] = {}
-    notes: list[str] = []
+    out = []
     for entry in doc.get("files", []):
-        tree, _, rel = str(entry["path"]).partition("/")
         for m in entry.get("messages", []):
             line = max(1, int(m.get("line") or 1))
-            if m.get("fatal"):
-                notes.append(f"eslint: {tree}/{rel}:{line}: {m.get('message', '')} (file not analysed by ESLint)")
-                continue
-            rule = ESLINT_RULES.get(str(m.get("rule")))
-            if rule is None:
-                continue
-            findings.setdefault(tree, []).append(
-                ToolFinding(
-                    tool="eslint", rule=f"eslint:{m['rule']}", cwe=rule.cwe, severity=rule.severity, file=rel,
-                    line=line, end_line=max(line, int(m.get("endLine") or line)),
-                    message=f"{rule.message} (ESLint: {m.get('message', '')})", snippet=snippet(tree, rel, line),
-                )
+            rule = m.get("rule")
+            out.append(EslintMessage(str(entry["path"]), str(rule) if rule else None, line,
+                                     max(line, int(m.get("endLine") or line)), bool(m.get("fatal")),
+                                     str(m.get("message", ""))))
+    return out, int(doc.get("dropped") or 0)
+
+
+def parse_eslint(raw: bytes, snippet: SnippetReader) -> tuple[dict[str, list[ToolFinding]], list[str]]:
+    """The formatter's JSON → findings per tree (``submission`` / ``starter``) and scanner notes.
+
+    ``snippet(tree, rel, line)`` reads the normalised source line (the baseline key).
+    """
+    messages, dropped = read_messages(raw)
+    findings: dict[str, list[ToolFinding]] = {}
+    notes: list[str] = []
+    for m in messages:
+        tree, _, rel = m.path.partition("/")
+        if m.fatal:
+            notes.append(f"eslint: {tree}/{rel}:{m.line}: {m.message} (file not analysed by ESLint)")
+            continue
+        rule = ESLINT_RULES.get(str(m.rule))
+        if rule is None:
+            continue
+        findings.setdefault(tree, []).append(
+            ToolFinding(
+                tool="eslint", rule=f"eslint:{m.rule}", cwe=rule.cwe, severity=rule.severity, file=rel,
+                line=m.line, end_line=m.end_line, message=f"{rule.message} (ESLint: {m.message})",
+                snippet=snippet(tree, rel, m.line),
             )
-    dropped = int(doc.get("dropped") or 0)
+        )
     if dropped:
         notes.append(f"eslint: {dropped} more messages not read (output limit of the engine's formatter)")
     return findings, notes
-
