@@ -54,19 +54,23 @@ def _expected(challenge: str, level: str) -> dict[str, float]:
 
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
-def test_javascript_generated_half_is_not_scored_and_the_prebuilt_half_stands_alone() -> None:
+def test_javascript_anchors_get_generated_tests_where_the_exported_api_reaches_a_target() -> None:
     root = EXAMPLES / "rate-limiter-js"
-    finals = {}
+    finals, cards = {}, {}
     for level in ("low", "mid", "high"):
-        card = score(root, root / "anchors" / level, config=CONFIG)
+        card = cards[level] = score(root, root / "anchors" / level, config=CONFIG)
         adversarial = card.components["adversarial"]
         assert adversarial.score == pytest.approx(_expected("rate-limiter-js", level)["adversarial"])
-        assert adversarial.math[-1] == (
-            "generated adversarial tests not scored (adversarial-gen: no adversarial test generator for "
-            "javascript yet): pre-built only"
-        )
-        assert card.generated_adversarial is not None and card.generated_adversarial.tests == []
+        assert card.generated_adversarial is not None and card.generated_adversarial.analyser.startswith("js-")
         finals[level] = card.final
+    # The low anchor's plain-object map crashes on hit("__proto__") from inside an operation.
+    low = cards["low"].generated_adversarial
+    assert low is not None and any(t.outcome == "failed" and t.param == "key" for t in low.tests), low.tests
+    assert "(generated)" in cards["low"].components["adversarial"].math[-1]
+    for level in ("mid", "high"):  # nothing the exported API reaches: the pre-built half stands alone
+        assert cards[level].components["adversarial"].math[-1].endswith(
+            "(adversarial-gen: the analysis found nothing the generator could probe): pre-built only"
+        )
     assert finals["low"] < finals["mid"] < finals["high"], finals
 
 

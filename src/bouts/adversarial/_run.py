@@ -14,6 +14,8 @@ from pathlib import Path
 
 from bouts.adversarial._examples import Call, example_calls
 from bouts.adversarial._generate import GeneratedSuite, GeneratedTest, generate
+from bouts.adversarial._js_examples import js_example_calls
+from bouts.adversarial._js_generate import generate_js
 from bouts.adversarial._model import Target
 from bouts.adversarial.analysers import analysers
 from bouts.errors import InputError, SandboxError
@@ -31,7 +33,8 @@ MAX_SOURCE_BYTES = 2_000_000
 DEFAULT_RUN = RunOptions()
 GENERATED_SUITE_TESTS = 4
 """The generated suite's time budget is at least this many per-test timeouts."""
-SUFFIXES = {"python": (".py",), "javascript": (".js", ".mjs", ".cjs"), "typescript": (".ts",)}
+SUFFIXES = {"python": (".py",), "javascript": (".js", ".mjs", ".cjs"), "typescript": (".ts", ".mts", ".cts")}
+JS_TEST_SUFFIXES = (".js", ".mjs", ".cjs", ".ts", ".mts", ".cts")
 
 
 @dataclass(frozen=True)
@@ -70,12 +73,14 @@ def read_sources(code_dir: Path, suffixes: tuple[str, ...]) -> dict[str, str]:
 def visible_examples(challenge: Challenge) -> dict[str, list[Call]]:
     """The literal calls of the challenge's visible tests (``_examples``): real arguments for the
     parameters a generated test does not probe."""
+    python = challenge.spec.language == "python"
     sources = {}
     for rel in challenge.test_files.get("visible", []):
         path = challenge.root / rel
-        if path.suffix == ".py" and path.is_file() and path.stat().st_size <= MAX_SOURCE_BYTES:
+        wanted = path.suffix == ".py" if python else path.name.endswith(JS_TEST_SUFFIXES)
+        if wanted and path.is_file() and path.stat().st_size <= MAX_SOURCE_BYTES:
             sources[rel] = path.read_text(encoding="utf-8", errors="replace")
-    return example_calls(sources)
+    return example_calls(sources) if python else js_example_calls(sources)
 
 
 def run_generated(
@@ -89,13 +94,16 @@ def run_generated(
         why = f"no adversarial test generator for {language} yet"
         return GeneratedRun(None, None, None, Verdict(JUDGE, "adversarial_generated", NotScored(why)))
     analysis = analyser.analyse(read_sources(code_dir, SUFFIXES.get(language, ())))
-    suite = generate(analysis, seed, visible_examples(challenge) if language == "python" else None)
+    if language == "python":
+        suite = generate(analysis, seed, visible_examples(challenge))
+    else:
+        suite = generate_js(analysis, seed, visible_examples(challenge))
     versions = {"adversarial-analyser": analysis.analyser}
     if not suite.tests:
         why = "the analysis found nothing the generator could probe"
         verdict = Verdict(JUDGE, "adversarial_generated", NotScored(why), versions=versions)
         return GeneratedRun(analysis.analyser, suite, None, verdict, analysis.notes)
-    try:
+    try:  # JavaScript: node:test files, whatever the challenge's framework (docs/adversarial.md)
         report = run_suites(
             generated_limits(challenge), code_dir, sandbox=sandbox, suites=(), seed=seed, options=options,
             expected_ids=[t.id for t in suite.tests], generated=suite.files,

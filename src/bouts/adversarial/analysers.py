@@ -122,3 +122,19 @@ def _why_unreachable(t: Target, api: Api) -> str:
 def make_python() -> Analyser:
     """Python submissions, static analysis with ``ast``."""
     return PythonAnalyser()
+
+
+@analysers.register("javascript")
+def make_javascript() -> Analyser:
+    """JavaScript submissions, static analysis with tree-sitter (``_js_analyse``)."""
+    from bouts.adversarial._js_analyse import JavaScriptAnalyser
+
+    return JavaScriptAnalyser("javascript")
+
+
+@analysers.register("typescript")
+def make_typescript() -> Analyser:
+    """TypeScript submissions: the JavaScript analyser on the TypeScript grammar."""
+    from bouts.adversarial._js_analyse import JavaScriptAnalyser
+
+    return JavaScriptAnalyser("typescript")

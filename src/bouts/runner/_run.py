@@ -131,7 +131,7 @@ def run_detailed(
 
         return run_js(
             challenge, code_dir, sandbox=sandbox, suites=suites, progress=progress, seed=seed,
-            expected_ids=expected_ids, golden=golden, options=options,
+            expected_ids=expected_ids, golden=golden, options=options, generated=generated,
         )  # fmt: skip
     seed = challenge.spec.tests.seed if seed is None else seed
     file_suite: dict[str, Suite] = {f: suite for suite in suites for f in challenge.test_files.get(suite, [])}

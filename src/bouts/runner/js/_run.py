@@ -53,6 +53,7 @@ def run_js(
     golden: Mapping[str, Sequence[str]] | None = None,
     options: RunOptions = DEFAULT_OPTIONS,
     deps_cache: Path | None = None,
+    generated: Mapping[str, str] | None = None,
 ) -> DetailedRun:
     """:func:`bouts.runner.run_detailed` for ``javascript``/``typescript`` challenges (same contract).
 
@@ -61,13 +62,23 @@ def run_js(
     or the supervisor could not start, ``InfrastructureError`` when the challenge's dependencies
     cannot be prepared, ``ChallengeError`` when vitest/jest is not among them. ``deps_cache``
     overrides ``options.deps_cache``.
+
+    ``generated`` adds engine-written ``node:test`` files (path under ``tests/generated/`` → source,
+    ``bouts.adversarial``), written before the tests are sealed; they form the ``generated`` suite
+    and always run under node's own runner, so they are run alone (``suites=()``) when the
+    challenge's framework is vitest or jest.
     """
     seed = challenge.spec.tests.seed if seed is None else seed
-    file_suite = {f: suite for suite in suites for f in challenge.test_files.get(suite, [])}
+    file_suite: dict[str, Suite] = {f: suite for suite in suites for f in challenge.test_files.get(suite, [])}
+    framework = challenge.spec.test_framework()
+    if generated:
+        if file_suite and framework != "node:test":
+            raise ValueError(f"generated node:test files cannot run with the challenge's {framework} suites")
+        framework = "node:test"
+        file_suite.update({f: "generated" for f in checked_generated(generated)})
     if not file_suite:
         return DetailedRun(RunReport(results=[], sandbox=sandbox.name, seeds=[seed]))
     start = time.monotonic()
-    framework = challenge.spec.test_framework()
     deps = prepare_dependencies(challenge.root, "node", cache_root=deps_cache or options.deps_cache)
     if framework != "node:test" and (deps is None or not (deps.path / framework / "package.json").is_file()):
         raise ChallengeError(f"the tests use {framework}, which is not in the challenge's package.json dependencies",
@@ -77,6 +88,9 @@ def run_js(
     with tempfile.TemporaryDirectory(prefix="bouts-jsrun-") as tmp:
         workspace = Path(tmp) / "workspace"
         removed = assemble_js_workspace(code_dir, challenge.root, workspace)
+        for rel, text in (generated or {}).items():  # after the pristine tests, before sealing
+            (workspace / rel).parent.mkdir(parents=True, exist_ok=True)
+            (workspace / rel).write_text(text, encoding="utf-8")
         rng = random.SystemRandom()
         canaries = plant_js_canaries(workspace, file_suite, rng, framework) if options.canaries else []
         mounts = [Mount(DRIVER_LIB, _LIB), Mount(JS_LIB, _JSLIB)] if isolated else []
@@ -99,7 +113,8 @@ def run_js(
             "workspace": in_box,
             "jslib": f"{_JSLIB}/jslib" if isolated else str(JS_LIB / "jslib"),
             "workers": max(1, options.workers), "node": NODE, "framework": framework,
-            "deps": f"{in_box}/node_modules", "tsx": _tsx_loader(deps, in_box, framework, file_suite),
+            "deps": f"{in_box}/node_modules",
+            "tsx": _tsx_loader(deps, in_box, framework, file_suite, challenge.spec.language),
         }  # fmt: skip
         libs = (f"{_LIB}", f"{_JSLIB}") if isolated else (str(DRIVER_LIB), str(JS_LIB))
         timeout = challenge.spec.limits.suite_timeout_s * len(set(file_suite.values())) + _STARTUP_GRACE_S
@@ -125,13 +140,16 @@ def run_js(
     return DetailedRun(report, observations)
 
 
-def _tsx_loader(deps: PreparedEnv | None, in_box: str, framework: str, files: Mapping[str, Suite]) -> str | None:
+def _tsx_loader(deps: PreparedEnv | None, in_box: str, framework: str, files: Mapping[str, Suite],
+                language: str = "javascript") -> str | None:
     """tsx's ESM loader (as seen in the sandbox) when node:test must run TypeScript, else None.
 
     Node 20 cannot strip types; tsx (a challenge dependency, checked when the challenge loads)
     compiles ``.ts`` test and source files on import.
     """
-    if framework != "node:test" or deps is None or not any(f.endswith((".ts", ".mts", ".cts")) for f in files):
+    typed = any(f.endswith((".ts", ".mts", ".cts")) for f in files)
+    typed = typed or (language == "typescript" and "generated" in files.values())  # .mjs tests importing .ts
+    if framework != "node:test" or deps is None or not typed:
         return None
     try:
         exports = json.loads((deps.path / "tsx" / "package.json").read_text()).get("exports", {})
@@ -141,6 +159,18 @@ def _tsx_loader(deps: PreparedEnv | None, in_box: str, framework: str, files: Ma
     while isinstance(entry, dict):
         entry = entry.get("import") or entry.get("default")
     return f"{in_box}/node_modules/tsx/{str(entry).removeprefix('./')}" if isinstance(entry, str) else None
+
+
+def checked_generated(generated: Mapping[str, str]) -> list[str]:
+    """Generated test paths, each a ``tests/generated/test_*`` JavaScript file (engine-written, but a
+    path is still never allowed to climb out of the workspace)."""
+    paths = sorted(generated)
+    for rel in paths:
+        parts = rel.split("/")
+        if (parts[:2] != ["tests", "generated"] or len(parts) != 3 or not parts[-1].startswith("test_")
+                or not parts[-1].endswith((".mjs", ".js", ".cjs"))):  # fmt: skip
+            raise ValueError(f"generated test path must be tests/generated/test_*.mjs, got {rel!r}")
+    return paths
 
 
 def js_findings(records: Sequence[Record], canaries: Sequence[str]) -> list[str]:

@@ -1,0 +1,113 @@
+"""Turn a JavaScript analysis into ``node:test`` files: pure and deterministic (same analysis,
+seed and examples, same bytes). Each file embeds ``_runtime_js.mjs``, so it is self-contained in
+the sandbox: node's own modules only, whatever the challenge's test framework (generated files
+always run under ``node --test``, ``bouts.runner.js.run_js``).
+
+One test per probe: the probed argument takes the boundary values, then a seeded pseudo-random
+sample (mulberry32, seeded from the scorecard's seed); the other arguments come from the visible
+tests' literal calls (``_js_examples``) when one fits, else plain values.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from bouts.adversarial._examples import Call
+from bouts.adversarial._generate import GENERATED_DIR, MAX_EXAMPLES, MAX_TESTS, GeneratedSuite, GeneratedTest
+from bouts.adversarial._js_examples import js_bind
+from bouts.adversarial._model import Analysis, Entry, Param, Probe
+
+JS_RUNTIME_SOURCE = Path(__file__).with_name("_runtime_js.mjs").read_text(encoding="utf-8")
+JsExamples = Mapping[str, Sequence[Call]]
+
+
+def js_literal(value: object) -> str:
+    """A JavaScript expression for a JSON-like Python value (iterative enough: examples are small)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value) if abs(value) <= 2**53 else f"{float(value)!r}"
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "NaN"
+        if math.isinf(value):
+            return "Infinity" if value > 0 else "-Infinity"
+        return repr(value)
+    if isinstance(value, str):
+        return json.dumps(value)
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(js_literal(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{json.dumps(str(k))}: {js_literal(v)}" for k, v in value.items()) + "}"
+    return "null"
+
+
+def js_plain(p: Param) -> object:
+    """The simplest valid-looking value for a parameter, from its name."""
+    if p.annotation == "pattern":
+        return {}
+    n = p.name.lower()
+    if re.search(r"qty|quantity|count|num|size|amount|index|idx|page|limit|offset|price|total|ms$|^n$|^i$|^k$", n):
+        return 1
+    if re.search(r"list|items|arr|values$", n):
+        return []
+    if re.search(r"opt|config|settings", n):
+        return {}
+    return "a"
+
+
+def _args(params: Sequence[Param], name: str, examples: JsExamples) -> list[object]:
+    bound = js_bind(params, examples.get(name, ()))
+    if bound is not None:
+        return bound
+    values = [js_plain(p) for p in params if not p.has_default]
+    return values
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^0-9A-Za-z]+", "_", text).strip("_")[:60]
+
+
+def _spec(probe: Probe, seed: int, examples: JsExamples) -> str:
+    e: Entry = probe.entry
+    own = re.split(r"\(\)\.|\.", e.qualname)
+    index = next(i for i, p in enumerate(e.params) if p.name == probe.param)
+    args = _args(e.params, own[-1], examples)
+    args += [js_plain(p) if not p.has_default else None for p in e.params[len(args):index]]
+    ctor = _args(e.ctor or (), own[0], examples) if len(own) > 1 else []
+    text_only = probe.target.sink in ("match", "exec")
+    return (f"{{ file: {json.dumps(e.module)}, entry: {json.dumps(e.qualname)}, ctor: {js_literal(ctor)}, "
+            f"args: {js_literal(args)}, index: {index}, seed: {seed % 2**32}, samples: {MAX_EXAMPLES}, "
+            f"textOnly: {'true' if text_only else 'false'} }}")  # fmt: skip
+
+
+def generate_js(analysis: Analysis, seed: int, examples: JsExamples | None = None) -> GeneratedSuite:
+    """``node:test`` files and their test list for ``analysis``, deterministic from ``seed``."""
+    ex: JsExamples = examples or {}
+    groups: dict[str, list[str]] = {}
+    tests: list[GeneratedTest] = []
+    skipped = list(analysis.skipped)
+    for i, probe in enumerate(analysis.probes):
+        t = probe.target
+        if len(tests) >= MAX_TESTS:
+            skipped.append((t, f"over the cap of {MAX_TESTS} generated tests"))
+            continue
+        name = f"test_gen_{i + 1:03d}_{_slug(probe.entry.qualname)}_{_slug(probe.param or 'state')}"
+        doc = f"{t.kind} ({t.severity}) at {t.where} in {t.function}: {t.detail}".replace("\n", " ")
+        source = (f"test({json.dumps(name)}, async () => {{\n  // {doc[:300]}\n"
+                  f"  await probe({_spec(probe, seed * 1000 + i + 1, ex)});\n}});\n")  # fmt: skip
+        file = f"{GENERATED_DIR}/test_gen_{t.kind}.mjs"
+        groups.setdefault(file, []).append(source)
+        tests.append(GeneratedTest(f"{file}::{name}", t, f"{probe.entry.module}:{probe.entry.qualname}",
+                                   probe.param, "fuzz", source))  # fmt: skip
+    header = (f"// Adversarial tests generated by bouts for one submission (seed {seed}).\n"
+              "import { test } from 'node:test';\n")  # fmt: skip
+    runtime = JS_RUNTIME_SOURCE.split("\n\n", 1)[1]  # without its leading comment
+    files = {path: header + runtime + "\n" + "\n".join(srcs) for path, srcs in groups.items()}
+    return GeneratedSuite(seed, files, tuple(tests), tuple(skipped))

@@ -1,0 +1,4 @@
+function area(w) {
+  return w * w;
+}
+module.exports = { area };
