@@ -55,3 +55,36 @@ def test_local_pool_process_killed_mid_score_is_redone_once(tmp_path: Path) -> N
         assert done["state"] == "scored" and done["attempt"] == 2
         history = client.app.state.ctx.repo.submissions.scorecard_history(sid)  # type: ignore[attr-defined]
         assert [s.version for s in history] == [1]
+
+
+def test_a_job_the_broker_refused_is_published_again_until_it_is_taken(tmp_path: Path) -> None:
+    import time
+
+    from bouts.service.dispatch import CeleryDispatcher
+
+    # An unreachable broker: nothing connects until a task is sent, and sending is replaced below.
+    settings = ServiceSettings(data_dir=tmp_path / "data", broker_url="redis://127.0.0.1:1/0")
+    dispatcher = CeleryDispatcher(settings)
+    dispatcher._delay = 0.05  # the backoff starts at 1 s; the test need not wait for it
+    sent: list[tuple[str, str]] = []
+    failures = {"left": 3}
+
+    def publish(kind: str, job_id: str) -> None:
+        if failures["left"]:
+            failures["left"] -= 1
+            raise ConnectionError("broker down")
+        sent.append((kind, job_id))
+
+    dispatcher._publish = publish  # type: ignore[method-assign]
+    try:
+        dispatcher.enqueue("job-1")  # must not raise: the job is stored queued and retried
+        dispatcher.enqueue("job-2", "check")
+        assert dispatcher.unsent == [("score", "job-1"), ("check", "job-2")]
+        deadline = time.monotonic() + 10
+        while dispatcher.unsent and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert dispatcher.unsent == [] and sent == [("score", "job-1"), ("check", "job-2")]
+        dispatcher.enqueue("job-3", "rescore")  # the broker is back: published at once
+        assert sent[-1] == ("rescore", "job-3") and dispatcher.unsent == []
+    finally:
+        dispatcher.close()

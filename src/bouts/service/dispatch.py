@@ -5,7 +5,8 @@ is a ``kind`` and an id: ``score`` a submission (``run_job``), ``check`` a chall
 
 - ``LocalPoolDispatcher``: the embedded default, a process pool inside ``bouts serve``; retries
   with backoff are timers in the server; on start, every unfinished job is enqueued again.
-- ``CeleryDispatcher``: publishes a task to the broker; ``bouts worker`` processes score it.
+- ``CeleryDispatcher``: publishes a task to the broker (again, with backoff, while the broker is
+  down); ``bouts worker`` processes score it.
 """
 
 from __future__ import annotations
@@ -147,20 +148,72 @@ class LocalPoolDispatcher:
 # -- Celery -------------------------------------------------------------------------------------
 class CeleryDispatcher:
     """Publishes one task per job (``bouts.score_submission``, ``bouts.check_challenge``,
-    ``bouts.rescore_submission``); ``bouts worker`` consumes them."""
+    ``bouts.rescore_submission``); ``bouts worker`` consumes them.
+
+    A publish that fails (the broker is down) is not lost: the job is stored ``queued`` already, and
+    this dispatcher publishes it again on a timer with backoff (1 s doubling to ``MAX_RETRY_S``)
+    until the broker takes it. Jobs another process failed to publish are published at its restart
+    (``recover``)."""
 
     name = "celery"
+    MAX_RETRY_S = 60.0
 
     def __init__(self, settings: ServiceSettings) -> None:
         from bouts.service.worker.celery_app import create_celery
 
         self.settings = settings
         self.app = create_celery(settings)
+        self._lock = threading.Lock()
+        self._unsent: dict[tuple[JobKind, str], None] = {}
+        self._timer: threading.Timer | None = None
+        self._delay = 1.0
+        self._closed = False
 
     def enqueue(self, job_id: str, kind: JobKind = "score") -> None:
+        try:
+            self._publish(kind, job_id)
+        except Exception as exc:  # the broker's own errors vary by transport
+            log.warning("could not publish %s job %s (%s); retrying", kind, job_id, exc)
+            with self._lock:
+                self._unsent[(kind, job_id)] = None
+            self._schedule()
+
+    @property
+    def unsent(self) -> list[tuple[JobKind, str]]:
+        """Jobs waiting for the broker, oldest first."""
+        with self._lock:
+            return list(self._unsent)
+
+    def _publish(self, kind: JobKind, job_id: str) -> None:
         from bouts.service.worker.celery_app import TASK_NAMES
 
         self.app.send_task(TASK_NAMES[kind], args=[job_id], queue=self.settings.queue)
+
+    def _schedule(self) -> None:
+        with self._lock:
+            if self._closed or self._timer is not None or not self._unsent:
+                return
+            self._timer = threading.Timer(self._delay, self._retry)
+            self._timer.daemon = True
+            self._delay = min(self.MAX_RETRY_S, self._delay * 2)
+            self._timer.start()
+
+    def _retry(self) -> None:
+        with self._lock:
+            self._timer = None
+            pending = list(self._unsent)
+        for kind, job_id in pending:
+            try:
+                self._publish(kind, job_id)
+            except Exception as exc:
+                log.warning("broker still refuses %s job %s (%s)", kind, job_id, exc)
+                break
+            with self._lock:
+                self._unsent.pop((kind, job_id), None)
+        with self._lock:
+            if not self._unsent:
+                self._delay = 1.0
+        self._schedule()
 
     def recover(self, repo: Repository) -> int:
         """Publish again every queued job (duplicates are harmless); how many. Running ones are
@@ -172,4 +225,8 @@ class CeleryDispatcher:
         return len(pending)
 
     def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            if self._timer is not None:
+                self._timer.cancel()
         self.app.close()
