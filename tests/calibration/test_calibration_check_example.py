@@ -52,7 +52,7 @@ def test_a_broken_spec_is_reported_with_file_and_field(tmp_path: Path) -> None:
     assert result.exit_code == 1
     report = json.loads(result.output)
     assert report["problems"][0]["file"] == "challenge.toml" and report["problems"][0]["field"] == "family"
-    assert report["skipped"] == ["reference", "anchors"]
+    assert report["skipped"] == ["starter", "reference", "anchors"]
 
 
 def test_every_check_setting_is_documented() -> None:

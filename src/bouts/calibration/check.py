@@ -2,6 +2,7 @@
 
 1. spec: ``load_challenge`` plus the launch rules (:mod:`bouts.calibration.spec`);
 2. lint: the test suites, statically (:mod:`bouts.calibration.lint`);
+   starter: the visible suite once on ``starter/`` (:mod:`bouts.calibration.starter`);
 3. reference: the reference solution ``runs`` times in both seed phases, quarantine and budgets,
    and the adversarial tests generated from it under the published and fresh seeds
    (:mod:`bouts.calibration.reference`);
@@ -29,6 +30,7 @@ from bouts.calibration.reference import (
 )
 from bouts.calibration.report import CheckReport, Problem
 from bouts.calibration.spec import load_or_problem, spec_problems
+from bouts.calibration.starter import run_starter, starter_problems
 from bouts.errors import SandboxError
 from bouts.models.challenge import SUITES
 from bouts.sandbox import get_sandbox
@@ -67,11 +69,20 @@ def check_challenge(
         lint, found = lint_suites(_suite_files(path))
         problems += found
     reference = None
+    starter = None
     anchors = []
     if challenge is None:
-        skipped += ["reference", "anchors"]
+        skipped += ["starter", "reference", "anchors"]
     else:
         problems += spec_problems(challenge, _files(path))
+        if config.runs > 0:
+            try:
+                starter, found = starter_problems(run_starter(challenge, get_sandbox(config.sandbox)))
+                problems += found
+            except SandboxError as e:
+                problems.append(Problem(check="starter", level="error", message=e.describe()))
+        else:
+            skipped.append("starter")
         if config.runs > 0:
             try:
                 phases = run_reference(challenge, get_sandbox(config.sandbox), runs=config.runs,
@@ -106,7 +117,7 @@ def check_challenge(
     return CheckReport(
         challenge=challenge.spec.id if challenge else str(path),
         launch=not any(p.level == "error" for p in problems),
-        problems=problems, lint=lint, reference=reference, anchors=anchors, skipped=skipped,
+        problems=problems, lint=lint, starter=starter, reference=reference, anchors=anchors, skipped=skipped,
     )  # fmt: skip
 
 

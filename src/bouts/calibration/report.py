@@ -11,7 +11,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 CHECK_SCHEMA = "bouts.check/1"
-CheckName = Literal["spec", "lint", "reference", "anchors"]
+CheckName = Literal["spec", "lint", "starter", "reference", "anchors"]
 Level = Literal["error", "warning"]
 Category = Literal["functionality", "edge", "integration"]
 
@@ -112,6 +112,16 @@ class AnchorReport(_Model):
     checks: list[ComponentCheck] = Field(default_factory=list)
 
 
+class StarterReport(_Model):
+    """The starter run once (published seed) against the visible suite: what an agent starts from."""
+
+    visible_total: int
+    visible_passed: list[str] = Field(default_factory=list)
+    """Visible tests the starter already passes (behaviours it does not break)."""
+    errored: int = 0
+    """Visible tests that errored or crashed (an import failure errors them all)."""
+
+
 class CheckReport(_Model):
     schema_: str = Field(CHECK_SCHEMA, alias="schema")
     challenge: str
@@ -119,6 +129,7 @@ class CheckReport(_Model):
     """False when at least one problem is an error: the challenge must not go live."""
     problems: list[Problem] = Field(default_factory=list)
     lint: LintReport | None = None
+    starter: StarterReport | None = None
     reference: ReferenceReport | None = None
     anchors: list[AnchorReport] = Field(default_factory=list)
     skipped: list[str] = Field(default_factory=list)

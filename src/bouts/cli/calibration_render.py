@@ -42,6 +42,12 @@ def check(console: Console, report: CheckReport) -> None:
             shares = " / ".join(f"{c} {lint.mix.shares[c]:.0f}%" for c in lint.mix.shares)
             target = "/".join(f"{v:.0f}" for v in lint.mix.target.values())
             console.print(f"      mix: {shares} (target {target}; {lint.mix.declared} declared by marker)")
+    if report.starter:
+        st = report.starter
+        console.print(
+            f"[bold]starter[/]: passes {len(st.visible_passed)} of {st.visible_total} visible tests"
+            + (f", {st.errored} errored" if st.errored else "")
+        )
     if report.reference:
         ref = report.reference
         console.print(
