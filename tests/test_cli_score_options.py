@@ -31,3 +31,15 @@ def test_a_broken_llm_panel_file_names_the_file_and_field(tmp_path: Path) -> Non
 def test_a_missing_llm_panel_file_is_an_input_error(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["score", str(EXAMPLE), str(MID), "--llm-panel", str(tmp_path / "no.toml")])
     assert result.exit_code == 2 and "no.toml" in result.output
+
+
+def test_errors_quote_submitted_text_verbatim_never_as_markup_or_emoji(tmp_path: Path) -> None:
+    # A path with Rich closing-tag syntax once raised MarkupError; ":x:" in a log became an emoji.
+    weird = tmp_path / "we[" / "]ird"  # shows as .../we[/]ird
+    weird.mkdir(parents=True)
+    result = CliRunner().invoke(app, ["score", str(weird), str(tmp_path)])
+    assert result.exit_code == 2 and f"error: {weird}/challenge.toml: is missing" in result.output
+    log = tmp_path / "log.txt"
+    log.write_text("root:x:0:0:[bold]root[/bold]\n")
+    result = CliRunner().invoke(app, ["trajectory", "show", str(log)])
+    assert result.exit_code == 2 and "it starts with 'root:x:0:0:[bold]root[/bold]'" in result.output

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.console import Console
 
+from bouts.cli._errors import print_error
 from bouts.errors import BoutsError, InfrastructureError
 
 if TYPE_CHECKING:
@@ -30,7 +31,7 @@ review_app = typer.Typer(help="The review queue of judge disagreements (SPEC §3
 
 
 def _fail(exc: BoutsError) -> typer.Exit:
-    Console(stderr=True).print(f"[bold red]error:[/] {exc.describe()}", highlight=False, soft_wrap=True)
+    print_error(exc)
     return typer.Exit(EXIT_INFRA if isinstance(exc, InfrastructureError) else EXIT_INPUT)
 
 

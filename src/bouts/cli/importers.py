@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from bouts.cli._errors import print_error
 from bouts.errors import BoutsError, InputError
 from bouts.importers import ImportedChallenge, parse_humaneval, parse_mbpp, write_challenges
 
@@ -43,7 +44,7 @@ def _run(
         challenges = parser(text, source=str(file), profile=profile, limit=limit)
         written = write_challenges(challenges, out, overwrite=overwrite)
     except BoutsError as exc:
-        err.print(f"[bold red]error:[/] {exc.describe()}", highlight=False, soft_wrap=True)
+        print_error(exc, err)
         raise typer.Exit(EXIT_INPUT) from None
     hidden = sum(c.hidden_tests for c in challenges)
     visible = sum(c.visible_tests for c in challenges)

@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from bouts import __version__
+from bouts.cli._errors import print_error
 from bouts.cli.calibration import register as register_calibration
 from bouts.cli.importers import import_app
 from bouts.cli.service import register as register_service
@@ -40,7 +41,7 @@ EXIT_INFRA = 3
 
 
 def _fail(exc: BoutsError) -> typer.Exit:
-    err.print(f"[bold red]error:[/] {exc.describe()}", highlight=False, soft_wrap=True)
+    print_error(exc, err)
     return typer.Exit(EXIT_INFRA if isinstance(exc, InfrastructureError) else EXIT_INPUT)
 
 

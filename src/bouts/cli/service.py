@@ -16,6 +16,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from bouts.cli._errors import print_error
 from bouts.errors import BoutsError
 from bouts.service.config import ServiceSettings, settings_from_env
 
@@ -30,7 +31,7 @@ def _settings(**overrides: object) -> ServiceSettings:
     try:
         return settings_from_env(os.environ).with_overrides(**overrides)
     except BoutsError as exc:
-        err.print(f"[bold red]error:[/] {exc.describe()}", highlight=False)
+        print_error(exc, err)
         raise typer.Exit(EXIT_INPUT) from None
 
 
@@ -54,13 +55,13 @@ def serve(
     try:
         app = create_app(settings)
     except BoutsError as exc:
-        err.print(f"[bold red]error:[/] {exc.describe()}", highlight=False)
+        print_error(exc, err)
         raise typer.Exit(EXIT_INPUT) from None
     for path in challenge or []:
         try:
             info, _ = register_challenge(app.state.ctx.repo, settings.data_dir, path.resolve(), by="bouts serve")
         except BoutsError as exc:
-            err.print(f"[bold red]error:[/] {exc.describe()}", highlight=False)
+            print_error(exc, err)
             raise typer.Exit(EXIT_INPUT) from None
         err.print(f"challenge {info.slug} @ {info.content_hash[:12]}")
     mode = f"celery via {settings.broker_url}" if settings.uses_celery else f"{settings.local_workers} local processes"

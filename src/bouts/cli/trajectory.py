@@ -11,6 +11,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from bouts.cli._errors import print_error
 from bouts.errors import BoutsError
 from bouts.trajectory import iter_trajectory, load_trajectory, summarize, to_jsonl
 
@@ -19,7 +20,7 @@ EXIT_INPUT = 2
 
 
 def _fail(exc: BoutsError) -> typer.Exit:
-    Console(stderr=True).print(f"[bold red]error:[/] {exc.describe()}", highlight=False, soft_wrap=True)
+    print_error(exc)
     return typer.Exit(EXIT_INPUT)
 
 
