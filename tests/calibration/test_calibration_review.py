@@ -44,6 +44,18 @@ def test_only_divergent_scorecards_open_items_at_level_one() -> None:
     assert current_score(item) == 55
 
 
+def test_a_code_quality_panel_that_could_not_agree_opens_an_item_too() -> None:
+    card = make_card({"objective": 80.0}, flags=(("human_review", "code_quality: Judges couldn't agree"),))
+    item = open_item(card, actor="x", at=T0)
+    assert item is not None and item.level == 1 and item.flag == "human_review: code_quality: Judges couldn't agree"
+    both = make_card({"objective": 80.0}, flags=(("judge_divergence", "objective 90 vs integrity 0"),
+                                                 ("human_review", "code_quality: Judges couldn't agree")))
+    assert open_item(both, actor="x", at=T0).flag == (  # type: ignore[union-attr]
+        "objective 90 vs integrity 0; human_review: code_quality: Judges couldn't agree"
+    )
+    assert open_item(make_card({"objective": 80.0}, flags=(("provisional", "x"),)), actor="x", at=T0) is None
+
+
 def test_escalation_decision_appeal_and_redecision_keep_the_trail() -> None:
     item = escalate(_item(), actor="ops", at=T0, reason="integrity 0 looks wrong")
     item = decide(item, actor="ana", at=T0, reason="rubric: bright line confirmed", score=40)

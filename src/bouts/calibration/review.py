@@ -26,7 +26,9 @@ from bouts.models.scorecard import Scorecard
 from bouts.scoring.review import ESCALATION_LEVELS
 
 REVIEW_SCHEMA = "bouts.review/1"
-QUEUED_FLAG = "judge_divergence"
+QUEUED_FLAGS = ("judge_divergence", "human_review")
+"""Level-1 flags that open a review item: the four judges more than 40 apart (SPEC §3), and a
+code-quality panel that could not agree (``human_review``: SPEC §3 asks a human to look)."""
 MAX_LEVEL = max(ESCALATION_LEVELS)
 Status = Literal["open", "decided"]
 EventKind = Literal["opened", "escalated", "decided", "appealed"]
@@ -96,17 +98,19 @@ def item_id(card: Scorecard) -> str:
 
 
 def open_item(card: Scorecard, *, actor: str, at: datetime) -> ReviewItem | None:
-    """A level-1 item for a scorecard carrying the ``judge_divergence`` flag, else None."""
-    flag = next((f for f in card.flags if f.code == QUEUED_FLAG), None)
-    if flag is None:
+    """A level-1 item for a scorecard carrying a ``QUEUED_FLAGS`` flag (one item for all of them),
+    else None."""
+    flags = [f for f in card.flags if f.code in QUEUED_FLAGS]
+    if not flags:
         return None
+    message = "; ".join(f.message if f.code == "judge_divergence" else f"{f.code}: {f.message}" for f in flags)
     judges = {k: c.score for k in ("objective", "process", "strategy", "integrity")
               if (c := card.components.get(k)) is not None and c.score is not None}
-    event = ReviewEvent(kind="opened", actor=actor, at=at, reason=flag.message, level=1)
+    event = ReviewEvent(kind="opened", actor=actor, at=at, reason=message, level=1)
     return ReviewItem(
         id=item_id(card), challenge=card.challenge, agent=card.agent, iteration=card.iteration,
         submission_hash=card.reproducibility.submission_hash, original=card.final, judges=judges,
-        flag=flag.message, history=(event,),
+        flag=message, history=(event,),
     )  # fmt: skip
 
 

@@ -114,7 +114,7 @@ def review_collect(
     scorecards: Annotated[Path, typer.Argument(help="Scorecard .json/.jsonl files (a directory or one file).")],
     store: StoreOpt = None,
 ) -> None:
-    """Queue every scorecard flagged judge_divergence (level 1) that is not queued yet."""
+    """Queue every scorecard flagged judge_divergence or human_review (level 1) not queued yet."""
     from bouts.calibration import collect, read_scorecards
 
     try:

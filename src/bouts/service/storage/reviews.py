@@ -84,7 +84,7 @@ def put_item(
 
 
 def open_review(session: Session, card: Scorecard, submission_id: str, at: datetime) -> None:
-    """Open the level-1 review item of a freshly stored scorecard that carries the divergence flag."""
+    """Open the level-1 review item of a freshly stored scorecard that carries a queued flag."""
     item = open_item(card, actor="bouts service", at=at)
     if item is not None and session.get(ReviewItemRow, item.id) is None:
         put_item(session, item, None, submission_id)
