@@ -174,20 +174,34 @@ def _doc(probe: Probe) -> str:
     return repr(text.replace("\n", " "))
 
 
+def numbered(analysis: Analysis) -> tuple[list[tuple[int, Probe, str]], list[tuple[Target, str]]]:
+    """The probes to write, each with its index and test name, at most ``MAX_TESTS``; and the
+    skipped targets (the analysis's own, then those over the cap). Shared by every language."""
+    chosen = []
+    skipped = list(analysis.skipped)
+    for i, probe in enumerate(analysis.probes):
+        if len(chosen) >= MAX_TESTS:
+            skipped.append((probe.target, f"over the cap of {MAX_TESTS} generated tests"))
+            continue
+        chosen.append((i, probe, f"test_gen_{i + 1:03d}_{_slug(probe.entry.qualname)}_{_slug(probe.param or 'state')}"))
+    return chosen, skipped
+
+
+def stream_seed(seed: int, index: int) -> int:
+    """Each generated test its own random stream, all fixed by the scorecard's seed."""
+    return seed * 1000 + index + 1
+
+
 def generate(analysis: Analysis, seed: int, examples: Examples | None = None) -> GeneratedSuite:
     """Source files and their test list for ``analysis``, deterministic from ``seed`` and the
     visible tests' ``examples`` (``_examples.example_calls``)."""
     ex: Examples = examples or {}
     groups: dict[str, list[str]] = {}
     tests: list[GeneratedTest] = []
-    skipped = list(analysis.skipped)
-    for i, probe in enumerate(analysis.probes):
+    probes, skipped = numbered(analysis)
+    for i, probe, name in probes:
         t = probe.target
-        if len(tests) >= MAX_TESTS:
-            skipped.append((t, f"over the cap of {MAX_TESTS} generated tests"))
-            continue
-        name = f"test_gen_{i + 1:03d}_{_slug(probe.entry.qualname)}_{_slug(probe.param or 'state')}"
-        test_seed = seed * 1000 + i + 1  # each test its own stream, all fixed by the scorecard's seed
+        test_seed = stream_seed(seed, i)
         if probe.http is not None:
             name = f"test_gen_{i + 1:03d}_http_{probe.http.method}_{_slug(probe.http.path) or 'root'}"
             source, strategy = _http(name, probe, test_seed), "openapi"

@@ -17,7 +17,14 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from bouts.adversarial._examples import Call
-from bouts.adversarial._generate import GENERATED_DIR, MAX_EXAMPLES, MAX_TESTS, GeneratedSuite, GeneratedTest
+from bouts.adversarial._generate import (
+    GENERATED_DIR,
+    MAX_EXAMPLES,
+    GeneratedSuite,
+    GeneratedTest,
+    numbered,
+    stream_seed,
+)
 from bouts.adversarial._js_examples import js_bind
 from bouts.adversarial._model import Analysis, Entry, Param, Probe
 
@@ -70,10 +77,6 @@ def _args(params: Sequence[Param], name: str, examples: JsExamples) -> list[obje
     return values
 
 
-def _slug(text: str) -> str:
-    return re.sub(r"[^0-9A-Za-z]+", "_", text).strip("_")[:60]
-
-
 def _spec(probe: Probe, seed: int, examples: JsExamples) -> str:
     e: Entry = probe.entry
     own = re.split(r"\(\)\.|\.", e.qualname)
@@ -92,16 +95,12 @@ def generate_js(analysis: Analysis, seed: int, examples: JsExamples | None = Non
     ex: JsExamples = examples or {}
     groups: dict[str, list[str]] = {}
     tests: list[GeneratedTest] = []
-    skipped = list(analysis.skipped)
-    for i, probe in enumerate(analysis.probes):
+    probes, skipped = numbered(analysis)
+    for i, probe, name in probes:
         t = probe.target
-        if len(tests) >= MAX_TESTS:
-            skipped.append((t, f"over the cap of {MAX_TESTS} generated tests"))
-            continue
-        name = f"test_gen_{i + 1:03d}_{_slug(probe.entry.qualname)}_{_slug(probe.param or 'state')}"
         doc = f"{t.kind} ({t.severity}) at {t.where} in {t.function}: {t.detail}".replace("\n", " ")
         source = (f"test({json.dumps(name)}, async () => {{\n  // {doc[:300]}\n"
-                  f"  await probe({_spec(probe, seed * 1000 + i + 1, ex)});\n}});\n")  # fmt: skip
+                  f"  await probe({_spec(probe, stream_seed(seed, i), ex)});\n}});\n")  # fmt: skip
         file = f"{GENERATED_DIR}/test_gen_{t.kind}.mjs"
         groups.setdefault(file, []).append(source)
         tests.append(GeneratedTest(f"{file}::{name}", t, f"{probe.entry.module}:{probe.entry.qualname}",
