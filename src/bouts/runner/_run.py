@@ -11,10 +11,8 @@ from __future__ import annotations
 import json
 import os
 import random
-import selectors
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -25,11 +23,12 @@ from bouts.loading import severity_for
 from bouts.models.challenge import SUITES, Challenge, Limits, Suite
 from bouts.models.results import RunReport, TestResult
 from bouts.prepare import DEFAULT_CACHE, prepare_dependencies
-from bouts.runner._channel import LineReader, Record, parse_record
+from bouts.runner._channel import Record, parse_record
 from bouts.runner._integrity import findings, void
+from bouts.runner._supervise import supervise
 from bouts.runner._verdicts import RunEnd, assemble, to_result
 from bouts.runner._workspace import assemble_workspace, plant_canaries, seal_tests
-from bouts.sandbox import WORKSPACE, Mount, Sandbox, SandboxResult
+from bouts.sandbox import WORKSPACE, Mount, Sandbox
 
 DRIVER_LIB = Path(__file__).with_name("sandboxed")
 """Holds the ``_bouts_driver`` package; mounted read-only, never inside the workspace."""
@@ -266,66 +265,14 @@ def _drive(
     config = {**config, "result_fd": write_fd}
     boot = f"import sys; sys.path.insert(0, {lib!r}); from _bouts_driver.supervisor import main; sys.exit(main())"
     argv = [sys.executable, "-I", "-B", "-c", boot, json.dumps(config)]
-    lock = threading.Lock()
-    write_open = [True]
 
-    def close_write() -> None:
-        with lock:
-            if write_open[0]:
-                os.close(write_fd)
-                write_open[0] = False
+    def to_record(line: bytes) -> Record:
+        rec = parse_record(line)
+        if rec.kind == "result":
+            on_result(rec)
+        return rec
 
-    outcome: dict[str, SandboxResult | BaseException] = {}
-
-    def work() -> None:
-        try:
-            outcome["result"] = sandbox.run(
-                argv, workspace=workspace, env=_driver_env(seed), limits=limits,
-                timeout_s=timeout_s, mounts=mounts, pass_fds=[write_fd], on_spawn=close_write,
-            )  # fmt: skip
-        except BaseException as exc:  # handed to the caller's thread below
-            outcome["error"] = exc
-        finally:
-            close_write()
-
-    worker = threading.Thread(target=work, name="bouts-sandbox", daemon=True)
-    worker.start()
-    records, oversized = _read_records(read_fd, worker, on_result)
-    worker.join()
-    if "error" in outcome:
-        raise outcome["error"]  # type: ignore[misc]
-    res = outcome["result"]
-    assert isinstance(res, SandboxResult)
-    end = RunEnd(timed_out=res.timed_out, exit_code=res.exit_code, signal=res.signal, protocol_violations=oversized)
-    return records, end
-
-
-def _read_records(
-    read_fd: int, worker: threading.Thread, on_result: Callable[[Record], None]
-) -> tuple[list[Record], int]:
-    """Read records until EOF; stop waiting shortly after the sandbox returned (escaped writers)."""
-    reader = LineReader(read_fd)
-    records: list[Record] = []
-    sel = selectors.DefaultSelector()
-    sel.register(read_fd, selectors.EVENT_READ)
-    finished_at: float | None = None
-    try:
-        while True:
-            if not worker.is_alive():
-                finished_at = finished_at or time.monotonic()
-                if time.monotonic() - finished_at > 2.0:
-                    break
-            if not sel.select(0.2):
-                continue
-            lines = reader.feed()
-            if lines is None:
-                break
-            for line in lines:
-                rec = parse_record(line)
-                records.append(rec)
-                if rec.kind == "result":
-                    on_result(rec)
-    finally:
-        sel.close()
-        os.close(read_fd)
-    return records, reader.oversized
+    return supervise(
+        sandbox, argv, workspace=workspace, env=_driver_env(seed), limits=limits, timeout_s=timeout_s,
+        mounts=mounts, read_fd=read_fd, pass_fds=[write_fd], to_record=to_record,
+    )  # fmt: skip

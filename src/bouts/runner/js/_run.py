@@ -13,10 +13,8 @@ import json
 import os
 import random
 import secrets
-import selectors
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -26,13 +24,14 @@ from bouts.loading import severity_for
 from bouts.models.challenge import SUITES, Challenge, Suite
 from bouts.models.results import Outcome, RunReport, TestResult
 from bouts.prepare import PreparedEnv, prepare_dependencies
-from bouts.runner._channel import LineReader, Record, parse_record
+from bouts.runner._channel import Record, parse_record
 from bouts.runner._integrity import void
 from bouts.runner._run import DEFAULT_OPTIONS, DRIVER_LIB, DetailedRun, RunOptions
+from bouts.runner._supervise import supervise
 from bouts.runner._verdicts import RunEnd, assemble, to_result
 from bouts.runner._workspace import seal_tests
 from bouts.runner.js._workspace import assemble_js_workspace, plant_js_canaries
-from bouts.sandbox import WORKSPACE, Mount, Sandbox, SandboxResult
+from bouts.sandbox import WORKSPACE, Mount, Sandbox
 
 JS_LIB = Path(__file__).with_name("sandboxed")
 """Holds ``_bouts_jsdriver`` (the Python supervisor) and ``jslib`` (preload + reporter)."""
@@ -220,60 +219,14 @@ def _drive(sandbox: Sandbox, workspace: Path, mounts: list[Mount], config: dict[
             "from _bouts_jsdriver.supervisor import main; sys.exit(main())")  # fmt: skip
     argv = [sys.executable, "-I", "-B", "-c", boot, json.dumps(config)]
     env = {"PATH": "/usr/bin:/bin", "HOME": "/tmp", "TMPDIR": "/tmp", "LANG": "C.UTF-8", "BOUTS_SEED": str(seed)}
-    closed = threading.Event()
 
-    def close_ours() -> None:
-        if not closed.is_set():
-            closed.set()
-            os.close(write_fd)
-            os.close(nonce_r)
+    def to_record(line: bytes) -> Record:
+        return parse_record(line) if _stamped(line, nonce) else Record("invalid", detail="nonce")
 
-    outcome: dict[str, SandboxResult | BaseException] = {}
-
-    def work() -> None:
-        try:
-            outcome["result"] = sandbox.run(
-                argv, workspace=workspace, env=env, limits=challenge.spec.limits, timeout_s=timeout_s,
-                mounts=mounts, pass_fds=[write_fd, nonce_r], on_spawn=close_ours,
-            )  # fmt: skip
-        except BaseException as exc:  # handed to the caller's thread below
-            outcome["error"] = exc
-        finally:
-            close_ours()
-
-    thread = threading.Thread(target=work, name="bouts-js-sandbox", daemon=True)
-    thread.start()
-    records, oversized = _read(read_fd, thread, nonce)
-    thread.join()
-    if "error" in outcome:
-        raise outcome["error"]  # type: ignore[misc]
-    res = outcome["result"]
-    assert isinstance(res, SandboxResult)
-    return records, RunEnd(res.timed_out, res.exit_code, res.signal, protocol_violations=oversized)
-
-
-def _read(read_fd: int, thread: threading.Thread, nonce: str) -> tuple[list[Record], int]:
-    reader, records = LineReader(read_fd), []
-    sel = selectors.DefaultSelector()
-    sel.register(read_fd, selectors.EVENT_READ)
-    finished_at: float | None = None
-    try:
-        while True:
-            if not thread.is_alive():
-                finished_at = finished_at or time.monotonic()
-                if time.monotonic() - finished_at > 2.0:
-                    break
-            if not sel.select(0.2):
-                continue
-            lines = reader.feed()
-            if lines is None:
-                break
-            for line in lines:
-                records.append(parse_record(line) if _stamped(line, nonce) else Record("invalid", detail="nonce"))
-    finally:
-        sel.close()
-        os.close(read_fd)
-    return records, reader.oversized
+    return supervise(
+        sandbox, argv, workspace=workspace, env=env, limits=challenge.spec.limits, timeout_s=timeout_s,
+        mounts=mounts, read_fd=read_fd, pass_fds=[write_fd, nonce_r], to_record=to_record, name="bouts-js-sandbox",
+    )  # fmt: skip
 
 
 def _stamped(line: bytes, nonce: str) -> bool:
