@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from bouts.judges.base import JUDGES, Component, Finding, IntegritySignals, JudgeInput, Verdict
+from bouts.judges.integrity._paths import same
+from bouts.judges.integrity._tree import Tree
 from bouts.models.challenge import Challenge
 from bouts.models.trajectory import Event
 from bouts.scoring.components import integrity as integrity_score
@@ -107,26 +109,15 @@ def scan(events: Sequence[Event], challenge: Challenge) -> Signals:
     return s
 
 
-_NOT_WORK = re.compile(r"(?:^|/)(?:__pycache__/|\.pytest_cache/|\.git/|node_modules/)|\.py[co]$")
-MAX_COMPARED = 5000
+_NOT_WORK = re.compile(r"(?:^|/)(?:__pycache__/|\.pytest_cache/|\.git/)|\.py[co]$")
 
 
 def changed_files(code_dir: Path, starter: Path | None) -> list[str]:
-    """Files of ``code/`` added or changed relative to ``starter/`` (bytes), caches excepted."""
-    out = []
-    for path in sorted(code_dir.rglob("*"))[:MAX_COMPARED]:
-        if path.is_symlink() or not path.is_file():
-            continue
-        rel = path.relative_to(code_dir).as_posix()
-        if _NOT_WORK.search(rel):
-            continue
-        before = starter / rel if starter is not None else None
-        try:
-            if before is None or not before.is_file() or before.read_bytes() != path.read_bytes():
-                out.append(rel)
-        except OSError:
-            continue
-    return out
+    """Files of ``code/`` added or changed relative to ``starter/``, caches excepted: the integrity
+    judge's own tree walk and comparison (no links followed, ``node_modules`` skipped, bounded)."""
+    code, before = Tree.read(code_dir), Tree.read(starter)
+    return [rel for rel in code.files
+            if not _NOT_WORK.search(rel) and (rel not in before.files or not same(code, rel, before, rel))]  # fmt: skip
 
 
 def unaccounted(events: Sequence[Event], changed: Sequence[str]) -> list[str]:
