@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated
@@ -12,8 +13,11 @@ from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBea
 from bouts.service.api.ratelimit import TokenBuckets
 from bouts.service.config import ServiceSettings
 from bouts.service.dispatch import Dispatcher
+from bouts.service.jobs import JobKind
 from bouts.service.storage import Repository
 from bouts.service.storage.records import PUBLIC, Principal
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -25,6 +29,14 @@ class ServiceContext:
     dispatcher: Dispatcher
     requests: TokenBuckets
     uploads: TokenBuckets
+
+    def enqueue(self, job_id: str, kind: JobKind = "score") -> None:
+        """Hand a stored ``queued`` job to the dispatcher. A failure is logged, not raised: the job
+        stays queued, and the dispatcher's retries or the next start's recovery enqueue it again."""
+        try:
+            self.dispatcher.enqueue(job_id, kind)
+        except Exception:
+            log.exception("could not enqueue %s job %s", kind, job_id)
 
 
 _bearer = HTTPBearer(auto_error=False, description="Authorization: Bearer bk_<id>_<secret>")

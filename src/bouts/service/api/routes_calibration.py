@@ -58,10 +58,7 @@ def start_check(challenge: ChallengeId, body: CheckIn, ctx: Ctx, who: Operator, 
                                    fresh_seeds=body.fresh_seeds, by=who.name)  # fmt: skip
     if not created:
         response.status_code = 200
-    try:
-        ctx.dispatcher.enqueue(check.id, "check")
-    except Exception:  # stored queued: recovery at the next start enqueues it again
-        log.exception("could not enqueue check %s", check.id)
+    ctx.enqueue(check.id, "check")
     return CheckRunOut.of(check)
 
 

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import logging
 from typing import Annotated
 
 from fastapi import APIRouter, Path
@@ -15,7 +14,6 @@ from bouts.service.rescoring import request_rescore
 from bouts.service.storage.records import Principal
 
 router = APIRouter(prefix="/api/v1", tags=["submissions"])
-log = logging.getLogger(__name__)
 SubmissionId = Annotated[str, Path(pattern=r"^[0-9a-f]{32}$")]
 RescoreId = Annotated[str, Path(pattern=r"^[0-9a-f]{32}$")]
 ERRORS = {c: {"model": ErrorOut} for c in (401, 403, 404, 409, 422, 429)}
@@ -28,10 +26,7 @@ def rescore(submission_id: SubmissionId, body: RescoreIn, ctx: Ctx, who: Operato
     re-score of it is queued or running."""
     job = request_rescore(ctx.repo, submission_id, reason=body.reason,
                           current_challenge=body.challenge_version == "current", by=who.name)  # fmt: skip
-    try:
-        ctx.dispatcher.enqueue(job.id, "rescore")
-    except Exception:  # stored queued: recovery at the next start enqueues it again
-        log.exception("could not enqueue re-score %s", job.id)
+    ctx.enqueue(job.id, "rescore")
     return RescoreOut.of(job)
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, File, HTTPException, Path, Query, UploadFile
@@ -14,7 +13,6 @@ from bouts.service.storage.records import Principal, SubmissionInfo
 from bouts.service.views import scorecard_view
 
 router = APIRouter(prefix="/api/v1", tags=["submissions"])
-log = logging.getLogger(__name__)
 SubmissionId = Annotated[str, Path(pattern=r"^[0-9a-f]{32}$")]
 ChallengeId = Annotated[str, Path(min_length=1, max_length=80)]
 ERRORS = {c: {"model": ErrorOut} for c in (401, 403, 404, 409, 413, 422, 429)}
@@ -31,10 +29,7 @@ def submit(
     info = accept_submission(ctx.repo, ctx.settings.data_dir, challenge=challenge, upload=archive.file,
                              filename=archive.filename or "", principal=who,
                              max_bytes=ctx.settings.max_upload_bytes)  # fmt: skip
-    try:
-        ctx.dispatcher.enqueue(info.id)
-    except Exception:  # the submission is stored queued; recovery on start enqueues it again
-        log.exception("could not enqueue submission %s", info.id)
+    ctx.enqueue(info.id)
     return SubmissionOut.of(info)
 
 
