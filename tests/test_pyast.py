@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import bouts
-from bouts._pyast import literal_eval, parse
+from bouts._pyast import literal_value, parse
 
 SRC = Path(bouts.__file__).parent
 # Runs inside the sandbox in its own interpreter, single-threaded, and must not import the engine.
@@ -56,7 +56,9 @@ def test_the_meta_check_sees_a_direct_parse(tmp_path: Path) -> None:
 def test_parse_matches_ast_parse_in_every_mode() -> None:
     assert ast.dump(parse("x = [1, 2]")) == ast.dump(ast.parse("x = [1, 2]"))
     assert ast.dump(parse("a + b", mode="eval")) == ast.dump(ast.parse("a + b", mode="eval"))
-    assert literal_eval("{'k': (1, 2.5, None)}") == {"k": (1, 2.5, None)}
+    assert literal_value(parse("{'k': (1, 2.5, None)}", mode="eval").body) == {"k": (1, 2.5, None)}
+    with pytest.raises(TypeError):
+        literal_value("1")  # text is parsed with parse(), never here
 
 
 def test_parse_reports_syntax_errors_with_the_file_name() -> None:

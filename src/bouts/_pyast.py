@@ -54,11 +54,6 @@ def _too_deep(tree: ast.AST) -> ast.AST | None:
     return None
 
 
-def literal_eval(source: str) -> Any:
-    """``ast.literal_eval`` of source text, parsed under the same lock."""
-    return ast.literal_eval(parse(source, mode="eval"))
-
-
 def literal_value(node: ast.AST) -> Any:
     """The value of an already parsed literal expression (pure Python: no parsing, no lock)."""
     if not isinstance(node, ast.AST):
