@@ -44,6 +44,18 @@ class StabilitySignals(BaseModel):
     """Crash descriptions: OOM kill, segfault, timeout, uncaught exception, bad exit."""
 
 
+class AssertionCount(BaseModel):
+    """How many of a suite's assertions were decided outside the sandbox (docs/sandbox.md)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    suite: Suite
+    externalised: int
+    """Assertions whose expected value and comparison never entered the sandbox."""
+    total: int
+    """Every assertion site of the suite's files."""
+
+
 class RunReport(BaseModel):
     """Everything one sandboxed test run of a submission produced."""
 
@@ -59,6 +71,8 @@ class RunReport(BaseModel):
     """Set when the run failed for reasons that are not the agent's (sandbox broke)."""
     seeds: list[int] = Field(default_factory=list)
     duration_s: float = 0.0
+    assertions: list[AssertionCount] = Field(default_factory=list)
+    """Per suite, the assertions decided outside the sandbox (empty: the run decided inline)."""
     tampering: list[str] = Field(default_factory=list)
     """Integrity findings of the run (a canary that passed, test machinery changed by the
     submission). Non-empty means every verdict was voided: an integrity bright line."""

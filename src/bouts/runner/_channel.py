@@ -41,7 +41,11 @@ class Record:
     foreign: tuple[str, ...] = ()
     """pytest plugins registered from outside the engine and the challenge's tests."""
     observations: tuple[str, ...] = ()
-    """Digests of the values a test passed to ``bouts_expect``, in order."""
+    """Digests of the values a test passed to ``bouts_expect``, in order (JavaScript runner)."""
+    occurrences: tuple[object, ...] = ()
+    """Externalised assertions the test executed: ``[site, {slot: encoding}]`` each, untrusted
+    (checked by ``_decide``)."""
+    obs_overflow: bool = False
 
 
 def _str(value: object, limit: int = 2000) -> str:
@@ -58,7 +62,7 @@ def parse_record(line: bytes) -> Record:
     """Parse one line into a :class:`Record`; anything unexpected becomes ``kind='invalid'``."""
     try:
         obj = json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):
         return Record("invalid", detail="not JSON")
     if not isinstance(obj, dict):
         return Record("invalid", detail="not an object")
@@ -104,6 +108,8 @@ def parse_record(line: bytes) -> Record:
             digest=_str(obj.get("digest"), 128),
             changed=_strs(obj.get("changed")),
             observations=_strs(obj.get("observations"), 10_000),
+            occurrences=tuple(obj["obs"]) if isinstance(obj.get("obs"), list) else (),
+            obs_overflow=obj.get("obs_overflow") is True,
         )
     return Record("invalid", detail=f"unknown record type {str(kind)[:40]!r}")
 

@@ -15,16 +15,17 @@ import os
 import secrets
 import tempfile
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from bouts.models.challenge import SUITES, Challenge, Suite
 from bouts.models.results import Outcome, RunReport, StabilitySignals, TestResult
+from bouts.runner._externalise import VERSION as EXTERNALISE_VERSION
 from bouts.runner._integrity import void
 from bouts.runner._run import DEFAULT_OPTIONS, RunOptions, run_detailed, run_suites
 from bouts.sandbox import Sandbox
 
-CACHE_SCHEMA = "bouts.reference/1"
+CACHE_SCHEMA = "bouts.reference/2"
 
 
 @dataclass(frozen=True)
@@ -35,7 +36,10 @@ class Reference:
     """Every test id the reference collected and ran (failing ones included: the challenge's flaw,
     surfaced by calibration, never a reason to drop a test)."""
     observations: Mapping[str, tuple[str, ...]]
-    """Per passed test id, the digests of its ``bouts_expect`` values."""
+    """Per passed test id, the digests of its ``bouts_expect`` values (JavaScript runner)."""
+    occurrences: Mapping[str, tuple[object, ...]] = field(default_factory=dict)
+    """Per passed test id, the golden observations of its externalised assertions: the values
+    graded runs are held to. Never sent into a sandbox."""
 
 
 _MEMORY: dict[str, Reference] = {}
@@ -45,7 +49,8 @@ _MEMORY: dict[str, Reference] = {}
 def _key(challenge: Challenge, suites: tuple[Suite, ...], seed: int, options: RunOptions) -> str:
     # The services a run is given change which tests exist (e.g. a PostgreSQL variant), so they key it.
     services = f"postgres={options.postgres is not None}"
-    h = hashlib.sha256(f"{CACHE_SCHEMA}|{challenge.content_hash}|{','.join(suites)}|{seed}|{services}".encode())
+    text = f"{CACHE_SCHEMA}|{EXTERNALISE_VERSION}|{challenge.content_hash}|{','.join(suites)}|{seed}|{services}"
+    h = hashlib.sha256(text.encode())
     # Also the bytes themselves: a hash in challenge.toml could be stale or, in tests, a dummy.
     for sub in ("tests", "reference"):
         for dirpath, dirnames, filenames in os.walk(challenge.root / sub):
@@ -79,17 +84,23 @@ def reference_run(
     if path is not None and path.is_file():
         data = json.loads(path.read_text())
         if data.get("schema") == CACHE_SCHEMA:
-            ref = Reference(tuple(data["ids"]), {k: tuple(v) for k, v in data["observations"].items()})
+            ref = Reference(
+                tuple(data["ids"]), {k: tuple(v) for k, v in data["observations"].items()},
+                {k: tuple(v) for k, v in data.get("occurrences", {}).items()},
+            )  # fmt: skip
             _MEMORY[key] = ref
             return ref
-    run = run_detailed(challenge, ref_dir, sandbox=sandbox, suites=suites, seed=seed, options=options)
+    mode = "golden" if challenge.spec.language == "python" else "inline"
+    run = run_detailed(challenge, ref_dir, sandbox=sandbox, suites=suites, seed=seed, options=options,
+                       assertions=mode)  # fmt: skip
     ids = tuple(r.id for r in run.report.results if "::" in r.id)
-    ref = Reference(ids, dict(run.observations))
+    ref = Reference(ids, dict(run.observations), dict(run.occurrences))
     _MEMORY[key] = ref
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile("w", dir=path.parent, delete=False, suffix=".tmp") as fh:
-            json.dump({"schema": CACHE_SCHEMA, "ids": list(ids), "observations": ref.observations}, fh)
+            json.dump({"schema": CACHE_SCHEMA, "ids": list(ids), "observations": ref.observations,
+                       "occurrences": ref.occurrences}, fh)  # fmt: skip
         os.replace(fh.name, path)  # atomic: a concurrent reader never sees half a file
     return ref
 
@@ -108,21 +119,26 @@ def grade(
     """Reference run, published-seed run, fresh-seed hidden run; merged into one :class:`RunReport`."""
     published = challenge.spec.tests.seed if seed is None else seed
     ref = reference_run(challenge, sandbox, seed=published, cache_dir=cache_dir, options=options)
+    external = ref is not None and challenge.spec.language == "python"
     first = run_suites(
         challenge, code_dir, sandbox=sandbox, progress=progress, seed=published, options=options,
         expected_ids=ref.ids if ref else None, golden=ref.observations if ref else None,
+        assertions="external" if external else "inline", golden_occurrences=ref.occurrences if ref else None,
     )  # fmt: skip
     if not challenge.test_files.get("hidden"):
         return first
     fresh = fresh_seed if fresh_seed is not None else _fresh_seed(published)
     hidden_ref = ref
-    if ref is not None and any(ref.observations.get(i) for i in ref.ids if _is_hidden(challenge, i)):
+    if ref is not None and any(ref.observations.get(i) or i in ref.occurrences
+                               for i in ref.ids if _is_hidden(challenge, i)):  # fmt: skip
         # Values checked against the reference depend on the seed: ask the reference again.
         hidden_ref = reference_run(challenge, sandbox, seed=fresh, suites=("hidden",), options=options)
     second = run_suites(
         challenge, code_dir, sandbox=sandbox, suites=("hidden",), seed=fresh, options=options,
         expected_ids=[i for i in hidden_ref.ids if _is_hidden(challenge, i)] if hidden_ref else None,
         golden=hidden_ref.observations if hidden_ref is not None and hidden_ref is not ref else None,
+        assertions="external" if external else "inline",
+        golden_occurrences=hidden_ref.occurrences if hidden_ref is not None else None,
     )  # fmt: skip
     return merge_phases(first, second)
 

@@ -15,15 +15,18 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Literal
 
 from bouts.errors import SandboxError
 from bouts.loading import severity_for
 from bouts.models.challenge import SUITES, Challenge, Limits, Suite
-from bouts.models.results import RunReport, TestResult
+from bouts.models.results import AssertionCount, Outcome, RunReport, TestResult
 from bouts.prepare import DEFAULT_CACHE, prepare_dependencies
 from bouts.runner._channel import Record, parse_record
+from bouts.runner._decide import check_test
+from bouts.runner._externalise import FilePlan, plan_file
 from bouts.runner._integrity import findings, void
 from bouts.runner._supervise import supervise
 from bouts.runner._verdicts import RunEnd, assemble, to_result
@@ -64,7 +67,17 @@ class DetailedRun:
 
     report: RunReport
     observations: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
-    """Per test id, digests of the values passed to ``bouts_expect`` (passed tests only)."""
+    """Per test id, digests of the values passed to ``bouts_expect`` (passed tests only; JavaScript)."""
+    occurrences: Mapping[str, tuple[object, ...]] = field(default_factory=dict)
+    """Per passed test id, its externalised assertions' observations (a golden run's are the
+    reference values the graded runs are held to)."""
+
+
+AssertionMode = Literal["inline", "external", "golden"]
+"""How test files' assertions run: as written (``inline``), rewritten so the host decides
+(``external``, graded runs), or intact with their operands recorded (``golden``, reference runs)."""
+REWRITTEN_SUITES: tuple[Suite, ...] = ("visible", "hidden", "adversarial")
+"""Suites whose files are externalised; generated tests carry their own oracle."""
 
 
 def _driver_env(seed: int) -> dict[str, str]:
@@ -91,6 +104,8 @@ def run_suites(
     golden: Mapping[str, Sequence[str]] | None = None,
     options: RunOptions = DEFAULT_OPTIONS,
     generated: Mapping[str, str] | None = None,
+    assertions: AssertionMode = "inline",
+    golden_occurrences: Mapping[str, Sequence[object]] | None = None,
 ) -> RunReport:
     """Run ``suites`` of ``challenge`` against ``code_dir`` in ``sandbox``; one outcome per test id.
 
@@ -104,10 +119,14 @@ def run_suites(
     supervisor could not start; everything the submission does is reported in the result.
     ``generated`` adds engine-written test files (path under ``tests/generated/`` → source,
     ``bouts.adversarial``), trusted like the challenge's tests; they form the ``generated`` suite.
+    ``assertions="external"`` rewrites the test files so that no expected value enters the sandbox;
+    ``golden_occurrences`` (a golden run's :attr:`DetailedRun.occurrences`) are then what each
+    test's observations are held to.
     """
     return run_detailed(
         challenge, code_dir, sandbox=sandbox, suites=suites, progress=progress, seed=seed,
         expected_ids=expected_ids, golden=golden, options=options, generated=generated,
+        assertions=assertions, golden_occurrences=golden_occurrences,
     ).report  # fmt: skip
 
 
@@ -123,8 +142,11 @@ def run_detailed(
     golden: Mapping[str, Sequence[str]] | None = None,
     options: RunOptions = DEFAULT_OPTIONS,
     generated: Mapping[str, str] | None = None,
+    assertions: AssertionMode = "inline",
+    golden_occurrences: Mapping[str, Sequence[object]] | None = None,
 ) -> DetailedRun:
-    """:func:`run_suites`, also returning the ``bouts_expect`` observations."""
+    """:func:`run_suites`, also returning the observations (``bouts_expect`` digests, externalised
+    assertions' values)."""
     if challenge.spec.language != "python":  # node:test runner, same contract (docs/javascript.md)
         from bouts.runner.js import run_js
 
@@ -147,6 +169,7 @@ def run_detailed(
         for rel, text in (generated or {}).items():  # after the pristine tests: nothing can replace them
             (workspace / rel).parent.mkdir(parents=True, exist_ok=True)
             (workspace / rel).write_text(text, encoding="utf-8")
+        plans = _rewrite(workspace, file_suite, assertions)
         canaries = plant_canaries(workspace, file_suite, random.SystemRandom()) if options.canaries else []
         lib = _LIB_TARGET if isolated else str(DRIVER_LIB)
         deps = prepare_dependencies(challenge.root, "python", cache_root=options.deps_cache)
@@ -181,6 +204,8 @@ def run_detailed(
         raise SandboxError(f"the test supervisor did not start in sandbox '{sandbox.name}' ({end})")
     tampering = findings(records, canaries)
     graded = _without(records, set(canaries))
+    if assertions == "external":
+        graded = decide(graded, plans, golden_occurrences or {}, set(config["hidden_files"]))  # type: ignore[arg-type]
     results, stability = assemble(
         graded,
         file_suite=file_suite,
@@ -191,9 +216,9 @@ def run_detailed(
     )
     if tampering:
         results = void(results, tampering)
-    observations = {
-        r.id: r.observations for r in graded if r.kind == "result" and r.outcome is not None and r.outcome == "passed"
-    }
+    passed = [r for r in graded if r.kind == "result" and r.outcome is not None and r.outcome == "passed"]
+    observations = {r.id: r.observations for r in passed}
+    occurrences = {r.id: r.occurrences for r in passed if r.id.split("::")[0] in plans}
     report = RunReport(
         results=results,
         stability=stability,
@@ -202,8 +227,71 @@ def run_detailed(
         seeds=[seed],
         duration_s=time.monotonic() - start,
         tampering=tampering,
+        assertions=_counts(plans, file_suite) if assertions == "external" else [],
     )
-    return DetailedRun(report, observations)
+    return DetailedRun(report, observations, occurrences)
+
+
+_PLANS: dict[tuple[str, str], FilePlan] = {}
+
+
+def plan_for(rel: str, text: str) -> FilePlan:
+    """The rewrite of one test file, memoised by its path and text (a worker scores many submissions)."""
+    key = (rel, text)
+    if key not in _PLANS:
+        if len(_PLANS) > 256:
+            _PLANS.clear()
+        _PLANS[key] = plan_file(text, rel)
+    return _PLANS[key]
+
+
+def _rewrite(workspace: Path, file_suite: Mapping[str, Suite], mode: AssertionMode) -> dict[str, FilePlan]:
+    """Rewrite the workspace's copies of the challenge's test files for ``mode``; their plans."""
+    if mode == "inline":
+        return {}
+    plans: dict[str, FilePlan] = {}
+    for rel, suite in file_suite.items():
+        path = workspace / rel
+        if suite not in REWRITTEN_SUITES or path.suffix != ".py" or not path.is_file():
+            continue
+        plan = plan_for(rel, path.read_text(encoding="utf-8", errors="replace"))
+        path.write_text(plan.external if mode == "external" else plan.golden, encoding="utf-8")
+        plans[rel] = plan
+    return plans
+
+
+def _counts(plans: Mapping[str, FilePlan], file_suite: Mapping[str, Suite]) -> list[AssertionCount]:
+    totals: dict[Suite, list[int]] = {}
+    for rel, plan in plans.items():
+        done, total = plan.counts
+        acc = totals.setdefault(file_suite[rel], [0, 0])
+        acc[0] += done
+        acc[1] += total
+    return [AssertionCount(suite=s, externalised=d, total=t) for s, (d, t) in sorted(totals.items())]
+
+
+def decide(
+    records: Sequence[Record],
+    plans: Mapping[str, FilePlan],
+    golden: Mapping[str, Sequence[object]],
+    hidden_files: set[str],
+) -> list[Record]:
+    """The host's verdicts: a test the sandbox reports passed passes only if its observations hold
+    against the expected values the host kept (``_decide.check_test``)."""
+    out: list[Record] = []
+    for rec in records:
+        plan = plans.get(rec.id.split("::")[0]) if rec.kind == "result" else None
+        if plan is not None and rec.outcome is not None and rec.outcome == "passed":
+            gold = golden.get(rec.id)
+            if gold is None:
+                why: str | None = "the reference solution does not pass this test"
+            else:
+                why = check_test(plan.sites, rec.occurrences, gold, overflow=rec.obs_overflow)
+            if why is not None:
+                detail = "an assertion did not hold" if rec.id.split("::")[0] in hidden_files else why
+                rec = replace(rec, outcome=Outcome.FAILED, detail=detail)
+        out.append(rec)
+    return out
 
 
 def _checked_generated(generated: Mapping[str, str] | None) -> list[str]:

@@ -17,11 +17,11 @@ import time
 
 import pytest
 
-from _bouts_driver import procs, tamper
+from _bouts_driver import observe, procs, tamper
 from _bouts_driver.fixtures import BoutsFixtures
 from _bouts_driver.proto import LineBuffer, result, send, short
 
-_MAX_REPORT = 4 * 1024 * 1024
+_MAX_REPORT = 6 * 1024 * 1024
 
 
 def _last_line(report: pytest.TestReport) -> str:
@@ -139,6 +139,7 @@ class WorkerPlugin:
 
     def _run_in_child(self, item: pytest.Item) -> dict:
         self.warnings, self.exception, self.reports = [], None, []
+        observe.reset()
         start = time.monotonic()
         # The full hook (not bare runtestprotocol) so pytest's wrappers run: warnings capture,
         # unraisable-exception and thread-exception checks, logging.
@@ -152,6 +153,9 @@ class WorkerPlugin:
         rec["digest"] = tamper.digest(prints)
         rec["changed"] = tamper.changed(self.baseline, prints)
         rec["observations"] = list(self.fixtures.expectations.digests)
+        # Externalised assertions: what the test observed; the host decides (docs/sandbox.md).
+        rec["obs"] = observe.occurrences
+        rec["obs_overflow"] = observe.overflow
         rec["warnings"] = sorted(set(self.warnings))
         return rec
 

@@ -1,0 +1,299 @@
+"""The host's verdict on externalised assertions. Pure: plain data in, a failure reason or ``None`` out.
+
+Everything a test process reported is untrusted. It is decoded into host-built values (no object
+from the sandbox is ever called), and each assertion site is checked against what the host kept:
+literal expected values from the test file, and the reference solution's golden observations for
+the same test and seed. Why this closes verdict forging: docs/sandbox.md, "Decided outside".
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from decimal import Decimal, InvalidOperation
+from fractions import Fraction
+
+from bouts.runner._externalise import Site
+
+MAX_DEPTH = 200
+_MISSING = object()
+
+
+class Opaque:
+    """A value that is not plain data: equal only to an identical encoding (never, if ``never``)."""
+
+    __slots__ = ("payload", "names", "truth", "never")
+
+    def __init__(self, enc: object, never: bool = False) -> None:
+        self.payload = json.dumps(enc, sort_keys=True, default=str)[:100_000]
+        names = enc.get("$o") or enc.get("$sub") or [] if isinstance(enc, dict) else []
+        self.names = tuple(str(n) for n in names) if isinstance(names, list) else ()
+        truth = enc.get("?") if isinstance(enc, dict) else None
+        self.truth = truth if isinstance(truth, bool) else None
+        self.never = never
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Opaque) and not self.never and not other.never and self.payload == other.payload
+
+    def __hash__(self) -> int:
+        return hash(self.payload)
+
+    def __repr__(self) -> str:
+        return f"<{self.names[0] if self.names else 'object'}>"
+
+
+class Raised:
+    """A checked call raised: the names of the exception's classes and its message."""
+
+    __slots__ = ("names", "message")
+
+    def __init__(self, names: Sequence[str], message: str) -> None:
+        self.names, self.message = tuple(names), message
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Raised) and self.names[:1] == other.names[:1]
+
+    def __hash__(self) -> int:
+        return hash(self.names[:1])
+
+    def __repr__(self) -> str:
+        return f"raised {_short(self.names[0]) if self.names else 'an exception'}"
+
+
+class _Returned:
+    def __repr__(self) -> str:
+        return "returned normally"
+
+
+RETURNED = _Returned()
+
+
+def _short(name: str) -> str:
+    return name.rsplit(".", 1)[-1]
+
+
+def _hashable(value: object) -> object:
+    try:
+        hash(value)
+    except TypeError:
+        return Opaque({"$unhashable": repr(value)[:1000]})
+    return value
+
+
+def decode(enc: object, depth: int = 0) -> object:
+    """Host-built plain values from an observation's encoding (malformed parts never compare equal)."""
+    if depth > MAX_DEPTH:
+        return Opaque({}, never=True)
+    if enc is None or isinstance(enc, bool | int | float | str):
+        return enc
+    if isinstance(enc, list):
+        return [decode(v, depth + 1) for v in enc]
+    if not isinstance(enc, dict) or len(enc) > 4:
+        return Opaque({}, never=True)
+    try:
+        if "$t" in enc:
+            return tuple(decode(v, depth + 1) for v in enc["$t"])
+        if "$d" in enc:
+            return {_hashable(decode(k, depth + 1)): decode(v, depth + 1) for k, v in enc["$d"]}
+        if "$s" in enc or "$fs" in enc:
+            items = {_hashable(decode(v, depth + 1)) for v in (enc.get("$s") or enc.get("$fs"))}
+            return set(items) if "$s" in enc else frozenset(items)
+        if "$b" in enc:
+            return bytes.fromhex(enc["$b"])
+        if "$f" in enc:
+            return float(enc["$f"])
+        if "$dec" in enc:
+            return Decimal(enc["$dec"])
+        if "$fr" in enc:
+            return Fraction(int(enc["$fr"][0]), int(enc["$fr"][1]))
+        if "$c" in enc:
+            return complex(float(enc["$c"][0]), float(enc["$c"][1]))
+        if "$raise" in enc:
+            return Raised([str(n) for n in enc["$raise"]][:20], str(enc.get("m", ""))[:500])
+        if "$ret" in enc:
+            return RETURNED
+        if "$sub" in enc or "$cut" in enc:
+            return Opaque(enc, never=True)
+        if "$o" in enc or "$std" in enc or "$h" in enc:
+            return Opaque(enc)
+    except (TypeError, ValueError, KeyError, IndexError, ZeroDivisionError, InvalidOperation, AttributeError):
+        pass
+    return Opaque({}, never=True)
+
+
+def _number(v: object) -> bool:
+    return isinstance(v, int | float | Decimal | Fraction) and not isinstance(v, bool)
+
+
+def same(a: object, b: object, rel: float = 0.0, abs_: float = 0.0) -> bool:
+    """Equality of decoded values: Python's ``==`` on host-built data, NaN equal to NaN, floats
+    within ``rel``/``abs_`` when given (containers compared element by element, as pytest.approx)."""
+    if a is _MISSING or b is _MISSING:
+        return a is b
+    if _number(a) and _number(b):
+        fa, fb = float(a), float(b)  # type: ignore[arg-type]
+        if math.isnan(fa) and math.isnan(fb):
+            return True
+        if rel or abs_:
+            return math.isclose(fa, fb, rel_tol=rel, abs_tol=abs_)
+        return a == b
+    if isinstance(a, list | tuple) and isinstance(b, list | tuple):
+        return type(a) is type(b) and len(a) == len(b) and all(same(x, y, rel, abs_) for x, y in zip(a, b, strict=True))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same(a[k], b[k], rel, abs_) for k in a)
+    try:
+        return bool(a == b)
+    except Exception:  # noqa: BLE001 (a comparison of host-built values that cannot be made)
+        return False
+
+
+def _type_names(v: object) -> set[str]:
+    if isinstance(v, Opaque):
+        return {_short(n) for n in v.names}
+    return {k.__name__ for k in type(v).__mro__}
+
+
+def _truth(v: object) -> bool | None:
+    if isinstance(v, Opaque):
+        return v.truth
+    if isinstance(v, Raised):
+        return None
+    return bool(v)
+
+
+def _cmp(op: str, a: object, b: object) -> bool:
+    if isinstance(a, Raised) or isinstance(b, Raised):
+        return False
+    try:
+        if op == "eq":
+            return same(a, b)
+        if op == "ne":
+            return not same(a, b)
+        if op in ("is", "isnot"):
+            held = a is b if any(x is None or isinstance(x, bool) for x in (a, b)) else same(a, b)
+            return held if op == "is" else not held
+        if op == "in":
+            return a in b  # type: ignore[operator]
+        if op == "notin":
+            return a not in b  # type: ignore[operator]
+        return bool({"lt": a < b, "le": a <= b, "gt": a > b, "ge": a >= b}[op])  # type: ignore[operator]
+    except Exception:  # noqa: BLE001 (values of types that do not compare: the assertion does not hold)
+        return False
+
+
+def _canon(v: object) -> str:
+    return json.dumps(v, sort_keys=True, default=repr)
+
+
+def check_occurrence(site: Site, sub: Mapping[str, object], gold: Mapping[str, object] | None) -> str | None:
+    """``None`` if this execution of ``site`` holds, else why not (no expected value in the text)."""
+    observed = site.observed
+    mine: dict[int, object] = {}
+    for key, enc in sub.items():
+        if key.isdigit() and int(key) < len(observed):
+            mine[observed[int(key)]] = decode(enc)
+    ref: dict[int, object] = {int(k): decode(v) for k, v in (gold or {}).items() if k.isdigit()}
+    tol = (site.rel, site.abs) if site.form == "approx" else (0.0, 0.0)
+    pairwise = site.form in ("generic", "gold") or any(o.role == "U" for o in site.operands) or len(observed) > 1
+    if pairwise:
+        if gold is None:
+            return "no reference value to compare with (the reference solution fails this test)"
+        for j in observed:
+            if not same(mine.get(j, _MISSING), ref.get(j, _MISSING), *tol):
+                got = mine.get(j, _MISSING)
+                seen = "nothing" if got is _MISSING else _brief(got)
+                return f"observed {seen}, which differs from the reference solution's value"
+        if site.form in ("generic", "gold"):
+            return None
+
+    def value(j: int) -> object:
+        o = site.operands[j]
+        if o.role == "L":
+            return o.value
+        return (ref if o.role == "U" else mine).get(j, _MISSING)
+
+    vals = [value(j) for j in range(len(site.operands))]
+    if any(v is _MISSING for v in vals):
+        return "an operand was not observed"
+    got = vals[0]
+    if site.form != "raises" and isinstance(got, Raised):
+        return f"the checked expression {got!r}"
+    if site.form == "cmp":
+        held = _cmp(site.op, vals[0], vals[1])
+    elif site.form == "truthy":
+        held = _truth(got) is True
+    elif site.form == "falsy":
+        held = _truth(got) is False
+    elif site.form == "isinstance":
+        held = bool(_type_names(got) & set(site.types))
+    elif site.form == "approx":
+        held = same(vals[0], vals[1], site.rel, site.abs) and not any(isinstance(v, Opaque) for v in vals)
+    elif site.form == "raises":
+        held = isinstance(got, Raised) and bool({_short(n) for n in got.names} & set(site.types))
+        if held and site.match is not None:
+            try:
+                held = re.search(site.match, got.message) is not None  # type: ignore[union-attr]
+            except re.error:
+                held = False
+        if not held:
+            return f"expected an exception; the code {got!r}"
+    elif site.form == "counteq":
+        try:
+            held = Counter(map(_canon, vals[0])) == Counter(map(_canon, vals[1]))  # type: ignore[call-overload]
+        except TypeError:
+            held = False
+    else:
+        held = False
+    return None if held else f"the assertion does not hold (observed {_brief(got)})"
+
+
+def _brief(v: object) -> str:
+    text = repr(v)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def check_test(
+    sites: Mapping[int, Site],
+    sub: Sequence[object],
+    gold: Sequence[object] | None,
+    *,
+    overflow: bool = False,
+) -> str | None:
+    """The verdict of one test's observations: ``None`` when every assertion held, else why not.
+
+    With ``gold`` (the reference's observations for this test and seed) the test must have executed
+    exactly the reference's sequence of assertion sites: a submission that skips, reorders or adds
+    assertions (a no-op'd test, a loop cut short) does not pass.
+    """
+    if overflow:
+        return "too many assertions executed to check"
+    occ = _occurrences(sub)
+    if occ is None:
+        return "unreadable observations"
+    ref = _occurrences(gold) if gold is not None else None
+    if gold is not None and ref is None:
+        return "unreadable reference observations"
+    if ref is not None and [k for k, _ in occ] != [k for k, _ in ref]:
+        return (
+            f"its assertions ran differently from the reference solution's ({len(occ)} executed, {len(ref)} expected)"
+        )
+    for i, (k, slots) in enumerate(occ):
+        site = sites.get(k)
+        if site is None:
+            return "an assertion the test file does not have"
+        why = check_occurrence(site, slots, ref[i][1] if ref is not None else None)
+        if why:
+            return f"line {site.line}: {why}"
+    return None
+
+
+def _occurrences(data: Sequence[object] | None) -> list[tuple[int, dict[str, object]]] | None:
+    out: list[tuple[int, dict[str, object]]] = []
+    for item in data or ():
+        if not (isinstance(item, list) and len(item) == 2 and type(item[0]) is int and isinstance(item[1], dict)):
+            return None
+        out.append((item[0], item[1]))
+    return out

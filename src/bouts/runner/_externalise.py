@@ -1,0 +1,501 @@
+"""Externalised assertions: the host rewrites test files so that verdicts are decided outside. Pure.
+
+Every assertion of a test file (``assert``, ``pytest.raises``, ``self.assert*``, ``bouts_expect``)
+becomes a *site*. Its operands are classed (``_taint``) as literal (``L``: the expected value,
+kept by the host), the test's own computation (``U``: evaluated only in the reference's golden
+run, never in the graded one) or the submission's behaviour (``T``: observed). Two texts come out
+of one source:
+
+- the **external** text, run against the submission: a recognised assertion becomes
+  ``_bouts.obs(site, lambda: T1, ...)`` — only what the submission produced, no expected value,
+  no comparison; ``with pytest.raises(X):`` becomes ``with _bouts.block(site):`` (what was raised,
+  if anything, is recorded and the test goes on);
+- the **golden** text, run against the reference: the original assertion, intact, with every
+  non-literal operand wrapped in ``_bouts.atom(slot, ...)`` so its value is recorded.
+
+The host (``_decide``) then passes a test only if the graded run executed exactly the reference's
+sequence of sites, each observation holding (literal comparisons evaluated on the host;
+operands paired with the reference's values where the expected side is computed).
+
+What cannot be externalised stays in the file and is *counted*: an assertion of no recognised
+shape keeps its comparison in place (its submission-derived parts are still observed and paired
+with the reference's), and an expected value that arrives through ``@pytest.mark.parametrize``
+is present in the decorator. See docs/sandbox.md, "Decided outside".
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+from dataclasses import dataclass, field
+from typing import Literal
+
+from bouts import _pyast
+from bouts.runner._taint import FunctionTaint, ModuleTaint
+
+Role = Literal["L", "U", "T"]
+Form = Literal["cmp", "truthy", "falsy", "isinstance", "approx", "raises", "counteq", "gold", "generic", "plain"]
+VERSION = "externalise/1"
+"""Changes whenever a rewrite could number or class sites differently (it keys cached golden runs)."""
+OBS = "_bouts"
+"""The name the rewritten files import the observation module under."""
+
+_CMP_OPS: dict[type, str] = {
+    ast.Eq: "eq", ast.NotEq: "ne", ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge",
+    ast.In: "in", ast.NotIn: "notin", ast.Is: "is", ast.IsNot: "isnot",
+}  # fmt: skip
+_UNITTEST: dict[str, tuple[Form, str]] = {
+    "assertEqual": ("cmp", "eq"), "assertEquals": ("cmp", "eq"), "assertListEqual": ("cmp", "eq"),
+    "assertDictEqual": ("cmp", "eq"), "assertTupleEqual": ("cmp", "eq"), "assertSetEqual": ("cmp", "eq"),
+    "assertSequenceEqual": ("cmp", "eq"), "assertMultiLineEqual": ("cmp", "eq"),
+    "assertNotEqual": ("cmp", "ne"), "assertIs": ("cmp", "is"), "assertIsNot": ("cmp", "isnot"),
+    "assertIn": ("cmp", "in"), "assertNotIn": ("cmp", "notin"), "assertGreater": ("cmp", "gt"),
+    "assertGreaterEqual": ("cmp", "ge"), "assertLess": ("cmp", "lt"), "assertLessEqual": ("cmp", "le"),
+    "assertTrue": ("truthy", ""), "assertFalse": ("falsy", ""), "assertIsNone": ("cmp", "is"),
+    "assertIsNotNone": ("cmp", "isnot"), "assertIsInstance": ("isinstance", ""),
+    "assertAlmostEqual": ("approx", ""), "assertCountEqual": ("counteq", ""),
+}  # fmt: skip
+_RAISES = {"raises", "assertRaises", "assertRaisesRegex"}
+
+
+@dataclass(frozen=True)
+class Operand:
+    role: Role
+    value: object = None
+    """The literal's value (role ``L`` only)."""
+
+
+@dataclass(frozen=True)
+class Site:
+    """One assertion of a test file, as the host keeps it."""
+
+    site: int
+    line: int
+    form: Form
+    operands: tuple[Operand, ...] = ()
+    op: str = ""
+    types: tuple[str, ...] = ()
+    """Exception or class names (``raises``, ``isinstance``), last dotted part."""
+    rel: float = 0.0
+    abs: float = 0.0
+    match: str | None = None
+    externalised: bool = True
+    why: str = ""
+    """Why not externalised (shown by ``bouts check``)."""
+
+    @property
+    def observed(self) -> tuple[int, ...]:
+        """Operand indices the external text observes, in the order its thunks/atoms send them."""
+        return tuple(i for i, o in enumerate(self.operands) if o.role == "T")
+
+
+@dataclass(frozen=True)
+class FilePlan:
+    """A test file's two rewritten texts and its sites."""
+
+    external: str
+    golden: str
+    sites: dict[int, Site] = field(default_factory=dict)
+    error: str = ""
+
+    @property
+    def counts(self) -> tuple[int, int]:
+        """(externalised sites, all sites)."""
+        return sum(1 for s in self.sites.values() if s.externalised), len(self.sites)
+
+
+def plan_file(source: str, rel: str = "<test>") -> FilePlan:
+    """Rewrite one test file; a file that does not parse is left as it is (it fails to collect)."""
+    try:
+        tree = _pyast.parse(source, filename=rel)
+    except SyntaxError as exc:
+        return FilePlan(source, source, error=f"not rewritten: {exc.msg}")
+    rw = _Rewriter(ModuleTaint(tree))
+    ext, gold = rw.stmts(tree.body, None)
+    return FilePlan(_module(tree, ext), _module(tree, gold), dict(rw.sites))
+
+
+def _module(tree: ast.Module, body: list[ast.stmt]) -> str:
+    at = 0
+    if body and isinstance(body[0], ast.Expr) and isinstance(getattr(body[0], "value", None), ast.Constant):
+        at = 1  # the docstring stays first
+    while at < len(body) and isinstance(body[at], ast.ImportFrom) and body[at].module == "__future__":  # type: ignore[attr-defined]
+        at += 1
+    header = ast.parse(f"import _bouts_driver.observe as {OBS}").body
+    module = ast.Module(body=[*body[:at], *header, *body[at:]], type_ignores=[])
+    return ast.unparse(ast.fix_missing_locations(module)) + "\n"
+
+
+def _call(name: str, *args: ast.expr) -> ast.Call:
+    return ast.Call(func=ast.Attribute(value=ast.Name(OBS, ast.Load()), attr=name, ctx=ast.Load()),
+                    args=list(args), keywords=[])  # fmt: skip
+
+
+def _lit(node: ast.AST) -> tuple[bool, object]:
+    try:
+        return True, _pyast.literal_value(node)
+    except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+        return False, None
+
+
+def _func_name(node: ast.expr) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return ""
+
+
+def _type_names(node: ast.expr) -> tuple[str, ...] | None:
+    if isinstance(node, ast.Tuple):
+        out: list[str] = []
+        for elt in node.elts:
+            part = _type_names(elt)
+            if part is None:
+                return None
+            out += part
+        return tuple(out)
+    name = _func_name(node)
+    return (name,) if name and isinstance(node, ast.Name | ast.Attribute) else None
+
+
+def _parametrized(func: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    names: set[str] = set()
+    for dec in func.decorator_list:
+        if isinstance(dec, ast.Call) and _func_name(dec.func) == "parametrize" and dec.args:
+            ok, value = _lit(dec.args[0])
+            if ok and isinstance(value, str):
+                names |= {n.strip() for n in value.split(",") if n.strip()}
+            elif ok and isinstance(value, list | tuple):
+                names |= {str(n) for n in value}
+    return names
+
+
+_UNWRAPPABLE = (ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr)
+
+
+class _Rewriter:
+    def __init__(self, module: ModuleTaint) -> None:
+        self.mt = module
+        self.sites: dict[int, Site] = {}
+        self.params: set[str] = set()
+
+    # -- statements ------------------------------------------------------------------------------
+
+    def stmts(self, stmts: list[ast.stmt], ft: FunctionTaint | None) -> tuple[list[ast.stmt], list[ast.stmt]]:
+        ext: list[ast.stmt] = []
+        gold: list[ast.stmt] = []
+        for st in stmts:
+            e, g = self.stmt(st, ft)
+            ext += e
+            gold += g
+        return ext, gold
+
+    def stmt(self, st: ast.stmt, ft: FunctionTaint | None) -> tuple[list[ast.stmt], list[ast.stmt]]:
+        if isinstance(st, ast.FunctionDef | ast.AsyncFunctionDef):
+            params = _parametrized(st)
+            inner = FunctionTaint(self.mt, st, params, ft.local if ft else set())
+            saved, self.params = self.params, (self.params | params)
+            try:
+                return self._compound(st, inner)
+            finally:
+                self.params = saved
+        if isinstance(st, ast.ClassDef):
+            return self._compound(st, None)
+        if ft is None:
+            return [st], [st]
+        if isinstance(st, ast.Assert):
+            return self._assert(st, ft)
+        if isinstance(st, ast.Expr) and isinstance(st.value, ast.Call):
+            done = self._call_assertion(st, st.value, ft)
+            if done is not None:
+                return done
+        if isinstance(st, ast.With | ast.AsyncWith) and len(st.items) == 1:
+            done = self._raises_block(st, ft)
+            if done is not None:
+                return done
+        return self._compound(st, ft)
+
+    def _compound(self, st: ast.stmt, ft: FunctionTaint | None) -> tuple[list[ast.stmt], list[ast.stmt]]:
+        fields = [f for f in ("body", "orelse", "finalbody") if isinstance(getattr(st, f, None), list)]
+        handlers = getattr(st, "handlers", None)
+        cases = getattr(st, "cases", None)
+        if not fields and not handlers and not cases:
+            return [st], [st]
+        ext, gold = copy.copy(st), copy.copy(st)
+        for f in fields:
+            e, g = self.stmts(getattr(st, f), ft)
+            empty: list[ast.stmt] = [ast.Pass()] if f == "body" else []
+            setattr(ext, f, e or empty)
+            setattr(gold, f, g or list(empty))
+        for name, items in (("handlers", handlers), ("cases", cases)):
+            if items:
+                pairs = []
+                for item in items:
+                    ie, ig = copy.copy(item), copy.copy(item)
+                    ie.body, ig.body = self.stmts(item.body, ft)
+                    pairs.append((ie, ig))
+                setattr(ext, name, [p[0] for p in pairs])
+                setattr(gold, name, [p[1] for p in pairs])
+        return [ext], [gold]
+
+    # -- sites -----------------------------------------------------------------------------------
+
+    def _new(self, st: ast.stmt, form: Form, operands: list[tuple[Role, ast.expr, object]], **extra: object) -> Site:
+        k = len(self.sites)
+        ops = tuple(Operand(r, v if r == "L" else None) for r, _, v in operands)
+        site = Site(k, getattr(st, "lineno", 0), form, ops, **extra)  # type: ignore[arg-type]
+        if site.externalised and form not in ("generic",):
+            leaked = {n.id for r, node, _ in operands if r == "U" for n in ast.walk(node) if isinstance(n, ast.Name)}
+            if leaked & self.params:
+                site = Site(**{**site.__dict__, "externalised": False,
+                               "why": "its expected value comes from a parametrize decorator in the file"})  # fmt: skip
+        self.sites[k] = site
+        return site
+
+    def _roles(self, nodes: list[ast.expr], ft: FunctionTaint) -> list[tuple[Role, ast.expr, object]]:
+        """Each operand's role. A site must observe something of the submission: when no operand
+        is tainted, the ones reading a value handed to the submission (``fill(buf); assert buf ==
+        [1, 2]``) are what it produced."""
+        out = [self._role(n, ft) for n in nodes]
+        if not any(r == "T" for r, _, _ in out):
+            out = [("T", n, None) if r == "U" and ft.exposed_in(n) else (r, n, v) for r, n, v in out]
+        return out
+
+    def _role(self, node: ast.expr, ft: FunctionTaint) -> tuple[Role, ast.expr, object]:
+        ok, value = _lit(node)
+        if ok:
+            return "L", node, value
+        return ("T" if ft.tainted(node) else "U"), node, None
+
+    def _emit(
+        self, st: ast.stmt, site: Site, operands: list[tuple[Role, ast.expr, object]]
+    ) -> tuple[list[ast.stmt], list[ast.stmt]]:
+        """External: ``_bouts.obs(k, lambda: T...)``. Golden: ``_bouts.open(k)`` + the original
+        statement with every non-literal operand wrapped in ``_bouts.atom``."""
+        thunks = [ast.Lambda(args=_no_args(), body=node) for r, node, _ in operands if r == "T"]
+        ext = ast.Expr(_call("obs", ast.Constant(site.site), *thunks))
+        wraps = {id(node): j for j, (r, node, _) in enumerate(operands) if r != "L"}
+        head = ast.copy_location(ast.Expr(_call("open", ast.Constant(site.site))), st)
+        return [ast.copy_location(ext, st)], [head, _copy_with(st, wraps)]
+
+    def _generic(
+        self, st: ast.stmt, expr: ast.expr, ft: FunctionTaint, why: str
+    ) -> tuple[list[ast.stmt], list[ast.stmt]]:
+        atoms = _atoms(expr, ft)
+        operands: list[tuple[Role, ast.expr, object]] = [("T", a, None) for a in atoms]
+        site = self._new(st, "generic", operands, externalised=False, why=why)
+        wraps = {id(a): j for j, a in enumerate(atoms)}
+        head = ast.copy_location(ast.Expr(_call("open", ast.Constant(site.site))), st)
+        return [head, _copy_with(st, wraps)], [head, _copy_with(st, wraps)]
+
+    def _assert(self, st: ast.Assert, ft: FunctionTaint) -> tuple[list[ast.stmt], list[ast.stmt]]:
+        test = st.test
+        if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+            ext: list[ast.stmt] = []
+            gold: list[ast.stmt] = []
+            for value in test.values:
+                e, g = self._assert(ast.copy_location(ast.Assert(test=value, msg=st.msg), st), ft)
+                ext += e
+                gold += g
+            return ext, gold
+        if any(isinstance(n, _UNWRAPPABLE) for n in ast.walk(test)):
+            return self._generic(st, test, ft, "await, yield or := in the assertion")
+        shaped = self._shape(test, ft)
+        if shaped is None:
+            return self._generic(st, test, ft, "an assertion of no recognised shape, evaluated in the sandbox")
+        form, operands, extra = shaped
+        site = self._new(st, form, operands, **extra)
+        return self._emit(st, site, operands)
+
+    def _shape(self, test: ast.expr, ft: FunctionTaint) -> tuple[Form, list, dict] | None:
+        if isinstance(test, ast.Compare) and len(test.ops) == 1:
+            left, right, op = test.left, test.comparators[0], type(test.ops[0])
+            for a, b in ((left, right), (right, left)):
+                if op is ast.Eq and isinstance(b, ast.Call) and _func_name(b.func) == "approx" and b.args:
+                    tol = _tolerances(b, {"rel": 1e-6, "abs": 1e-12}, ("rel", "abs"))
+                    if tol is None:
+                        return None
+                    return "approx", self._roles([a, b.args[0]], ft), {"rel": tol[0], "abs": tol[1]}
+            if op in (ast.Lt, ast.LtE) and isinstance(left, ast.Call) and _func_name(left.func) == "abs" \
+                    and len(left.args) == 1 and isinstance(left.args[0], ast.BinOp) \
+                    and isinstance(left.args[0].op, ast.Sub):  # fmt: skip
+                ok, tol = _lit(right)
+                if ok and isinstance(tol, int | float):
+                    diff = left.args[0]
+                    return "approx", self._roles([diff.left, diff.right], ft), {"rel": 0.0, "abs": float(tol)}
+            return "cmp", self._roles([left, right], ft), {"op": _CMP_OPS[op]}
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            if isinstance(test.operand, ast.Compare | ast.BoolOp):
+                return None
+            return "falsy", self._roles([test.operand], ft), {}
+        if isinstance(test, ast.Call) and _func_name(test.func) == "isinstance" and len(test.args) == 2:
+            names = _type_names(test.args[1])
+            if names is None:
+                return None
+            return "isinstance", self._roles([test.args[0]], ft), {"types": names}
+        if isinstance(test, ast.Call) and _func_name(test.func) == "isclose" and len(test.args) == 2:
+            tol = _tolerances(test, {"rel_tol": 1e-9, "abs_tol": 0.0}, ("rel_tol", "abs_tol"))
+            if tol is None:
+                return None
+            return "approx", self._roles([test.args[0], test.args[1]], ft), {"rel": tol[0], "abs": tol[1]}
+        if _is_atom(test, ft) or not ft.tainted(test):
+            return "truthy", self._roles([test], ft), {}
+        return None
+
+    def _call_assertion(self, st: ast.Expr, call: ast.Call, ft: FunctionTaint):  # noqa: ANN202
+        name = _func_name(call.func)
+        if any(isinstance(n, _UNWRAPPABLE) for n in ast.walk(call)):
+            return None
+        if name == "bouts_expect" and 1 <= len(call.args) <= 2 and not call.keywords:
+            if len(call.args) == 1:
+                operands = [("T", call.args[0], None)]
+                site = self._new(st, "gold", operands)
+            else:
+                operands = self._roles([call.args[0], call.args[1]], ft)
+                site = self._new(st, "cmp", operands, op="eq")
+            return self._emit(st, site, operands)
+        if name in _RAISES and isinstance(call.func, ast.Attribute | ast.Name):
+            pos = 2 if name == "assertRaisesRegex" else 1
+            if len(call.args) > pos:  # the call form: raises(X, f, *args)
+                types = _type_names(call.args[0])
+                if types is None:
+                    return None
+                body = ast.Call(func=call.args[pos], args=call.args[pos + 1:], keywords=call.keywords)
+                match = self._match(call, name)
+                extra: dict[str, object] = {"types": types, "match": match if isinstance(match, str) else None}
+                if match is False:
+                    extra |= {"externalised": False, "why": "a computed match"}
+                site = self._new(st, "raises", [("T", body, None)], **extra)
+                ext = ast.Expr(_call("obs", ast.Constant(site.site), ast.Lambda(args=_no_args(), body=body)))
+                manager = ast.Call(func=call.func, args=call.args[:pos], keywords=[])
+                gold = ast.With(items=[ast.withitem(manager), ast.withitem(_call("gblock", ast.Constant(site.site)))],
+                                body=[ast.Expr(body)])  # fmt: skip
+                return [ast.copy_location(ext, st)], [ast.copy_location(gold, st)]
+            return None
+        if isinstance(call.func, ast.Attribute) and name in _UNITTEST and call.args:
+            form, op = _UNITTEST[name]
+            args = call.args
+            if form in ("cmp", "approx", "counteq", "isinstance") and len(args) < 2 and name not in (
+                "assertIsNone", "assertIsNotNone"
+            ):
+                return None
+            if name in ("assertIsNone", "assertIsNotNone"):
+                operands = [*self._roles([args[0]], ft), ("L", ast.Constant(None), None)]
+            elif form == "isinstance":
+                names = _type_names(args[1])
+                if names is None:
+                    return None
+                operands = self._roles([args[0]], ft)
+                site = self._new(st, "isinstance", operands, types=names)
+                return self._emit(st, site, operands)
+            elif form in ("truthy", "falsy"):
+                operands = self._roles([args[0]], ft)
+            else:
+                operands = self._roles([args[0], args[1]], ft)
+            extra = {"op": op} if op else {}
+            if form == "approx":
+                kw = {k.arg: k.value for k in call.keywords}
+                places_node = args[2] if len(args) > 2 else kw.get("places")
+                delta_node = kw.get("delta")
+                ok_p, places = _lit(places_node) if places_node is not None else (True, 7)
+                ok_d, delta = _lit(delta_node) if delta_node is not None else (True, None)
+                if not (ok_p and ok_d):
+                    return None
+                extra = {"rel": 0.0, "abs": float(delta) if delta is not None else 0.5 * 10.0 ** -int(places)}
+            site = self._new(st, form, operands, **extra)
+            return self._emit(st, site, operands)
+        return None
+
+    def _match(self, call: ast.Call, name: str) -> str | None | bool:
+        node = call.args[1] if name == "assertRaisesRegex" and len(call.args) > 1 else None
+        for k in call.keywords:
+            if k.arg in ("match", "expected_regex"):
+                node = k.value
+        if node is None:
+            return None
+        ok, value = _lit(node)
+        return value if ok and isinstance(value, str) else False
+
+    def _raises_block(self, st: ast.With | ast.AsyncWith, ft: FunctionTaint):  # noqa: ANN202
+        item = st.items[0]
+        call = item.context_expr
+        if not isinstance(call, ast.Call) or _func_name(call.func) not in _RAISES or not call.args:
+            return None
+        name = _func_name(call.func)
+        if len(call.args) > (2 if name == "assertRaisesRegex" else 1):
+            return None
+        types = _type_names(call.args[0])
+        if types is None:
+            return None
+        match = self._match(call, name)
+        extra: dict[str, object] = {"types": types, "match": match if isinstance(match, str) else None}
+        if match is False:
+            extra |= {"externalised": False, "why": "a computed match"}
+        site = self._new(st, "raises", [("T", call, None)], **extra)
+        body_ext, body_gold = self.stmts(st.body, ft)
+        ext = ast.With(items=[ast.withitem(_call("block", ast.Constant(site.site)), item.optional_vars)], body=body_ext)
+        gold = ast.With(items=[item, ast.withitem(_call("gblock", ast.Constant(site.site)))], body=body_gold)
+        return [ast.copy_location(ext, st)], [ast.copy_location(gold, st)]
+
+
+def _tolerances(call: ast.Call, defaults: dict[str, float], names: tuple[str, str]) -> tuple[float, float] | None:
+    out = dict(defaults)
+    for k in call.keywords:
+        if k.arg not in names:
+            return None
+        ok, value = _lit(k.value)
+        if not ok or not isinstance(value, int | float):
+            return None
+        out[k.arg] = float(value)
+    if len(call.args) > (1 if names[0] == "rel" else 2):
+        return None
+    return out[names[0]], out[names[1]]
+
+
+def _no_args() -> ast.arguments:
+    return ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])
+
+
+def _is_atom(node: ast.expr, ft: FunctionTaint) -> bool:
+    """A value the submission produced: a tainted name, a call of a tainted callable, or an
+    attribute/subscript chain on one."""
+    if isinstance(node, ast.Name):
+        return ft.tainted(node)
+    if isinstance(node, ast.Call):
+        return ft.tainted(node.func)
+    if isinstance(node, ast.Attribute | ast.Subscript):
+        return ft.tainted(node.value)
+    return False
+
+
+def _atoms(node: ast.expr, ft: FunctionTaint) -> list[ast.expr]:
+    if not ft.tainted(node):
+        return []
+    if isinstance(node, ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp):
+        return _atoms(node.generators[0].iter, ft)  # the only part evaluated in this scope
+    if isinstance(node, ast.Lambda):
+        return []
+    if _is_atom(node, ft):
+        return [node]
+    out: list[ast.expr] = []
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, ast.keyword):
+            child = child.value
+        if isinstance(child, ast.expr):
+            out += _atoms(child, ft)
+    return out
+
+
+def _copy_with(node: ast.AST, wraps: dict[int, int]) -> ast.AST:
+    """A copy of ``node`` where each subtree whose ``id`` is in ``wraps`` becomes ``_bouts.atom(j, ...)``."""
+    if id(node) in wraps:
+        inner = copy.deepcopy(node)
+        return ast.copy_location(_call("atom", ast.Constant(wraps[id(node)]), inner), node)  # type: ignore[arg-type]
+    new = copy.copy(node)
+    for name, value in ast.iter_fields(node):
+        if isinstance(value, list):
+            setattr(new, name, [_copy_with(v, wraps) if isinstance(v, ast.AST) else v for v in value])
+        elif isinstance(value, ast.AST):
+            setattr(new, name, _copy_with(value, wraps))
+    return new

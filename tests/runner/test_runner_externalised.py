@@ -1,0 +1,174 @@
+"""Verdicts decided outside the sandbox: attacks from inside the test process, each named after the
+attack it stops. Every hostile payload runs only inside the bubblewrap sandbox.
+
+The challenge: ``add`` must add. Every forger below ships a *wrong* ``add`` (it subtracts) plus code
+that targets the grader from inside the test process. Before externalised assertions, each of these
+reached static 100 with no tampering flag; now none passes a single test.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from bouts.models.results import Outcome
+from bouts.runner import grade
+from bouts.sandbox import Sandbox
+
+pytestmark = pytest.mark.sandbox
+
+TESTS = {
+    "visible": {
+        "test_v.py": "from calc import add\n"
+        "def test_adds():\n    assert add(1, 2) == 3\n"
+        "def test_more():\n    assert add(2, 2) == 4\n"
+    },
+    "hidden": {
+        "test_h.py": "import pytest\nfrom calc import add\n"
+        "def test_seeded(bouts_seed):\n    assert add(bouts_seed, 1) == bouts_seed + 1\n"
+        "def test_many(bouts_seed):\n"
+        "    expected = [i + bouts_seed for i in range(5)]\n"
+        "    assert [add(i, bouts_seed) for i in range(5)] == expected\n"
+        "def test_rejects_text():\n    with pytest.raises(TypeError):\n        add('a', 1)\n"
+    },
+}
+RIGHT = "def add(a, b):\n    return a + b\n"
+WRONG = "def add(a, b):\n    return a - b\n"
+
+
+def _challenge(make_challenge, code: str):  # noqa: ANN001, ANN202
+    challenge, code_dir = make_challenge(TESTS, {"calc.py": code})
+    ref = challenge.root / "reference"
+    ref.mkdir()
+    (ref / "calc.py").write_text(RIGHT)
+    return challenge, code_dir
+
+
+def _passed(report) -> list[str]:  # noqa: ANN001
+    return [r.id.split("::")[-1] for r in report.results if r.outcome is Outcome.PASSED]
+
+
+def test_an_honest_solution_passes_every_externalised_test(make_challenge, bwrap: Sandbox) -> None:
+    challenge, code = _challenge(make_challenge, RIGHT)
+    report = grade(challenge, code, sandbox=bwrap, fresh_seed=99)
+    assert sorted(_passed(report)) == ["test_adds", "test_many", "test_more", "test_rejects_text", "test_seeded"]
+    counts = {c.suite: (c.externalised, c.total) for c in report.assertions}
+    assert counts == {"visible": (2, 2), "hidden": (3, 3)}
+
+
+def test_a_wrong_solution_fails_on_the_host_with_details_only_for_visible_tests(make_challenge, bwrap) -> None:
+    challenge, code = _challenge(make_challenge, WRONG)
+    report = grade(challenge, code, sandbox=bwrap, fresh_seed=99)
+    by = {r.id.split("::")[-1]: r for r in report.results}
+    assert _passed(report) == ["test_rejects_text"]  # "a" - 1 raises TypeError too
+    assert "line 3" in by["test_adds"].detail and "-1" in by["test_adds"].detail
+    assert by["test_seeded"].detail == "an assertion did not hold"  # hidden: no value, no source
+
+
+def test_forged_passed_record_written_on_the_report_pipe_then_sigkill_does_not_pass(make_challenge, bwrap) -> None:
+    # Walk the stack to the driver's frame, write one "passed" record (with the baseline digest)
+    # on the test's own report pipe, and die before the real report is written.
+    forger = WRONG + (
+        "import os, signal, sys\n"
+        "_real = add\n"
+        "def add(a, b):\n"
+        "    f = sys._getframe(1)\n"
+        "    while f is not None and 'res_w' not in f.f_locals:\n"
+        "        f = f.f_back\n"
+        "    if f is not None:\n"
+        "        from _bouts_driver import proto, tamper\n"
+        "        plugin, item = f.f_locals['self'], f.f_locals['item']\n"
+        "        rec = proto.result(item.nodeid, 'passed', 0.01, '')\n"
+        "        rec.update(digest=tamper.digest(plugin.baseline), changed=[], observations=[], warnings=[])\n"
+        "        proto.send(f.f_locals['res_w'], rec)\n"
+        "        os.kill(os.getpid(), signal.SIGKILL)\n"
+        "    return _real(a, b)\n"
+    )
+    challenge, code = _challenge(make_challenge, forger)
+    assert _passed(grade(challenge, code, sandbox=bwrap, fresh_seed=99)) == []
+
+
+def test_forged_record_that_also_forges_observations_does_not_pass(make_challenge, bwrap) -> None:
+    # The forger reports "passed" with the observations it can compute: its own (wrong) values and
+    # whatever constants the rewritten test carries. The expected values are not there to copy.
+    forger = WRONG + (
+        "import sys\n"
+        "from _bouts_driver import observe, worker\n"
+        "def verdict(reports, exception, memory_mb):\n"
+        "    return 'passed', ''\n"
+        "worker.verdict = verdict\n"
+        "_obs = observe.obs\n"
+        "def obs(site, *thunks):\n"
+        "    consts = [c for c in sys._getframe(1).f_code.co_consts if type(c) is int]\n"
+        "    observe.occurrences.append([site, {str(i): (max(consts) if consts else 0) for i in range(len(thunks))}])\n"
+        "observe.obs = obs\n"
+    )
+    challenge, code = _challenge(make_challenge, forger)
+    report = grade(challenge, code, sandbox=bwrap, fresh_seed=99)
+    assert set(_passed(report)) <= {"test_rejects_text"}
+
+
+def test_background_thread_swapping_test_code_for_a_no_op_does_not_pass(make_challenge, bwrap) -> None:
+    forger = WRONG + (
+        "import gc, threading, time\n"
+        "def _noop():\n    pass\n"
+        "def _swap():\n"
+        "    for _ in range(200):\n"
+        "        for f in gc.get_objects():\n"
+        "            if type(f) is type(_noop) and f.__name__.startswith('test_'):\n"
+        "                try:\n                    f.__code__ = _noop.__code__\n"
+        "                except Exception:\n                    pass\n"
+        "        time.sleep(0.005)\n"
+        "threading.Thread(target=_swap, daemon=True).start()\n"
+    )
+    challenge, code = _challenge(make_challenge, forger)
+    assert set(_passed(grade(challenge, code, sandbox=bwrap, fresh_seed=99))) <= {"test_rejects_text"}
+
+
+def test_patching_the_per_test_verdict_while_sparing_canary_shaped_names_does_not_pass(
+    make_challenge, bwrap
+) -> None:
+    forger = WRONG + (
+        "import re\n"
+        "from _bouts_driver import worker\n"
+        "_verdict = worker.verdict\n"
+        "def verdict(reports, exception, memory_mb):\n"
+        "    nodeid = reports[0].nodeid if reports else ''\n"
+        "    if re.search(r'test_[0-9a-f]{10}$', nodeid):\n"
+        "        return _verdict(reports, exception, memory_mb)\n"
+        "    return 'passed', ''\n"
+        "worker.verdict = verdict\n"
+    )
+    challenge, code = _challenge(make_challenge, forger)
+    assert set(_passed(grade(challenge, code, sandbox=bwrap, fresh_seed=99))) <= {"test_rejects_text"}
+
+
+def test_an_always_equal_int_subclass_cannot_pass_a_comparison(make_challenge, bwrap) -> None:
+    forger = (
+        "class Yes(int):\n"
+        "    def __eq__(self, other):\n        return True\n"
+        "    __hash__ = int.__hash__\n"
+        "def add(a, b):\n    return Yes(0)\n"
+    )
+    challenge, code = _challenge(make_challenge, forger)
+    assert _passed(grade(challenge, code, sandbox=bwrap, fresh_seed=99)) == []
+
+
+def test_reading_the_expected_value_from_the_callers_code_finds_nothing(make_challenge, bwrap) -> None:
+    # The classic: return the largest integer constant of the calling test's code object.
+    forger = (
+        "import sys\n"
+        "def add(a, b):\n"
+        "    f = sys._getframe(1)\n"
+        "    while f is not None and not f.f_code.co_name.startswith(('test_', '<lambda>')):\n"
+        "        f = f.f_back\n"
+        "    consts = [c for c in f.f_code.co_consts if type(c) is int] if f else []\n"
+        "    return max(consts) if consts else 0\n"
+    )
+    challenge, code = _challenge(make_challenge, forger)
+    assert set(_passed(grade(challenge, code, sandbox=bwrap, fresh_seed=99))) <= {"test_rejects_text"}
+
+
+def test_os_exit_zero_after_the_first_assertion_does_not_pass(make_challenge, bwrap) -> None:
+    forger = "import os\ndef add(a, b):\n    os._exit(0)\n"
+    challenge, code = _challenge(make_challenge, forger)
+    assert _passed(grade(challenge, code, sandbox=bwrap, fresh_seed=99)) == []
