@@ -179,6 +179,8 @@ class _Rewriter:
         self.mt = module
         self.sites: dict[int, Site] = {}
         self.params: set[str] = set()
+        self.removed: set[str] = set()
+        """Names read by expected-side operands that the external text no longer evaluates."""
 
     # -- statements ------------------------------------------------------------------------------
 
@@ -196,10 +198,14 @@ class _Rewriter:
             params = _parametrized(st)
             inner = FunctionTaint(self.mt, st, params, ft.local if ft else set())
             saved, self.params = self.params, (self.params | params)
+            removed, self.removed = self.removed, set()
             try:
-                return self._compound(st, inner)
+                ext, gold = self._compound(st, inner)
+                dead = self.removed - inner.local - inner.exposed - params
+                ext[0].body = _prune(ext[0].body, dead) or [ast.Pass()]  # type: ignore[attr-defined]
+                return ext, gold
             finally:
-                self.params = saved
+                self.params, self.removed = saved, removed
         if isinstance(st, ast.ClassDef):
             return self._compound(st, None)
         if ft is None:
@@ -250,6 +256,9 @@ class _Rewriter:
             if leaked & self.params:
                 site = Site(**{**site.__dict__, "externalised": False,
                                "why": "its expected value comes from a parametrize decorator in the file"})  # fmt: skip
+        if form != "generic":
+            self.removed |= {n.id for r, node, _ in operands if r == "U" for n in ast.walk(node)
+                             if isinstance(n, ast.Name)}  # fmt: skip
         self.sites[k] = site
         return site
 
@@ -499,3 +508,81 @@ def _copy_with(node: ast.AST, wraps: dict[int, int]) -> ast.AST:
         elif isinstance(value, ast.AST):
             setattr(new, name, _copy_with(value, wraps))
     return new
+
+
+_PURE = frozenset({
+    "len", "sum", "min", "max", "abs", "round", "int", "float", "str", "bool", "list", "dict", "set", "tuple",
+    "frozenset", "sorted", "reversed", "range", "enumerate", "zip", "any", "all", "repr", "divmod", "pow", "chr",
+    "ord", "hex", "bin", "oct",
+})  # fmt: skip
+"""Builtins whose calls neither draw random numbers nor touch the submission."""
+
+
+def _root(node: ast.expr) -> str | None:
+    while isinstance(node, ast.Attribute | ast.Subscript):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _pure(node: ast.AST, dead: set[str]) -> bool:
+    for sub in ast.walk(node):
+        if isinstance(sub, (*_UNWRAPPABLE, ast.Lambda)):
+            return False
+        if isinstance(sub, ast.Call):
+            func = sub.func
+            if isinstance(func, ast.Name) and func.id in _PURE:
+                continue
+            owner = _root(func) if isinstance(func, ast.Attribute) else None
+            if isinstance(func, ast.Attribute) and (owner in dead | _PURE or isinstance(func.value, ast.Constant)):
+                continue  # a method of an expected value being built, of a builtin type, of a literal
+            return False
+    return True
+
+
+def _defines(st: ast.stmt, dead: set[str]) -> bool:
+    """Whether ``st`` only computes names in ``dead`` (the expected side the host keeps), purely."""
+    if isinstance(st, ast.Assign | ast.AnnAssign | ast.AugAssign):
+        targets = st.targets if isinstance(st, ast.Assign) else [st.target]
+        return (st.value is not None and all(_root(t) in dead for t in targets)
+                and _pure(st.value, dead) and all(_pure(t, dead) for t in targets))  # fmt: skip
+    if isinstance(st, ast.Expr) and isinstance(st.value, ast.Call) and isinstance(st.value.func, ast.Attribute):
+        return _root(st.value.func) in dead and _pure(st.value, dead)
+    return False
+
+
+def _prune(body: list[ast.stmt], candidates: set[str]) -> list[ast.stmt]:
+    """The external text without the statements that only computed an expected value it no longer
+    checks: ``expected = {}; for ...: expected[k] += q`` would otherwise sit in the sandbox for a
+    forger to read out of the test's frame. Only pure statements go (no call that could draw
+    random numbers or reach the submission), so the inputs the submission sees are unchanged."""
+    if not candidates:
+        return body
+    dead = set(candidates)
+    while True:
+        kept = _without(body, dead)
+        loaded = {n.id for st in kept for n in ast.walk(st) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+        still = dead - loaded
+        if still == dead:
+            return kept
+        dead = still
+
+
+def _without(body: list[ast.stmt], dead: set[str]) -> list[ast.stmt]:
+    out: list[ast.stmt] = []
+    for st in body:
+        if _defines(st, dead):
+            continue
+        if isinstance(st, ast.For) and not st.orelse and _pure(st.iter, dead):
+            inner = _without(st.body, dead)
+            if not inner:
+                continue
+            if inner != st.body:
+                st = copy.copy(st)
+                st.body = inner
+        elif isinstance(st, ast.If | ast.While | ast.With | ast.For | ast.Try):
+            st = copy.copy(st)
+            for f in ("body", "orelse", "finalbody"):
+                if isinstance(getattr(st, f, None), list) and getattr(st, f):
+                    setattr(st, f, _without(getattr(st, f), dead) or [ast.Pass()])
+        out.append(st)
+    return out

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import random
 import resource
 import selectors
 import signal
@@ -17,7 +18,7 @@ import time
 
 import pytest
 
-from _bouts_driver import observe, procs, tamper
+from _bouts_driver import exploits, observe, procs, tamper
 from _bouts_driver.fixtures import BoutsFixtures
 from _bouts_driver.proto import LineBuffer, result, send, short
 
@@ -92,6 +93,7 @@ class WorkerPlugin:
             "type": "collected", "ids": list(items), "digest": tamper.digest(prints),
             "changed": tamper.changed(self.baseline, prints),
             "foreign": tamper.foreign_plugins(session.config.pluginmanager, roots),
+            "exploits": exploits.take(),  # attempts made while importing the submission
         })  # fmt: skip
         lines = LineBuffer()
         while True:
@@ -111,13 +113,13 @@ class WorkerPlugin:
         out_r, out_w = os.pipe()
         sys.stdout.flush()
         sys.stderr.flush()
-        start = time.monotonic()
         try:
             pid = procs.fork_with_retry()
         except OSError as exc:
             for fd in (res_r, res_w, out_r, out_w):
                 os.close(fd)
-            return result(item.nodeid, "error", 0.0, f"could not start the test process: {exc}")
+            return result(item.nodeid, "crashed", 0.0, f"could not start the test process: {exc}")
+        start = time.monotonic()  # a wait for a free process slot is not the test's time
         if pid == 0:  # the child: run exactly one test, report, and leave without cleanup
             try:
                 os.setpgid(0, 0)
@@ -128,6 +130,9 @@ class WorkerPlugin:
                 os.close(out_w)
                 cpu = int(float(self.config["test_timeout_s"])) + 1
                 resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+                budget = _process_budget(self.config)
+                if budget is not None:  # lowered for good: the test cannot raise it again
+                    resource.setrlimit(resource.RLIMIT_NPROC, (budget, budget))
                 send(res_w, self._run_in_child(item))
             finally:
                 os._exit(0)
@@ -140,6 +145,9 @@ class WorkerPlugin:
     def _run_in_child(self, item: pytest.Item) -> dict:
         self.warnings, self.exception, self.reports = [], None, []
         observe.reset()
+        # The global RNG starts from the phase's seed and the test's id: a test that draws unseeded
+        # random inputs gets the same ones in the reference's golden run and in the graded run.
+        random.seed(f"{self.config['seed']}:{item.nodeid}")
         start = time.monotonic()
         # The full hook (not bare runtestprotocol) so pytest's wrappers run: warnings capture,
         # unraisable-exception and thread-exception checks, logging.
@@ -157,11 +165,49 @@ class WorkerPlugin:
         rec["obs"] = observe.occurrences
         rec["obs_overflow"] = observe.overflow
         rec["warnings"] = sorted(set(self.warnings))
+        rec["exploits"] = exploits.take()  # network attempts the audit hook saw during the test
         return rec
 
 
+def _process_budget(config: dict) -> int | None:
+    """The test's own RLIMIT_NPROC: the run's limit minus a slot for the supervisor and one per worker.
+
+    The count is per user, so without this a fork bomb in one test would hold every slot and
+    the other worker could not start its next test (it did: "could not start the test process").
+    """
+    limit = resource.getrlimit(resource.RLIMIT_NPROC)[0]
+    if limit == resource.RLIM_INFINITY:
+        return None
+    return max(1, limit - int(config["workers"]) - 1)
+
+
 def _supervise(nodeid: str, pid: int, res_r: int, out_r: int, start: float, config: dict) -> dict:
-    """Wait for one test process: wall timeout, capped output, exactly one report; then sweep."""
+    """Wait for one test process: wall timeout, capped output, exactly one report; then sweep.
+
+    The test's processes die with it: the sweep kills whatever it left (and whatever that forks
+    meanwhile) until nothing is left. A test that left a fork bomb behind, or whose process or
+    one it started was killed by SIGSYS (a call the seccomp filter forbids), is reported so.
+    """
+    rec, status, swept = _wait(nodeid, pid, res_r, out_r, start, config)
+    found = list(rec["exploits"]) if isinstance(rec.get("exploits"), list) else []
+    if os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGSYS:
+        found.append(exploits.sigsys_evidence("the test process"))
+    if swept.sigsys:
+        found.append(exploits.sigsys_evidence(f"{swept.sigsys} process(es) the test started"))
+    rec["exploits"] = found
+    budget = _process_budget(config)
+    if swept.killed and budget is not None and swept.killed >= max(4, budget // 2):
+        if rec.get("outcome") in ("passed", "failed", "error"):
+            rec["outcome"] = "crashed"
+            rec["detail"] = f"fork bomb: the test left {swept.killed} processes running (its limit is {budget})"
+    elif swept.killed:
+        warnings = rec["warnings"] if isinstance(rec.get("warnings"), list) else []
+        rec["warnings"] = [*warnings, f"ResourceWarning: the test left {swept.killed} process(es) behind; killed"]
+    return rec
+
+
+def _wait(nodeid: str, pid: int, res_r: int, out_r: int, start: float, config: dict) -> tuple[dict, int, procs.Sweep]:
+    """The test's record (or why there is none), its wait status and what the sweep killed."""
     timeout = float(config["test_timeout_s"])
     cap = int(config["max_output_kb"]) * 1024
     pidfd = os.pidfd_open(pid)
@@ -192,7 +238,7 @@ def _supervise(nodeid: str, pid: int, res_r: int, out_r: int, start: float, conf
     with contextlib.suppress(OSError):
         os.kill(pid, signal.SIGKILL)
     _, status = os.waitpid(pid, 0)
-    procs.kill_children()  # whatever the test left behind, e.g. a setsid'd daemon: it is ours now
+    swept = procs.kill_children()  # whatever the test left behind, e.g. a setsid'd daemon: it is ours now
     os.set_blocking(res_r, False)
     with contextlib.suppress(BlockingIOError):
         while len(report) < _MAX_REPORT and (chunk := os.read(res_r, 65536)):
@@ -201,31 +247,32 @@ def _supervise(nodeid: str, pid: int, res_r: int, out_r: int, start: float, conf
     for fd in (pidfd, res_r, out_r):
         os.close(fd)
     if timed_out:
-        return result(nodeid, "timeout", duration, f"killed at the {timeout:g} s test timeout")
+        return result(nodeid, "timeout", duration, f"killed at the {timeout:g} s test timeout"), status, swept
     lines = [ln for ln in report.split(b"\n") if ln.strip()]
     if not lines:
-        return result(nodeid, "crashed", duration, _death(status))
+        return result(nodeid, "crashed", duration, _death(status)), status, swept
     if len(lines) != 1:
-        return result(nodeid, "error", duration, "the test wrote to the result channel")
+        return result(nodeid, "error", duration, "the test wrote to the result channel"), status, swept
     import json
 
     try:
         rec = json.loads(lines[0])
     except ValueError:
-        return result(nodeid, "error", duration, "unreadable report from the test process")
+        return result(nodeid, "error", duration, "unreadable report from the test process"), status, swept
     if not isinstance(rec, dict) or rec.get("id") != nodeid:
-        return result(nodeid, "error", duration, "the test wrote to the result channel")
+        return result(nodeid, "error", duration, "the test wrote to the result channel"), status, swept
     rec["duration_s"] = duration
     if out_bytes > cap:
         rec["detail"] = short(f"{rec.get('detail', '')} (printed {out_bytes} bytes; output capped)")
-    return rec
+    return rec, status, swept
 
 
 def _death(status: int) -> str:
     if os.WIFSIGNALED(status):
         sig = os.WTERMSIG(status)
         name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else str(sig)
-        why = {"SIGXCPU": " (CPU time limit)", "SIGXFSZ": " (file size limit)", "SIGSEGV": " (segfault)"}
+        why = {"SIGXCPU": " (CPU time limit)", "SIGXFSZ": " (file size limit)", "SIGSEGV": " (segfault)",
+               "SIGSYS": " (a system call the sandbox forbids)"}  # fmt: skip
         return f"killed by {name}{why.get(name, '')} before reporting"
     return f"exited with code {os.WEXITSTATUS(status)} before reporting (os._exit or a crash)"
 
