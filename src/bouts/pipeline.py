@@ -89,6 +89,7 @@ def score(
         inp = JudgeInput(
             challenge=challenge, code_dir=submission.code_dir, deliverables_dir=submission.deliverables_dir,
             trajectory=trajectory, seed=config.seed if config.seed is not None else challenge.spec.tests.seed,
+            dropped_links=submission.dropped_links,
         )  # fmt: skip
 
         generated: list[GeneratedRun] = []

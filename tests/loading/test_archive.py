@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 import stat
 import struct
 import tarfile
@@ -13,6 +14,7 @@ import pytest
 
 from bouts.errors import SubmissionError, UnsafeArchiveError
 from bouts.loading import extract_archive
+from bouts.loading.archive import extract_archive_dropping_links
 
 MiB = 1024 * 1024
 
@@ -128,6 +130,45 @@ def test_symlink_member_in_zip_is_refused(tmp_path: Path) -> None:
     info.external_attr = (stat.S_IFLNK | 0o777) << 16
     archive = _zip(tmp_path / "s.zip", [(info, b"/etc/passwd")])
     _refused(archive, tmp_path / "out", "code/link")
+
+
+# A submission archive is extracted dropping its symlinks (never created, returned with their target
+# text, judged by the integrity judge): "no score" must never be better than a flagged score.
+
+
+def test_dropped_symlink_member_is_never_created(tmp_path: Path) -> None:
+    archive = _tar(tmp_path / "s.tar.gz", [_file("code/app.py"), _special("code/link", tarfile.SYMTYPE, "/etc")])
+    out = extract_archive_dropping_links(archive, tmp_path / "out")
+    assert out.links == (("link", "/etc"),) and out.root == tmp_path / "out" / "code"
+    assert not os.path.lexists(out.root / "link")
+
+
+def test_dropped_symlink_cannot_redirect_a_later_member(tmp_path: Path) -> None:
+    """The classic tar escape: a link to a directory outside, then a file written "through" it."""
+    outside = tmp_path / "victim"
+    outside.mkdir()
+    archive = _tar(tmp_path / "s.tar.gz", [
+        _special("sub/esc", tarfile.SYMTYPE, str(outside)), _file("sub/esc/pwned.txt", b"x"), _file("sub/a.txt"),
+    ])
+    out = extract_archive_dropping_links(archive, tmp_path / "out")
+    assert list(outside.iterdir()) == []
+    assert (out.root / "esc" / "pwned.txt").is_file() and not (out.root / "esc").is_symlink()
+
+
+def test_dropped_symlink_names_are_still_checked(tmp_path: Path) -> None:
+    for name in ("../evil", "/abs/link"):
+        archive = _tar(tmp_path / "s.tar.gz", [_special(name, tarfile.SYMTYPE, "x")])
+        with pytest.raises(UnsafeArchiveError):
+            extract_archive_dropping_links(archive, tmp_path / "out")
+    archive = _tar(tmp_path / "s.tar.gz", [_special("code/l", tarfile.SYMTYPE, "x" * 5000)])  # past PATH_MAX
+    with pytest.raises(UnsafeArchiveError):
+        extract_archive_dropping_links(archive, tmp_path / "out")
+
+
+def test_a_dropped_link_beside_the_one_directory_keeps_the_root(tmp_path: Path) -> None:
+    archive = _tar(tmp_path / "s.tar.gz", [_file("attempt/code/app.py"), _special("evil", tarfile.SYMTYPE, "/")])
+    out = extract_archive_dropping_links(archive, tmp_path / "out")
+    assert out.root == tmp_path / "out" and out.links == (("evil", "/"),)
 
 
 def test_hardlink_member_is_refused(tmp_path: Path) -> None:

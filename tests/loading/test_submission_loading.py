@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 import tarfile
 import zipfile
 from pathlib import Path
@@ -12,6 +13,7 @@ import pytest
 from bouts.errors import SubmissionError, UnsafeArchiveError
 from bouts.loading import check_matches, load_challenge, load_submission
 from bouts.loading import submission as submission_module
+from bouts.models.submission import DroppedLink
 
 GOOD_META = 'agent = "claude"\nchallenge = "demo-1"\niteration = 2\nelapsed_s = 61.5\n'
 
@@ -145,11 +147,114 @@ def test_two_trajectories_are_refused(tmp_path: Path) -> None:
     assert "trajectory.jsonl" in err.message and "trajectory.log" in err.message
 
 
-def test_symlink_pointing_outside_is_refused(tmp_path: Path) -> None:
+# -- links that leave the submission: dropped and recorded, never refused, never followed ------------
+# Refusing them gave a cheating submission "no score" (exit 2), which must never be better than a
+# flagged score; the integrity judge gives such a link its bright line (tests/judges_integrity).
+
+
+def test_symlink_leaving_a_directory_submission_is_dropped_and_recorded(tmp_path: Path) -> None:
     root = make_submission(tmp_path / "sub")
+    plain = load_submission(root, tmp_path / "work").content_hash
     os.symlink("/etc/passwd", root / "code" / "passwd")
+    sub = load_submission(root, tmp_path / "work")
+    assert sub.dropped_links == (DroppedLink(path="code/passwd", target="/etc/passwd"),)
+    assert sub.code_dir == root / "code"  # the link stays where the author put it: inert, never followed
+    assert sub.content_hash != plain  # the link is part of what was submitted
+
+
+def test_link_to_a_directory_outside_is_dropped_not_descended(tmp_path: Path) -> None:
+    outside = tmp_path / "host"
+    (outside / "secret").mkdir(parents=True)
+    (outside / "secret" / "key.txt").write_text("k")
+    root = make_submission(tmp_path / "sub")
+    os.symlink(outside, root / "code" / "escape")
+    sub = load_submission(root, tmp_path / "work")
+    assert [link.path for link in sub.dropped_links] == ["code/escape"]
+
+
+def test_links_inside_the_submission_are_kept_and_loops_are_harmless(tmp_path: Path) -> None:
+    root = make_submission(tmp_path / "sub")
+    os.symlink("app.py", root / "code" / "alias.py")
+    os.symlink("loop_b", root / "code" / "loop_a")
+    os.symlink("loop_a", root / "code" / "loop_b")
+    sub = load_submission(root, tmp_path / "work")  # Path.resolve() raised RuntimeError on the loop
+    assert sub.dropped_links == ()
+
+
+def test_deliverable_linked_outside_is_not_read_through_the_link(tmp_path: Path) -> None:
+    secret = tmp_path / "host" / "hidden_tests.py"
+    secret.parent.mkdir()
+    secret.write_text("HIDDEN")
+    root = make_submission(tmp_path / "sub")
+    (root / "deliverables" / "ROOT_CAUSE.md").rename(root / "deliverables" / "ADR.md")
+    os.symlink(secret, root / "deliverables" / "ROOT_CAUSE.md")
+    os.symlink(secret.parent, root / "deliverables" / "docs")  # a linked directory on the way
+    sub = load_submission(root, tmp_path / "work")
+    assert {link.path for link in sub.dropped_links} == {"deliverables/ROOT_CAUSE.md", "deliverables/docs"}
+    assert sub.deliverables_dir is not None and sub.deliverables_dir.is_relative_to(tmp_path / "work")
+    assert sorted(p.name for p in sub.deliverables_dir.iterdir()) == ["ADR.md"]  # a copy without links
+
+
+@pytest.mark.parametrize("part", ["code", "deliverables", "trajectory.jsonl"])
+def test_a_required_part_that_is_a_link_leaving_is_absent_not_followed(tmp_path: Path, part: str) -> None:
+    outside = tmp_path / "host"
+    outside.mkdir()
+    (outside / "app.py").write_text("STOLEN = 1\n")
+    root = make_submission(tmp_path / "sub")
+    real = root / part
+    if real.is_dir():
+        for child in real.iterdir():
+            child.unlink()
+        real.rmdir()
+    else:
+        real.unlink()
+    os.symlink(outside if part != "trajectory.jsonl" else outside / "app.py", real)
+    sub = load_submission(root, tmp_path / "work")
+    assert [link.path for link in sub.dropped_links] == [part]
+    if part == "code":  # scored as an empty tree (and flagged), not refused
+        assert sub.code_dir.is_dir() and list(sub.code_dir.iterdir()) == []
+        assert sub.code_dir.is_relative_to(tmp_path / "work")
+    elif part == "deliverables":
+        assert sub.deliverables_dir is None
+    else:
+        assert sub.trajectory_path is None
+
+
+def test_submission_toml_linked_outside_is_refused_not_read(tmp_path: Path) -> None:
+    meta = tmp_path / "meta.toml"
+    meta.write_text(GOOD_META)
+    root = make_submission(tmp_path / "sub")
+    (root / "submission.toml").unlink()
+    os.symlink(meta, root / "submission.toml")
     err = _error(root, tmp_path / "work")
-    assert err.file == str(root / "code/passwd") and "outside" in err.message
+    assert err.file == str(root / "submission.toml") and "symbolic link" in err.message
+
+
+def test_archive_symlink_member_is_dropped_and_hashes_like_the_directory(tmp_path: Path) -> None:
+    src = make_submission(tmp_path / "sub")
+    os.symlink("/etc/passwd", src / "code" / "passwd")
+    archive = tmp_path / "sub.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        tar.add(src, arcname="attempt-1")
+    sub = load_submission(archive, tmp_path / "work")
+    assert sub.dropped_links == (DroppedLink(path="code/passwd", target="/etc/passwd"),)
+    assert not os.path.lexists(sub.code_dir / "passwd")  # never created
+    assert sub.content_hash == load_submission(src, tmp_path / "work").content_hash
+
+
+def test_zip_symlink_member_is_dropped(tmp_path: Path) -> None:
+    archive = tmp_path / "sub.zip"
+    src = make_submission(tmp_path / "sub")
+    with zipfile.ZipFile(archive, "w") as zf:
+        for p in sorted(src.rglob("*")):
+            if p.is_file():
+                zf.write(p, p.relative_to(src).as_posix())
+        info = zipfile.ZipInfo("code/answers")
+        info.external_attr = (stat.S_IFLNK | 0o777) << 16
+        zf.writestr(info, "../../reference")
+    sub = load_submission(archive, tmp_path / "work")
+    assert sub.dropped_links == (DroppedLink(path="code/answers", target="../../reference"),)
+    assert not os.path.lexists(sub.code_dir / "answers")
 
 
 def test_huge_directory_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

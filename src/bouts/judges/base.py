@@ -15,6 +15,7 @@ from typing import Literal, Protocol, runtime_checkable
 
 from bouts.models.challenge import Challenge
 from bouts.models.results import RunReport
+from bouts.models.submission import DroppedLink
 from bouts.models.trajectory import Trajectory
 from bouts.registry import Registry
 from bouts.scoring.adjustments import Confidence, ExploitAttempt
@@ -71,6 +72,8 @@ class JudgeInput:
     run: RunReport | None = None
     """The test run, for judges that need test evidence (None while tests still run)."""
     seed: int = 0
+    dropped_links: tuple[DroppedLink, ...] = ()
+    """Symbolic links the loader left out of the submission (never followed), for the integrity judge."""
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -34,6 +34,8 @@ class TreeEntry:
     path: Path
     link: str | None = None
     """The link's target text when the entry is a symlink (its target is hashed on its own)."""
+    escapes: bool = False
+    """A symlink whose target (followed by the operating system, never by us) lies outside the tree."""
 
 
 def walk_tree(
@@ -43,13 +45,16 @@ def walk_tree(
     error: type[InputError],
     max_files: int | None = None,
     max_total_bytes: int | None = None,
+    escaping_links: Literal["refuse", "keep"] = "refuse",
 ) -> list[TreeEntry]:
     """Every file and symlink under ``root``, sorted by relative path.
 
-    Refuses symlinks that resolve outside ``root``, fifos/sockets/devices, and (when caps are
-    given) trees with too many files or too many bytes; ``display`` is the root as the user gave it.
+    Refuses fifos/sockets/devices, (when caps are given) trees with too many files or too many
+    bytes, and symlinks that resolve outside ``root`` unless ``escaping_links="keep"``, which lists
+    them with ``escapes=True`` (a submission's are dropped and judged, not refused). Links are never
+    followed; a looping link is a link like any other. ``display`` is the root as the user gave it.
     """
-    real_root = root.resolve()
+    real_root = Path(os.path.realpath(root))
     entries: list[TreeEntry] = []
     total = 0
 
@@ -67,11 +72,12 @@ def walk_tree(
             rel = path.relative_to(root).as_posix()
             shown = f"{display.rstrip('/')}/{rel}"
             if path.is_symlink():
-                target = path.resolve()
-                if not target.is_relative_to(real_root):
+                # realpath, not Path.resolve(): a link loop is not an error to it (3.11 raises).
+                escapes = not Path(os.path.realpath(path)).is_relative_to(real_root)
+                if escapes and escaping_links == "refuse":
                     raise error(f"is a symlink that points outside the tree (to '{os.readlink(path)}')",
                                 file=shown)
-                entries.append(TreeEntry(rel, path, os.readlink(path)))
+                entries.append(TreeEntry(rel, path, os.readlink(path), escapes))
                 continue
             st = path.lstat()
             if not stat.S_ISREG(st.st_mode):

@@ -6,6 +6,11 @@ counting the bytes actually written (headers can lie). Links, devices and fifos 
 skipped, so that a submission cannot silently differ from what its author archived. Everything is
 written to a staging directory next to ``dest`` and renamed into place only once the whole archive
 passed, so a refusal never leaves a half-extracted tree.
+
+A submission is extracted with ``extract_archive_dropping_links``: a symbolic link member is then
+never created (so nothing can be written or read through it) but dropped and returned with its
+target text, so that the submission is scored and the link judged (docs/integrity.md) rather than
+the whole archive refused: "no score" must never be better than a flagged score.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ import tarfile
 import tempfile
 import zipfile
 import zlib
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, NoReturn
 
@@ -40,6 +46,17 @@ _TAR_HEADER_ALLOWANCE = 8 * 1024
 # archive made on a Mac still unwraps to its directory.
 _SKIPPED_TOP = frozenset({"__MACOSX"})
 _DRIVE = re.compile(r"^[A-Za-z]:")
+MAX_LINK_TARGET = 4096
+"""Longest symlink target read (PATH_MAX); a longer one is refused as malformed."""
+
+
+@dataclass(frozen=True)
+class Extracted:
+    """An extracted archive: its root, and the symbolic links that were dropped rather than created."""
+
+    root: Path
+    links: tuple[tuple[str, str], ...]
+    """``(path relative to root, target text)`` of each dropped link member, sorted by path."""
 
 
 def is_archive(path: Path) -> bool:
@@ -64,6 +81,30 @@ def extract_archive(
     its cap, or a compression ratio over ``max_ratio``; ``SubmissionError`` for an unreadable or
     unsupported archive.
     """
+    caps = dict(max_total_bytes=max_total_bytes, max_files=max_files, max_member_bytes=max_member_bytes,
+                max_ratio=max_ratio)
+    return _extract(archive, dest, drop_links=False, caps=caps).root
+
+
+def extract_archive_dropping_links(
+    archive: Path,
+    dest: Path,
+    *,
+    max_total_bytes: int = 200 * MiB,
+    max_files: int = 10_000,
+    max_member_bytes: int = 50 * MiB,
+    max_ratio: float = 200,
+) -> Extracted:
+    """``extract_archive``, except that a symbolic link member is not refused: it is never created
+    and comes back in ``Extracted.links`` with its target text. Its name is checked like any
+    member's (a ``../`` or absolute name is still refused); hard links, devices and fifos are still
+    refused."""
+    caps = dict(max_total_bytes=max_total_bytes, max_files=max_files, max_member_bytes=max_member_bytes,
+                max_ratio=max_ratio)
+    return _extract(archive, dest, drop_links=True, caps=caps)
+
+
+def _extract(archive: Path, dest: Path, *, drop_links: bool, caps: dict) -> Extracted:
     archive, dest = Path(archive), Path(dest)
     if not is_archive(archive):
         raise SubmissionError(f"is not a supported archive ({', '.join(ARCHIVE_SUFFIXES)})",
@@ -75,8 +116,7 @@ def extract_archive(
     dest.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", suffix=".partial", dir=dest.parent))
     try:
-        writer = _Writer(archive, staging, max_total_bytes=max_total_bytes, max_files=max_files,
-                         max_member_bytes=max_member_bytes, max_ratio=max_ratio)
+        writer = _Writer(archive, staging, drop_links=drop_links, **caps)
         if archive.name.lower().endswith(ZIP_SUFFIXES):
             _extract_zip(archive, writer)
         else:
@@ -88,18 +128,23 @@ def extract_archive(
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    entries = list(dest.iterdir())
+    links = sorted(writer.links)
+    # A dropped link is an entry too: a link beside the one directory keeps the archive unwrapped.
+    entries = sorted({*dest.iterdir(), *(dest / rel.split("/")[0] for rel, _ in links)})
     if len(entries) == 1 and entries[0].is_dir() and not entries[0].is_symlink():
-        return entries[0]
-    return dest
+        prefix = f"{entries[0].name}/"
+        return Extracted(entries[0], tuple((rel.removeprefix(prefix), target) for rel, target in links))
+    return Extracted(dest, tuple(links))
 
 
 class _Writer:
     """Checks member names and writes members into the staging directory under every cap."""
 
     def __init__(self, archive: Path, staging: Path, *, max_total_bytes: int, max_files: int,
-                 max_member_bytes: int, max_ratio: float) -> None:
+                 max_member_bytes: int, max_ratio: float, drop_links: bool = False) -> None:
         self.archive = archive
+        self.drop_links = drop_links
+        self.links: list[tuple[str, str]] = []
         self.staging = staging
         self.max_total_bytes = max_total_bytes
         self.max_files = max_files
@@ -150,6 +195,18 @@ class _Writer:
             self.staging.joinpath(*parts).mkdir(parents=True, exist_ok=True)
         except (FileExistsError, NotADirectoryError):
             self.refuse(name, "conflicts with a file of the same path")
+
+    def add_link(self, name: str, target: str) -> None:
+        """A symbolic link member: refused, or (``drop_links``) recorded and never created."""
+        if not self.drop_links:
+            self.refuse(name, f"is a symbolic link (to '{target}')")
+        parts = self.admit(name)
+        if not parts:
+            self.refuse(name, "is a link at the archive's root path")
+        if not target or "\0" in target or len(target.encode("utf-8", "surrogateescape")) > MAX_LINK_TARGET:
+            self.refuse(name, "is a symbolic link with an empty, NUL-containing or overlong target")
+        if parts[0] not in _SKIPPED_TOP:
+            self.links.append(("/".join(parts), target))
 
     def add_file(self, name: str, stream: IO[bytes], *, executable: bool,
                  compressed_size: int | None = None) -> int | None:
@@ -223,7 +280,8 @@ def _extract_tar(archive: Path, writer: _Writer) -> None:
 def _tar_member(tar: tarfile.TarFile, member: tarfile.TarInfo, writer: _Writer) -> None:
     name = member.name
     if member.issym():
-        writer.refuse(name, f"is a symbolic link (to '{member.linkname}')")
+        writer.add_link(name, member.linkname)
+        return
     if member.islnk():
         writer.refuse(name, f"is a hard link (to '{member.linkname}')")
     if member.ischr() or member.isblk():
@@ -257,7 +315,12 @@ def _zip_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, writer: _Writer) -> 
     name = info.filename
     kind = stat.S_IFMT(info.external_attr >> 16)
     if kind == stat.S_IFLNK:
-        writer.refuse(name, "is a symbolic link")
+        if not writer.drop_links:
+            writer.refuse(name, "is a symbolic link")
+        with zf.open(info) as data:  # a zip link's content is its target: read bounded, never created
+            target = data.read(MAX_LINK_TARGET + 1)
+        writer.add_link(name, target.decode("utf-8", "surrogateescape") if len(target) <= MAX_LINK_TARGET else "")
+        return
     if kind not in (0, stat.S_IFREG, stat.S_IFDIR):
         writer.refuse(name, "is a device, fifo or socket")
     if info.flag_bits & 0x1:

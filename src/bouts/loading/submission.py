@@ -1,15 +1,27 @@
-"""Load a submission (SPEC §5): a directory, or an archive of one, into a validated ``Submission``."""
+"""Load a submission (SPEC §5): a directory, or an archive of one, into a validated ``Submission``.
+
+A symbolic link that leaves the submission (or, in an archive, any link member) is **dropped, not
+refused**: never followed, left out of every path the loader hands on, and recorded on the
+``Submission`` (``dropped_links``) so that the integrity judge gives it the symlink bright line.
+Refusing it would give a cheating submission "no score", which must never be better than a flagged
+score. In a directory the link stays where the author put it (the loader never modifies its input):
+inside ``code/`` it is inert (the runner leaves links out of the workspace, no judge follows one);
+``deliverables/`` holding one is copied without it, since documents are read by path; a ``code``,
+``deliverables`` or ``trajectory.*`` that is itself such a link is treated as absent (``code/`` as
+an empty tree, so the submission is still scored).
+"""
 
 from __future__ import annotations
 
+import shutil
 import tempfile
 from pathlib import Path
 
 from bouts.errors import SubmissionError
-from bouts.loading._common import read_toml, tree_hash, validate, walk_tree
-from bouts.loading.archive import MiB, extract_archive, is_archive
+from bouts.loading._common import TreeEntry, read_toml, tree_hash, validate, walk_tree
+from bouts.loading.archive import MiB, extract_archive_dropping_links, is_archive
 from bouts.models.challenge import Challenge
-from bouts.models.submission import Submission, SubmissionMeta
+from bouts.models.submission import DroppedLink, Submission, SubmissionMeta
 
 # The same caps as an archive's, so a huge directory is refused as clearly as a huge archive.
 MAX_FILES = 10_000
@@ -21,21 +33,25 @@ def load_submission(path: Path, workdir: Path) -> Submission:
     archive that is safely extracted into a fresh directory under ``workdir``.
 
     Requires ``submission.toml`` and ``code/``; ``deliverables/`` is optional; the trajectory is the
-    one root file named ``trajectory.*`` (none is allowed, two or more are refused). Raises
-    ``SubmissionError`` (``UnsafeArchiveError`` for a hostile archive) naming the file and field.
+    one root file named ``trajectory.*`` (none is allowed, two or more are refused). Links that
+    leave the submission are dropped and recorded (module docstring). Raises ``SubmissionError``
+    (``UnsafeArchiveError`` for a hostile archive) naming the file and field.
     """
     path = Path(path)
+    workdir = Path(workdir)
+    archived: tuple[tuple[str, str], ...] = ()
     if path.is_dir():
         root, sep = path, "/"
     elif path.is_file() and is_archive(path):
-        workdir = Path(workdir)
         workdir.mkdir(parents=True, exist_ok=True)
         dest = Path(tempfile.mkdtemp(prefix="submission-", dir=workdir))
         try:
-            root = extract_archive(path, dest, max_total_bytes=MAX_TOTAL_BYTES, max_files=MAX_FILES)
+            extracted = extract_archive_dropping_links(path, dest, max_total_bytes=MAX_TOTAL_BYTES,
+                                                       max_files=MAX_FILES)
         except BaseException:
-            dest.rmdir()  # extract_archive left it empty; leave no trace of a refused archive
+            dest.rmdir()  # extraction left it empty; leave no trace of a refused archive
             raise
+        root, archived = extracted.root, extracted.links
         # Files inside an archive are named "archive.zip!submission.toml", like a jar URL.
         sep = "!"
     elif not path.exists():
@@ -49,20 +65,36 @@ def load_submission(path: Path, workdir: Path) -> Submission:
         return f"{str(path).rstrip('/')}{sep}{rel}"
 
     entries = walk_tree(root, display=str(path), error=SubmissionError,
-                        max_files=MAX_FILES, max_total_bytes=MAX_TOTAL_BYTES)
+                        max_files=MAX_FILES, max_total_bytes=MAX_TOTAL_BYTES, escaping_links="keep")
+    on_disk = {e.rel for e in entries if e.escapes}  # a directory's links that leave it: still there
+    # An archive's links were never created; they are hashed as links all the same, so a tree hashes
+    # the same whether it came as a directory or as an archive.
+    archived_links = [TreeEntry(rel, root / rel, target) for rel, target in archived]
+    entries = sorted([*entries, *archived_links], key=lambda e: e.rel)
+    dropped = tuple(DroppedLink(path=e.rel, target=e.link or "") for e in entries
+                    if e.rel in on_disk or e in archived_links)
+    gone = {link.path for link in dropped}
+    if "submission.toml" in gone:
+        raise SubmissionError("is a symbolic link that leaves the submission (links are never followed)",
+                              file=name("submission.toml"))
     data = read_toml(root / "submission.toml", display=name("submission.toml"), error=SubmissionError)
     meta = validate(SubmissionMeta, data, display=name("submission.toml"), error=SubmissionError)
 
     code_dir = root / "code"
-    if not code_dir.is_dir():
+    if "code" in gone:
+        code_dir = Path(tempfile.mkdtemp(prefix="dropped-code-", dir=_made(workdir)))  # scored as empty
+    elif not code_dir.is_dir():
         raise SubmissionError("required directory is missing", file=name("code"))
     deliverables_dir: Path | None = root / "deliverables"
-    if not deliverables_dir.exists():
+    if "deliverables" in gone or not deliverables_dir.exists():
         deliverables_dir = None
     elif not deliverables_dir.is_dir():
         raise SubmissionError("must be a directory", file=name("deliverables"))
+    elif any(p.startswith("deliverables/") for p in on_disk):
+        deliverables_dir = _copy_without_links(entries, "deliverables/", _made(workdir))
 
-    trajectories = sorted(p for p in root.iterdir() if p.name.startswith("trajectory.") and p.is_file())
+    trajectories = sorted(p for p in root.iterdir()
+                          if p.name.startswith("trajectory.") and p.name not in gone and p.is_file())
     if len(trajectories) > 1:
         raise SubmissionError(
             "a submission holds at most one trajectory file; found "
@@ -78,7 +110,25 @@ def load_submission(path: Path, workdir: Path) -> Submission:
         code_dir=code_dir,
         deliverables_dir=deliverables_dir,
         trajectory_path=trajectories[0] if trajectories else None,
+        dropped_links=dropped,
     )
+
+
+def _made(workdir: Path) -> Path:
+    workdir.mkdir(parents=True, exist_ok=True)
+    return workdir
+
+
+def _copy_without_links(entries: list[TreeEntry], prefix: str, workdir: Path) -> Path:
+    """A private copy of the regular files under ``prefix`` (no link of any kind: documents are read
+    by path, and a linked directory on the way would be followed)."""
+    dest = Path(tempfile.mkdtemp(prefix="deliverables-", dir=workdir))
+    for entry in entries:
+        if entry.link is None and entry.rel.startswith(prefix):
+            target = dest / entry.rel.removeprefix(prefix)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(entry.path, target, follow_symlinks=False)
+    return dest
 
 
 def check_matches(challenge: Challenge, submission: Submission) -> None:

@@ -19,6 +19,22 @@ class SubmissionMeta(BaseModel):
     """Wall time from the start of the attempt to this submission."""
 
 
+class DroppedLink(BaseModel):
+    """A symbolic link the loader left out of the submission: never followed, kept as evidence.
+
+    A directory submission's link that leaves the directory, and every link member of an archive
+    (none is ever created), is dropped rather than refused: "no score" must never be better than
+    a flagged score, so the submission is scored and the integrity judge judges the link by its
+    target text (docs/integrity.md)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    path: str
+    """Where the link sits, relative to the submission's root, ``/``-separated (``code/ledger/x``)."""
+    target: str
+    """The link's target as written (``/etc/passwd``, ``../../reference``); never resolved."""
+
+
 class Submission(BaseModel):
     """A loaded submission (an archive is extracted to a directory first)."""
 
@@ -30,3 +46,5 @@ class Submission(BaseModel):
     code_dir: Path
     deliverables_dir: Path | None
     trajectory_path: Path | None
+    dropped_links: tuple[DroppedLink, ...] = ()
+    """Symbolic links left out of the submission (see ``DroppedLink``), sorted by path."""

@@ -66,8 +66,9 @@ class StaticIntegrityJudge:
         removed = list(run.removed) if run is not None else []
         tampering = [str(t) for t in getattr(run, "tampering", None) or []]
         language = challenge.spec.language
+        dropped = [(link.path, link.target) for link in inp.dropped_links]
         for flag in _paths.path_flags(code, starter, visible, challenge.spec.protected, removed, tampering,
-                                      language):
+                                      language, dropped):
             finding = Finding(flag.rule, flag.message, file=flag.file or None, severity=_SEVERITY[flag.level])
             if flag.level == "bright":
                 bright.append((flag.rule, finding))

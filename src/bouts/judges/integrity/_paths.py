@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Literal
@@ -49,11 +50,12 @@ class PathFlag:
 
 def path_flags(
     code: Tree, starter: Tree, visible: Tree, protected: list[str], removed: list[str], tampering: list[str],
-    language: str = "python",
+    language: str = "python", dropped: Iterable[tuple[str, str]] = (),
 ) -> list[PathFlag]:
     """Every file-level flag, one per path (the first, most specific reason wins). Steering files
     and compiled code are the language's: pytest's for Python, the test runners' configs and native
-    addons (``*.node``) for JavaScript/TypeScript."""
+    addons (``*.node``) for JavaScript/TypeScript. ``dropped`` holds the ``(path from the submission
+    root, target)`` of the links the loader left out (``Submission.dropped_links``)."""
     python = language == "python"
     flags: dict[str, PathFlag] = {}
 
@@ -82,6 +84,8 @@ def path_flags(
             add(_protected_flag(rel, status, before, after))
     for rel in code.symlinks:
         add(_symlink_flag(code.root, rel))
+    for path, target in dropped:
+        add(dropped_link_flag(path, target))
     for rel in removed:
         add(_removed_flag(code, starter, rel, python))
     return list(flags.values()) + [
@@ -137,10 +141,33 @@ def _symlink_flag(root: Path, rel: str) -> PathFlag:
         target = os.readlink(root / rel)
     except OSError:
         target = ""
-    climbs = PurePosixPath(os.path.normpath(PurePosixPath(rel).parent / target)).parts[:1] == ("..",)
-    if target.startswith("/") or climbs:
+    return link_flag(rel, target)
+
+
+def link_flag(rel: str, target: str, dropped: bool = False) -> PathFlag:
+    """A link at ``rel`` (under ``code/``) judged by its target text: bright when absolute or climbing
+    out of ``code/``, gray otherwise."""
+    if _leaves(rel, target):
         return PathFlag("bright", SYMLINK_OUT, rel, f"symlink pointing outside the submission: {rel} -> {target}")
-    return PathFlag("gray", SYMLINK, rel, f"symlink shipped (never followed; removed by the runner): {rel} -> {target}")
+    what = "dropped by the loader" if dropped else "removed by the runner"
+    return PathFlag("gray", SYMLINK, rel, f"symlink shipped (never followed; {what}): {rel} -> {target}")
+
+
+def dropped_link_flag(path: str, target: str) -> PathFlag:
+    """A link the loader dropped, at ``path`` from the submission's root: under ``code/`` it is
+    judged like a link found there; elsewhere (``deliverables/``, the root) one that leaves the
+    submission is the same bright line, and an inner one is only listed."""
+    if path.startswith("code/"):
+        return link_flag(path.removeprefix("code/"), target, dropped=True)
+    if _leaves(path, target):
+        return PathFlag("bright", SYMLINK_OUT, path, f"symlink pointing outside the submission: {path} -> {target}")
+    return PathFlag("info", SYMLINK, path, f"symlink outside code/ dropped by the loader: {path} -> {target}")
+
+
+def _leaves(rel: str, target: str) -> bool:
+    """Absolute, or climbing above the directory ``rel`` is relative to (read as text, never resolved)."""
+    climbs = PurePosixPath(os.path.normpath(PurePosixPath(rel).parent / target)).parts[:1] == ("..",)
+    return target.startswith("/") or climbs
 
 
 def _steers(rel: str, text: str | None, before: str | None, python: bool = True) -> bool:
