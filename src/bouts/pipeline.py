@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from bouts.adversarial import GeneratedRun, run_generated, to_model
@@ -22,6 +22,8 @@ from bouts.models.challenge import Challenge
 from bouts.models.results import RunReport, TestResult
 from bouts.models.scorecard import Scorecard
 from bouts.runner import RunOptions, grade
+from bouts.runner._scrub import SecretIndex, scrub_report, scrub_result
+from bouts.runner._secrets import secret_index
 from bouts.sandbox import get_sandbox
 
 MAX_DELIVERABLE_BYTES = 1_000_000
@@ -96,21 +98,25 @@ def score(
         gen_on = config.adversarial_generation
         gen_on = challenge.spec.adversarial.generate if gen_on is None else gen_on
         options = config.run_options(challenge)
+        # Everything the sandbox said is scrubbed of the hidden tests and the reference here, the one
+        # place every run report passes before a judge, a scorecard or a callback sees it (docs/sandbox.md,
+        # "What leaves the sandbox").
+        secrets = secret_index(challenge)
+        on_result = None if progress is None else (lambda r: progress(scrub_result(r, secrets)))
 
         def run_tests() -> RunReport:
             try:
                 if gen_on:  # engine-written tests, run in the same sandbox as every other test
                     gen_seed = config.adversarial_seed if config.adversarial_seed is not None else inp.seed
-                    generated.append(
-                        run_generated(challenge, submission.code_dir, sandbox=sandbox, options=options, seed=gen_seed)
-                    )
+                    gen = run_generated(challenge, submission.code_dir, sandbox=sandbox, options=options, seed=gen_seed)
+                    generated.append(_scrub_generated(gen, secrets))
                 run = grade(
-                    challenge, submission.code_dir, sandbox=sandbox, progress=progress, seed=config.seed,
+                    challenge, submission.code_dir, sandbox=sandbox, progress=on_result, seed=config.seed,
                     fresh_seed=config.fresh_seed, cache_dir=config.cache_dir, options=options,
                 )  # fmt: skip
             except SandboxError as exc:
                 run = RunReport(results=[], sandbox=sandbox.name, infra_error=exc.describe())
-            return _with_severities(challenge, run)
+            return scrub_report(_with_severities(challenge, run), secrets)
 
         run, judged = judge_around(builtin_judges(config.judges), inp, run_tests)
         texts = _read_deliverables(challenge, submission.deliverables_dir)
@@ -119,6 +125,15 @@ def score(
         gen_model = to_model(generated[0]) if generated else None
         measurements = Measurements(run, texts, submission.content_hash, verdicts, notes, gen_model)
         return build_scorecard(challenge, submission.meta, measurements)
+
+
+def _scrub_generated(run: GeneratedRun, secrets: SecretIndex) -> GeneratedRun:
+    """The generated run's report and the findings quoting it, scrubbed like every run report."""
+    if run.report is None:
+        return run
+    ids = secrets.grams_of(r.id for r in run.report.results)
+    findings = tuple(replace(f, message=secrets.scrub(f.message, public=ids)) for f in run.verdict.findings)
+    return replace(run, report=scrub_report(run.report, secrets), verdict=replace(run.verdict, findings=findings))
 
 
 def _with_severities(challenge: Challenge, run: RunReport) -> RunReport:

@@ -12,9 +12,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
 
-from bouts.cli._errors import print_error
+from bouts.cli._errors import json_safe, print_error, terminal
 from bouts.errors import BoutsError, InfrastructureError
 
 if TYPE_CHECKING:
@@ -57,9 +56,9 @@ def check(
     except BoutsError as exc:
         raise _fail(exc) from None
     if as_json:
-        typer.echo(report.to_json())
+        typer.echo(json_safe(report.to_json()))
     else:
-        render.check(Console(), report)
+        render.check(terminal(), report)
     if not report.launch:
         raise typer.Exit(EXIT_REFUSED)
 
@@ -80,9 +79,9 @@ def stats(
         raise _fail(exc) from None
     report = summarise([attempt_from_scorecard(c) for c in cards], challenge=challenge_id)
     if as_json:
-        typer.echo(report.to_json())
+        typer.echo(json_safe(report.to_json()))
     else:
-        render.stats(Console(), report)
+        render.stats(terminal(), report)
 
 
 def _challenge_id(arg: str) -> str:
@@ -145,9 +144,9 @@ def review_list(
     except BoutsError as exc:
         raise _fail(exc) from None
     if as_json:
-        typer.echo("[" + ",".join(i.model_dump_json(by_alias=True) for i in items) + "]")
+        typer.echo(json_safe("[" + ",".join(i.model_dump_json(by_alias=True) for i in items) + "]"))
     else:
-        render.review_list(Console(), items)
+        render.review_list(terminal(), items)
 
 
 def _get(store: Path | None, item_id: str) -> tuple[JsonReviewStore, ReviewItem]:
@@ -170,9 +169,9 @@ def review_show(item_id: str, store: StoreOpt = None, as_json: Annotated[bool, t
     except BoutsError as exc:
         raise _fail(exc) from None
     if as_json:
-        typer.echo(item.model_dump_json(by_alias=True, indent=2))
+        typer.echo(json_safe(item.model_dump_json(by_alias=True, indent=2)))
     else:
-        render.review_item(Console(), item)
+        render.review_item(terminal(), item)
 
 
 @review_app.command("escalate")

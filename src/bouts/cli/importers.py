@@ -8,9 +8,8 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
-from bouts.cli._errors import print_error
+from bouts.cli._errors import print_error, terminal
 from bouts.errors import BoutsError, InputError
 from bouts.importers import ImportedChallenge, parse_humaneval, parse_mbpp, write_challenges
 
@@ -32,7 +31,7 @@ def _run(
     profile: str,
     overwrite: bool,
 ) -> None:
-    err = Console(stderr=True)
+    err = terminal(stderr=True)
     try:
         if profile not in ("engine", "composite", "four-judge"):
             raise InputError("must be engine, composite or four-judge", field="profile")

@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from bouts import __version__
-from bouts.cli._errors import print_error
+from bouts.cli._errors import json_safe, print_error, terminal
 from bouts.cli.calibration import register as register_calibration
 from bouts.cli.importers import import_app
 from bouts.cli.service import register as register_service
@@ -34,7 +34,7 @@ app.add_typer(trajectory_app, name="trajectory")
 app.add_typer(import_app, name="import")
 register_calibration(app)
 register_service(app)
-err = Console(stderr=True)
+err = terminal(stderr=True)
 
 EXIT_INPUT = 2
 EXIT_INFRA = 3
@@ -92,7 +92,7 @@ def score(
         )  # fmt: skip
     except BoutsError as exc:
         raise _fail(exc) from None
-    console = Console(stderr=as_json)
+    console = terminal(stderr=as_json)
     progress = Progress(
         TextColumn("[progress.description]{task.description}"),
         BarColumn(),
@@ -118,7 +118,7 @@ def score(
     except BoutsError as exc:
         raise _fail(exc) from None
     if as_json:
-        typer.echo(card.to_json())
+        typer.echo(json_safe(card.to_json()))
     else:
         render.scorecard(console, card, show_tests=tests)
 
@@ -240,7 +240,7 @@ def compute_cmd(
         }
         typer.echo(json.dumps(payload, indent=2, ensure_ascii=False))
     else:
-        render.profile_result(Console(), result)
+        render.profile_result(terminal(), result)
         for p in panels:
             if p.human_review:
                 err.print("⚑ human_review: Judges couldn't agree — code may be confusing or unconventional")

@@ -7,6 +7,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from bouts.cli._errors import plain
 from bouts.models.results import Outcome
 from bouts.models.scorecard import Scorecard
 from bouts.scoring.explain import fmt
@@ -35,9 +36,11 @@ def scorecard(console: Console, card: Scorecard, *, show_tests: bool = False) ->
     if card.provisional:
         headline.append("  (provisional)", style="yellow")
     headline.append(
-        f"\n{card.agent} · iteration {card.iteration} · {card.challenge} · "
-        f"profile {card.profile} · family {card.family}"
-        + (" (custom weights)" if card.weights_source == "custom" else "")
+        plain(
+            f"\n{card.agent} · iteration {card.iteration} · {card.challenge} · "
+            f"profile {card.profile} · family {card.family}"
+            + (" (custom weights)" if card.weights_source == "custom" else "")
+        )
     )
     console.print(Panel(headline, title="Bouts scorecard", expand=False))
 
@@ -49,7 +52,7 @@ def scorecard(console: Console, card: Scorecard, *, show_tests: bool = False) ->
     for name, comp in card.components.items():
         applied = [_num(comp.effective_weight)] if provisional else []
         if comp.status == "not_scored":
-            note = Text(f"not scored: {comp.reason}", style="dim")
+            note = plain(f"not scored: {comp.reason}", style="dim")
             table.add_row(name, "—", _num(comp.weight), *applied, "—", note)
         else:
             table.add_row(name, _num(comp.score), _num(comp.weight), *applied, _num(comp.points), "")
@@ -65,23 +68,23 @@ def scorecard(console: Console, card: Scorecard, *, show_tests: bool = False) ->
     console.print(prof)
 
     if card.flags:
-        console.print(Group(*[Text(f"⚑ {f.code}: {f.message}", style="yellow") for f in card.flags]))
+        console.print(Group(*[plain(f"⚑ {f.code}: {f.message}", style="yellow") for f in card.flags]))
     if show_tests and card.tests:
         tests = Table(title="Tests")
         for col in ("suite", "test", "outcome", "detail"):
             tests.add_column(col)
         for t in card.tests:
             outcome = Text(t.outcome.value, style=_OUTCOME_STYLE[t.outcome])
-            tests.add_row(t.suite, Text(t.id), outcome, Text(t.detail[:80]))
+            tests.add_row(t.suite, plain(t.id), outcome, plain(t.detail[:80]))
         console.print(tests)
     # Text, not markup: math lines hold "[judge]" prefixes and submitted names, never Rich tags.
-    console.print(Panel(Text("\n".join(card.math)), title="Math", expand=False))
+    console.print(Panel(plain("\n".join(card.math)), title="Math", expand=False))
 
 
 def profile_result(console: Console, result: ProfileResult) -> None:
     """``bouts compute``: the math, then the final score."""
     for line in result.math:
-        console.print(line, markup=False, highlight=False)
+        console.print(plain(line), highlight=False)
     if result.final is None:
         console.print(f"{result.profile}: not scored")
     else:

@@ -13,14 +13,13 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
-from bouts.cli._errors import print_error
+from bouts.cli._errors import json_safe, markup_safe, plain, print_error, terminal
 from bouts.errors import BoutsError
 from bouts.service.config import ServiceSettings, settings_from_env
 
-err = Console(stderr=True)
+err = terminal(stderr=True)
 EXIT_INPUT, EXIT_INFRA = 2, 3
 DataDir = Annotated[Path | None, typer.Option(help="Data dir (BOUTS_DATA_DIR).")]
 DbUrl = Annotated[str, typer.Option(help="Database URL (BOUTS_DB_URL); default SQLite in the data dir.")]
@@ -63,7 +62,7 @@ def serve(
         except BoutsError as exc:
             print_error(exc, err)
             raise typer.Exit(EXIT_INPUT) from None
-        err.print(f"challenge {info.slug} @ {info.content_hash[:12]}")
+        err.print(plain(f"challenge {info.slug} @ {info.content_hash[:12]}"))
     mode = f"celery via {settings.broker_url}" if settings.uses_celery else f"{settings.local_workers} local processes"
     err.print(f"bouts service on http://{settings.host}:{settings.port} ({mode})")
     uvicorn.run(app, host=settings.host, port=settings.port, log_level="info", proxy_headers=False)
@@ -114,15 +113,16 @@ def leaderboard(
         rows = [asdict(s) for s in standings(repo.submissions.attempts(challenge))]
         repo.close()
     if as_json:
-        typer.echo(json.dumps(rows, indent=2, ensure_ascii=False))
+        typer.echo(json_safe(json.dumps(rows, indent=2, ensure_ascii=False)))
         return
-    table = Table(title=f"{challenge} leaderboard")
+    table = Table(title=plain(f"{challenge} leaderboard"))
     for col in ("#", "agent", "final", "iterations", "time (s)", "trajectory", "shape"):
         table.add_column(col)
     for s in rows:
-        table.add_row(str(s["rank"]), s["agent"], str(s["final"]), str(s["iterations"]),
-                      "—" if s["time_s"] is None else f"{s['time_s']:g}", s["trajectory"], s["shape"])  # fmt: skip
-    Console().print(table)
+        time_s = "—" if s["time_s"] is None else f"{s['time_s']:g}"
+        table.add_row(str(s["rank"]), plain(s["agent"]), str(s["final"]), str(s["iterations"]), time_s,
+                      plain(s["trajectory"]), plain(s["shape"]))  # fmt: skip
+    terminal().print(table)
 
 
 def submit(
@@ -145,7 +145,7 @@ def submit(
                             files={"archive": (archive.name, fh, "application/octet-stream")})  # fmt: skip
         _check(r)
         body = r.json()
-        err.print(f"submission {body['id']}: {body['state']}")
+        err.print(plain(f"submission {body['id']}: {body['state']}"))
         deadline = time.monotonic() + timeout
         while wait and body["state"] in ("queued", "running"):
             if time.monotonic() > deadline:
@@ -162,7 +162,7 @@ def submit(
         typer.echo(body["id"])
         return
     if body["state"] != "scored":
-        err.print(f"[bold red]{body['state']}:[/] {body.get('error') or ''}", highlight=False)
+        err.print(f"[bold red]{markup_safe(body['state'])}:[/] {markup_safe(body.get('error') or '')}", highlight=False)
         raise typer.Exit(EXIT_INFRA if body["state"] == "failed_infra" else EXIT_INPUT)
     typer.echo(f"{body['final']}")
 
@@ -181,7 +181,7 @@ def key(
     try:
         typer.echo(repo.catalog.create_key(role, agent or None, label))
     except ValueError as exc:
-        err.print(f"[bold red]error:[/] {exc}")
+        err.print(f"[bold red]error:[/] {markup_safe(exc)}")
         raise typer.Exit(EXIT_INPUT) from None
     finally:
         repo.close()
@@ -194,7 +194,7 @@ def _as_archive(path: Path, tmp: Path) -> Path:
             tar.add(path, arcname=path.resolve().name)
         return out
     if not path.is_file():
-        err.print(f"[bold red]error:[/] {path}: does not exist")
+        err.print(f"[bold red]error:[/] {markup_safe(path)}: does not exist")
         raise typer.Exit(EXIT_INPUT)
     return path
 
@@ -210,7 +210,7 @@ def _check(r: object) -> None:
         detail = body.get("detail") if isinstance(body, dict) else body
     except ValueError:
         detail = r.text[:500]
-    err.print(f"[bold red]error {r.status_code}:[/] {detail}", highlight=False)
+    err.print(f"[bold red]error {r.status_code}:[/] {markup_safe(detail)}", highlight=False)
     raise typer.Exit(EXIT_INPUT if r.status_code < 500 else EXIT_INFRA)
 
 

@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
-from bouts.cli._errors import print_error
+from bouts.cli._errors import json_safe, plain, print_error, terminal
 from bouts.errors import BoutsError
 from bouts.trajectory import iter_trajectory, load_trajectory, summarize, to_jsonl
 
@@ -35,7 +35,7 @@ def convert(
         _, events = iter_trajectory(file)
         with target.open("w", encoding="utf-8") if target else sys.stdout as sink:  # type: ignore[union-attr]
             for line in to_jsonl(events):
-                sink.write(line + "\n")
+                sink.write(json_safe(line) + "\n")  # the same JSON, no C1 control raw on a terminal
     except BoutsError as exc:
         if target:
             target.unlink(missing_ok=True)  # never leave a half-converted file behind
@@ -51,15 +51,13 @@ def show(file: Annotated[Path, typer.Argument(help="A trajectory log from any su
         summary = summarize(load_trajectory(file))
     except BoutsError as exc:
         raise _fail(exc) from None
-    console = Console()
-    console.print(
-        f"[bold]{file}[/]  harness [cyan]{summary.harness}[/]  {summary.events} events  {summary.duration:.0f}s",
-        highlight=False,
-    )
+    console = terminal()
+    head = Text.assemble(plain(file, "bold"), "  harness ", plain(summary.harness, "cyan"))
+    console.print(head.append(f"  {summary.events} events  {summary.duration:.0f}s"), highlight=False)
     kinds = Table("kind", "events", title="Events by kind", title_justify="left")
     for kind, count in summary.by_kind.items():
         if count:
-            kinds.add_row(kind, str(count))
+            kinds.add_row(plain(kind), str(count))
     console.print(kinds)
     console.print(
         f"reads {summary.reads}   edits/writes {summary.edits} ({summary.failed_edits} rejected)   "
@@ -70,10 +68,10 @@ def show(file: Annotated[Path, typer.Argument(help="A trajectory log from any su
         runs = Table("#", "command", "passed", "failed", "exit", title="Test runs", title_justify="left")
         for run in summary.test_runs:
             failed = run.failed > 0 or run.ok is False
-            verdict = f"[red]{run.failed}[/]" if failed else str(run.failed)
+            verdict = Text(str(run.failed), style="red" if failed else "")
             runs.add_row(
                 str(run.index),
-                run.command.splitlines()[0][:80] if run.command else "",
+                plain(run.command.splitlines()[0][:80] if run.command else ""),
                 str(run.passed),
                 verdict,
                 "" if run.exit_code is None else str(run.exit_code),

@@ -11,10 +11,12 @@ from pathlib import Path as FsPath
 from typing import Annotated
 
 import jinja2
+import markupsafe
 from fastapi import APIRouter, HTTPException, Path, Query, Request
 from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
 
+from bouts._controls import escape_controls
 from bouts.service.api import pages
 from bouts.service.api.deps import Caller, Ctx
 from bouts.service.standings import standings
@@ -23,8 +25,18 @@ from bouts.service.views import scorecard_view
 HERE = FsPath(__file__).parent
 TEMPLATES_DIR = HERE / "templates"
 STATIC_DIR = HERE / "static"
+
+
+def _no_controls(value: object) -> object:
+    """Every ``{{ }}`` value with its control characters shown, not emitted (``bouts._controls``):
+    autoescape makes text safe for HTML, not for a terminal that ``curl``s the page."""
+    if isinstance(value, markupsafe.Markup):
+        return markupsafe.Markup(escape_controls(str(value)))
+    return escape_controls(value) if isinstance(value, str) else value
+
+
 _env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES_DIR)), autoescape=True,
-                          trim_blocks=True, lstrip_blocks=True)  # fmt: skip
+                          trim_blocks=True, lstrip_blocks=True, finalize=_no_controls)  # fmt: skip
 _env.filters["num"] = pages.num
 _env.filters["location"] = pages.location
 _env.filters["pval"] = pages.pval
