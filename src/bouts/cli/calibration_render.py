@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from rich.console import Console
 from rich.table import Table
-from rich.text import Text
 
 from bouts.calibration.report import CheckReport
 from bouts.calibration.review import ReviewItem, current_score
 from bouts.calibration.stats_report import StatsReport
+from bouts.cli._errors import markup_safe, plain
 
 _LEVEL = {"error": "[bold red]✗ error[/]", "warning": "[yellow]! warning[/]"}
 _BARS = " ▁▂▃▄▅▆▇█"
@@ -22,14 +22,14 @@ def check(console: Console, report: CheckReport) -> None:
     verdict = "[bold green]PASS[/]: fit to launch" if report.launch else "[bold red]FAIL[/]: must not launch"
     errors = sum(p.level == "error" for p in report.problems)
     warnings = len(report.problems) - errors
-    console.print(f"bouts check {report.challenge}: {verdict} ({errors} error(s), {warnings} warning(s))")
+    console.print(f"bouts check {markup_safe(report.challenge)}: {verdict} ({errors} error(s), {warnings} warning(s))")
     if report.problems:
         t = Table(title="problems", show_lines=False)
         for col in ("", "check", "where", "problem"):
             t.add_column(col, overflow="fold")
         for p in report.problems:
             where = " ".join(w for w in (p.file, f"[{p.field}]" if p.field else None) if w)
-            t.add_row(_LEVEL[p.level], p.check, Text(where), Text(p.message))
+            t.add_row(_LEVEL[p.level], plain(p.check), plain(where), plain(p.message))
         console.print(t)
     if report.lint:
         lint = report.lint
@@ -56,11 +56,11 @@ def check(console: Console, report: CheckReport) -> None:
             + (f" (written to {ref.quarantine_file})" if ref.quarantine_file else "")
         )
         for q in ref.quarantined:
-            console.print(Text(f"      quarantined {q.id}: {'; '.join(q.failures[:3])}"))
+            console.print(plain(f"      quarantined {q.id}: {'; '.join(q.failures[:3])}"))
         if ref.slowest:
             s = ref.slowest[0]
             console.print(
-                f"      slowest test {s.slowest_s:g} s ({s.id}); suggested test_timeout_s = "
+                f"      slowest test {s.slowest_s:g} s ({markup_safe(s.id)}); suggested test_timeout_s = "
                 f"{_n(ref.suggested_test_timeout_s)}, suite_timeout_s = {_n(ref.suggested_suite_timeout_s)}"
             )
     if report.anchors:
@@ -81,7 +81,7 @@ def check(console: Console, report: CheckReport) -> None:
 
 
 def stats(console: Console, report: StatsReport) -> None:
-    head = f"bouts stats {report.challenge or ''}: {report.attempts} scored attempt(s)"
+    head = f"bouts stats {markup_safe(report.challenge or '')}: {report.attempts} scored attempt(s)"
     if not report.enough:
         head += f"; [yellow]{report.needed} more needed[/] before findings are drawn (preliminary numbers below)"
     console.print(head)
@@ -112,7 +112,7 @@ def stats(console: Console, report: StatsReport) -> None:
     console.print(f"judge_divergence flags: {report.divergent}")
     for f in report.findings:
         mark = "[bold red]⚑ flag[/]" if f.level == "flag" else "[cyan]→ suggestion[/]"
-        console.print(mark, Text(f.message))
+        console.print(mark, plain(f.message))
 
 
 def review_list(console: Console, items: list[ReviewItem]) -> None:
@@ -120,20 +120,24 @@ def review_list(console: Console, items: list[ReviewItem]) -> None:
     for col in ("id", "level", "status", "original", "current", "flag"):
         t.add_column(col, overflow="fold")
     for i in items:
-        t.add_row(i.id, f"{i.level} {i.level_name}", i.status, _n(i.original), _n(current_score(i)), Text(i.flag))
+        level = f"{i.level} {i.level_name}"
+        t.add_row(plain(i.id), level, i.status, _n(i.original), _n(current_score(i)), plain(i.flag))
     console.print(t)
 
 
 def review_item(console: Console, item: ReviewItem) -> None:
-    console.print(f"[bold]{item.id}[/]: {item.agent} iteration {item.iteration} on {item.challenge}")
+    console.print(
+        f"[bold]{markup_safe(item.id)}[/]: {markup_safe(item.agent)} iteration {item.iteration} on "
+        f"{markup_safe(item.challenge)}"
+    )
     console.print(f"level {item.level} ({item.level_name}), {item.status}; score {_n(item.original)} → "
                   f"current {_n(current_score(item))}")  # fmt: skip
-    console.print(Text(f"flag: {item.flag}"))
-    console.print("judges: " + ", ".join(f"{k} {_n(v)}" for k, v in item.judges.items()))
+    console.print(plain(f"flag: {item.flag}"))
+    console.print(plain("judges: " + ", ".join(f"{k} {_n(v)}" for k, v in item.judges.items())))
     t = Table(title="history (append-only)")
     for col in ("at", "event", "level", "who", "why", "before → after"):
         t.add_column(col, overflow="fold")
     for e in item.history:
         change = f"{_n(e.before)} → {_n(e.after)}" if e.kind == "decided" else ""
-        t.add_row(e.at.isoformat(timespec="seconds"), e.kind, str(e.level), e.actor, Text(e.reason), change)
+        t.add_row(e.at.isoformat(timespec="seconds"), e.kind, str(e.level), plain(e.actor), plain(e.reason), change)
     console.print(t)
