@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -44,6 +45,22 @@ class StabilitySignals(BaseModel):
     """Crash descriptions: OOM kill, segfault, timeout, uncaught exception, bad exit."""
 
 
+class ObservedExploit(BaseModel):
+    """An exploit attempt the sandbox observed at run time. The attempt was blocked; this is the
+    evidence behind the exploit penalty and, for ``sandbox_escape``, an integrity bright line."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: Literal["network", "sandbox_escape"]
+    """``network``: an outbound connection or name lookup; ``sandbox_escape``: a system call the
+    sandbox forbids (namespaces, mounts, tracing, kernel keys or modules)."""
+    evidence: str
+    """What was seen, in words (e.g. 'connect to 1.1.1.1:443'). Written from inside the sandbox,
+    bounded and printable; never hidden-test source."""
+    where: str = ""
+    """The test id during which it happened, or what the run was doing (e.g. importing the code)."""
+
+
 class AssertionCount(BaseModel):
     """How many of a suite's assertions were decided outside the sandbox (docs/sandbox.md)."""
 
@@ -76,6 +93,9 @@ class RunReport(BaseModel):
     tampering: list[str] = Field(default_factory=list)
     """Integrity findings of the run (a canary that passed, test machinery changed by the
     submission). Non-empty means every verdict was voided: an integrity bright line."""
+    exploits: list[ObservedExploit] = Field(default_factory=list)
+    """Exploit attempts the sandbox observed (blocked), one per distinct attempt; the integrity
+    judge turns them into exploit penalties (docs/sandbox.md, "Exploit attempts")."""
 
     def by_suite(self, suite: Suite) -> list[TestResult]:
         return [r for r in self.results if r.suite == suite]

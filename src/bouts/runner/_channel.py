@@ -13,6 +13,9 @@ from typing import Literal
 
 from bouts.models.results import Outcome
 
+ExploitKind = Literal["network", "sandbox_escape"]
+_EXPLOIT_KINDS: tuple[ExploitKind, ...] = ("network", "sandbox_escape")
+
 MAX_LINE = 16 * 1024 * 1024
 """Longest record accepted (the ``collected`` list of a very large suite fits comfortably)."""
 
@@ -25,7 +28,7 @@ class Record:
 
     kind: Literal[
         "hello", "baseline", "integrity", "violation", "crash", "warning", "collect_error", "collected",
-        "result", "done", "invalid",
+        "result", "done", "invalid", "exploit",
     ]  # fmt: skip
     id: str = ""
     outcome: Outcome | None = None
@@ -46,6 +49,8 @@ class Record:
     """Externalised assertions the test executed: ``[site, {slot: encoding}]`` each, untrusted
     (checked by ``_decide``)."""
     obs_overflow: bool = False
+    exploits: tuple[tuple[ExploitKind, str], ...] = ()
+    """Exploit attempts seen (``(kind, evidence)``): by the test's audit hook, or a SIGSYS death."""
 
 
 def _str(value: object, limit: int = 2000) -> str:
@@ -56,6 +61,18 @@ def _strs(value: object, limit: int = 200) -> tuple[str, ...]:
     if not isinstance(value, list):
         return ()
     return tuple(_str(v, 500) for v in value[:limit] if isinstance(v, str))
+
+
+def _exploits(value: object) -> tuple[tuple[ExploitKind, str], ...]:
+    """At most 16 ``{"kind", "evidence"}`` items of a known kind, evidence printable and short."""
+    out: list[tuple[ExploitKind, str]] = []
+    for item in value[:16] if isinstance(value, list) else []:
+        kind = item.get("kind") if isinstance(item, dict) else None
+        evidence = _str(item.get("evidence"), 300) if isinstance(item, dict) else ""
+        for known in _EXPLOIT_KINDS:
+            if kind == known and evidence:
+                out.append((known, "".join(c if c.isprintable() else "?" for c in evidence)))
+    return tuple(out)
 
 
 def parse_record(line: bytes) -> Record:
@@ -78,6 +95,11 @@ def parse_record(line: bytes) -> Record:
             changed=_strs(obj.get("changed")),
             foreign=_strs(obj.get("foreign")),
         )
+    if kind == "exploit":
+        found = _exploits([obj])
+        if not found:
+            return Record("invalid", detail="bad exploit record")
+        return Record("exploit", id=_str(obj.get("where"), 500), exploits=found)
     if kind in ("violation", "crash"):
         return Record(kind, detail=_str(obj.get("detail")))
     if kind == "done":
@@ -110,6 +132,7 @@ def parse_record(line: bytes) -> Record:
             observations=_strs(obj.get("observations"), 10_000),
             occurrences=tuple(obj["obs"]) if isinstance(obj.get("obs"), list) else (),
             obs_overflow=obj.get("obs_overflow") is True,
+            exploits=_exploits(obj.get("exploits")),
         )
     return Record("invalid", detail=f"unknown record type {str(kind)[:40]!r}")
 

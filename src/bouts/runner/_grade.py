@@ -20,6 +20,7 @@ from pathlib import Path
 
 from bouts.models.challenge import SUITES, Challenge, Suite
 from bouts.models.results import Outcome, RunReport, StabilitySignals, TestResult
+from bouts.runner._exploits import merged
 from bouts.runner._externalise import VERSION as EXTERNALISE_VERSION
 from bouts.runner._integrity import void
 from bouts.runner._run import DEFAULT_OPTIONS, RunOptions, run_detailed, run_suites
@@ -180,6 +181,7 @@ def merge_phases(first: RunReport, second: RunReport) -> RunReport:
             "stability": stability,
             "seeds": [*first.seeds, *second.seeds],
             "tampering": tampering,
+            "exploits": merged([*first.exploits, *second.exploits]),
             "duration_s": first.duration_s + second.duration_s,
         }
     )

@@ -26,12 +26,13 @@ from bouts.models.results import AssertionCount, Outcome, RunReport, TestResult
 from bouts.prepare import DEFAULT_CACHE, prepare_dependencies
 from bouts.runner._channel import Record, parse_record
 from bouts.runner._decide import check_test
+from bouts.runner._exploits import observed
 from bouts.runner._externalise import FilePlan, plan_file
 from bouts.runner._integrity import findings, void
 from bouts.runner._supervise import supervise
 from bouts.runner._verdicts import RunEnd, assemble, to_result
 from bouts.runner._workspace import assemble_workspace, plant_canaries, seal_tests
-from bouts.sandbox import WORKSPACE, Mount, Sandbox
+from bouts.sandbox import WORKSPACE, Mount, Sandbox, user_env
 
 DRIVER_LIB = Path(__file__).with_name("sandboxed")
 """Holds the ``_bouts_driver`` package; mounted read-only, never inside the workspace."""
@@ -80,11 +81,12 @@ REWRITTEN_SUITES: tuple[Suite, ...] = ("visible", "hidden", "adversarial")
 """Suites whose files are externalised; generated tests carry their own oracle."""
 
 
-def _driver_env(seed: int) -> dict[str, str]:
+def _driver_env(seed: int, isolated: bool = True) -> dict[str, str]:
     # An empty environment plus an allow-list: nothing from the host (tokens, proxies) leaks in.
+    # The user part is an ordinary one (uid 1000's HOME, USER...): nothing says "grader".
     return {
         "PATH": "/usr/bin:/bin",
-        "HOME": "/tmp",
+        **user_env(isolated),
         "TMPDIR": "/tmp",
         "LANG": "C.UTF-8",
         "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
@@ -227,6 +229,7 @@ def run_detailed(
         seeds=[seed],
         duration_s=time.monotonic() - start,
         tampering=tampering,
+        exploits=observed(graded, end),
         assertions=_counts(plans, file_suite) if assertions == "external" else [],
     )
     return DetailedRun(report, observations, occurrences)
@@ -361,6 +364,6 @@ def _drive(
         return rec
 
     return supervise(
-        sandbox, argv, workspace=workspace, env=_driver_env(seed), limits=limits, timeout_s=timeout_s,
+        sandbox, argv, workspace=workspace, env=_driver_env(seed, sandbox.isolated), limits=limits, timeout_s=timeout_s,
         mounts=mounts, read_fd=read_fd, pass_fds=[write_fd], to_record=to_record,
     )  # fmt: skip

@@ -69,7 +69,9 @@ def supervise(
         raise outcome["error"]  # type: ignore[misc]
     res = outcome["result"]
     assert isinstance(res, SandboxResult)
-    return records, RunEnd(res.timed_out, res.exit_code, res.signal, protocol_violations=oversized)
+    return records, RunEnd(
+        res.timed_out, res.exit_code, res.signal, protocol_violations=oversized, forbidden_calls=res.forbidden_calls
+    )
 
 
 def _read(read_fd: int, worker: threading.Thread, to_record: Callable[[bytes], Record]) -> tuple[list[Record], int]:

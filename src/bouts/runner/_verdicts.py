@@ -6,12 +6,16 @@ upgraded: an id that never reports is missing, crashed or timed out, never passe
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from bouts.models.challenge import Severity, Suite
 from bouts.models.results import Outcome, StabilitySignals, TestResult
 from bouts.runner._channel import Record
+
+_OUT_OF_MEMORY = re.compile(r"(E\s+)?MemoryError\b")
+"""A collection error that is the memory limit (RLIMIT_AS) biting while the code was imported."""
 
 
 @dataclass(frozen=True)
@@ -22,6 +26,8 @@ class RunEnd:
     exit_code: int | None
     signal: int | None
     protocol_violations: int = 0
+    forbidden_calls: tuple[str, ...] = ()
+    """Seccomp kills the sandbox saw from outside (``SandboxResult.forbidden_calls``)."""
 
 
 def file_of(node_id: str) -> str:
@@ -99,6 +105,8 @@ def assemble(
         elif rec.kind == "collect_error":
             collect_errors[file_of(rec.id)] = rec.detail
             put(rec.id, Outcome.ERROR, f"collection error: {rec.detail}")
+            if _OUT_OF_MEMORY.match(rec.detail):  # a crash of the run, not a clean collection error
+                crashes.append(f"crashed: {rec.id}: out of memory while importing (MemoryError)")
         elif rec.kind == "result" and rec.outcome is not None:
             outcome, detail = rec.outcome, rec.detail
             want = (golden or {}).get(rec.id)

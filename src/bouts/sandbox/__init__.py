@@ -14,9 +14,21 @@ point, or directly)::
 from __future__ import annotations
 
 from bouts.registry import Registry
-from bouts.sandbox._base import WORKSPACE, Mount, Sandbox, SandboxResult
+from bouts.sandbox._base import (
+    SANDBOX_HOME,
+    SANDBOX_UID,
+    SANDBOX_USER,
+    WORKSPACE,
+    Mount,
+    Sandbox,
+    SandboxResult,
+    user_env,
+)
 
-__all__ = ["DEFAULT_SANDBOX", "SANDBOXES", "WORKSPACE", "Mount", "Sandbox", "SandboxResult", "get_sandbox", "sandboxes"]
+__all__ = [
+    "DEFAULT_SANDBOX", "SANDBOXES", "SANDBOX_HOME", "SANDBOX_UID", "SANDBOX_USER", "WORKSPACE",
+    "Mount", "Sandbox", "SandboxResult", "get_sandbox", "sandboxes", "user_env",
+]  # fmt: skip
 
 sandboxes = Registry[Sandbox]("sandbox")
 """Backend name → factory. An unknown name is ``InputError``; a backend that cannot run here

@@ -22,6 +22,35 @@ from bouts.models.challenge import Limits
 WORKSPACE = "/workspace"
 """Where the workspace directory appears inside every sandbox (the ``none`` backend aside)."""
 
+SANDBOX_USER = "dev"
+SANDBOX_UID = 1000
+"""Who the command runs as inside an isolated sandbox: an ordinary first user, not a tell-tale
+grader uid (docs/sandbox.md, "What graded code sees"). Its home is :data:`SANDBOX_HOME`."""
+SANDBOX_HOME = f"/home/{SANDBOX_USER}"
+"""The user's home inside an isolated sandbox: it exists and is writable (a small tmpfs)."""
+
+
+def user_env(isolated: bool) -> dict[str, str]:
+    """The user part of a sandboxed command's environment: the sandbox user's ``HOME``, ``USER``,
+    ``LOGNAME`` and ``SHELL`` in an isolated backend; only ``HOME=/tmp`` on the host (``none``)."""
+    if not isolated:
+        return {"HOME": "/tmp"}
+    return {"HOME": SANDBOX_HOME, "USER": SANDBOX_USER, "LOGNAME": SANDBOX_USER, "SHELL": "/bin/bash"}
+
+
+def passwd_lines() -> bytes:
+    """``/etc/passwd`` inside an isolated sandbox: root, the sandbox user, nobody."""
+    return (
+        "root:x:0:0:root:/root:/bin/bash\n"
+        f"{SANDBOX_USER}:x:{SANDBOX_UID}:{SANDBOX_UID}::{SANDBOX_HOME}:/bin/bash\n"
+        "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n"
+    ).encode()
+
+
+def group_lines() -> bytes:
+    """``/etc/group`` inside an isolated sandbox."""
+    return f"root:x:0:\n{SANDBOX_USER}:x:{SANDBOX_UID}:\nnogroup:x:65534:\n".encode()
+
 
 @dataclass(frozen=True)
 class Mount:
@@ -50,6 +79,10 @@ class SandboxResult:
     duration_s: float = 0.0
     notes: tuple[str, ...] = field(default_factory=tuple)
     """What the backend wants the caller to know (e.g. 'unsafe: no isolation')."""
+    forbidden_calls: tuple[str, ...] = ()
+    """System calls the backend's seccomp filter killed a process for, in words, as the backend
+    saw them from outside (bubblewrap under a root engine: the kernel's audit log). Empty when
+    none were made or the backend cannot see them; the driver reports what it saw separately."""
 
 
 @runtime_checkable

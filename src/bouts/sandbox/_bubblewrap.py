@@ -1,14 +1,19 @@
-"""The default backend: bubblewrap namespaces, a minimal read-only root, rlimits, no network.
+"""The default backend: bubblewrap namespaces, a minimal read-only root, rlimits, no network, seccomp.
 
 Why it is built the way it is (see ``docs/sandbox.md``):
 
 - ``--unshare-pid/net/ipc/uts/cgroup``: no network (not even loopback DNS), and a PID namespace
   whose death takes every process the run started with it.
-- No user namespace when we are root: the kernel exempts uid 0 (the host's root user, even inside
-  a user namespace) from ``RLIMIT_NPROC``, so a fork bomb would not be stopped. Instead the command
-  drops to a fresh unprivileged uid per run (``setpriv``), which has no capabilities and which
-  ``RLIMIT_NPROC`` does count. Unprivileged callers get a user namespace, where the kernel counts
-  processes per namespace.
+- Always a user namespace, in which the command is uid 1000 (``dev``) with a generated
+  ``/etc/passwd``, ``HOME`` and a random hostname: an ordinary machine, not a grader's tell.
+  ``--disable-userns`` and the seccomp filter (``_seccomp.py``) forbid any further namespace,
+  mount or tracing call; a forbidden call kills the caller with ``SIGSYS``.
+- bubblewrap itself never runs as the host's root: the kernel exempts root from
+  ``RLIMIT_NPROC`` (even inside a user namespace), so a fork bomb would not be stopped. As root
+  we start it as a fresh per-run uid (``setpriv``), which has no capabilities and which
+  ``RLIMIT_NPROC`` counts; that uid cannot read paths under ``/root`` or the engine's private
+  temp directories, so those sources are first bind-mounted into a per-run staging tmpfs, in a
+  private mount namespace of the (root) launcher.
 - Only what Python needs is visible, read-only: ``/usr`` (and the ``/bin``, ``/lib*`` links), the
   interpreter install and the engine's environment. Not the host root, not ``/root``, not ``/work``.
 """
@@ -16,23 +21,70 @@ Why it is built the way it is (see ``docs/sandbox.md``):
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import logging
 import os
 import secrets
 import shutil
 import sys
+import tempfile
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from bouts.errors import SandboxError
 from bouts.models.challenge import Limits
-from bouts.sandbox._base import WORKSPACE, Mount, SandboxResult, rlimit_args, run_process
+from bouts.sandbox import _base, _kernel_log
+from bouts.sandbox._base import SANDBOX_HOME, SANDBOX_UID, WORKSPACE, Mount, SandboxResult, rlimit_args, run_process
+from bouts.sandbox._seccomp import bpf_program
 
 log = logging.getLogger(__name__)
 
 _WORKSPACE_SOURCE = "/bouts/workspace-source"
 _UID_RANGE = (1_500_000, 1_900_000)
-"""Per-run uids are drawn from here: far from real accounts, so RLIMIT_NPROC counts only this run."""
+"""Per-run host uids are drawn from here: far from real accounts, owning nothing on the host."""
+_HOME_MB = 64
+_STAGE = r"""set -e
+stage=$1; n=$2; shift 2
+mount -t tmpfs -o mode=0755,size=1m bouts-stage "$stage"
+i=0
+while [ "$i" -lt "$n" ]; do
+  if [ -d "$1" ]; then mkdir "$stage/$i"; else : > "$stage/$i"; fi
+  mount --bind "$1" "$stage/$i"
+  shift; i=$((i + 1))
+done
+exec "$@"
+"""
+"""Run as root in a private mount namespace: bind each source into ``$stage/<i>``, which the
+unprivileged per-run uid can reach, then exec the rest of the command line (setpriv, bwrap)."""
+
+
+@dataclass(frozen=True)
+class Setup:
+    """Per-run facts of a bubblewrap command line (exposed for tests)."""
+
+    uid: int | None = None
+    """Host uid bubblewrap runs as (root engine: a fresh one per run); ``None``: the engine's own."""
+    hostname: str = "localhost"
+    stage: str | None = None
+    """Staging directory for sources the per-run uid cannot reach (root engine only)."""
+    seccomp_fd: int | None = None
+    passwd_fd: int | None = None
+    group_fd: int | None = None
+
+
+class _Sources:
+    """Where bubblewrap finds each bind source: the path itself, or its place in the staging tmpfs."""
+
+    def __init__(self, stage: str | None) -> None:
+        self.stage = stage
+        self.staged: list[str] = []
+
+    def __call__(self, path: Path | str) -> str:
+        if self.stage is None:
+            return str(path)
+        self.staged.append(str(path))
+        return f"{self.stage}/{len(self.staged) - 1}"
 
 
 def _bwrap_path() -> str:
@@ -46,7 +98,7 @@ def _under_workspace(target: str) -> bool:
     return Path(target).is_relative_to(WORKSPACE) and Path(target) != Path(WORKSPACE)
 
 
-def _ro_bind(args: list[str], source: Path, target: str) -> None:
+def _ro_bind(args: list[str], source: str, target: str) -> None:
     """Bind ``source`` read-only, first creating each parent as a 0755 dir.
 
     bwrap would otherwise copy the host parent's mode (``/root`` is 0700), and the
@@ -55,7 +107,7 @@ def _ro_bind(args: list[str], source: Path, target: str) -> None:
     parts = Path(target).parts[1:-1]
     for i in range(len(parts)):
         args += ["--perms", "0755", "--dir", "/" + "/".join(parts[: i + 1])]
-    args += ["--ro-bind", str(source), target]
+    args += ["--ro-bind", source, target]
 
 
 def _system_binds(args: list[str]) -> None:
@@ -71,7 +123,7 @@ def _system_binds(args: list[str]) -> None:
         args += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
 
 
-def _python_binds(args: list[str], seen: set[str]) -> None:
+def _python_binds(args: list[str], seen: set[str], source: _Sources) -> None:
     for prefix in {sys.base_prefix, sys.prefix, os.path.dirname(os.path.realpath(sys.executable))}:
         real = os.path.realpath(prefix)
         if real.startswith("/usr/") or real in seen:
@@ -79,9 +131,9 @@ def _python_binds(args: list[str], seen: set[str]) -> None:
         if any(real.startswith(s + "/") for s in seen):
             continue
         seen.add(real)
-        _ro_bind(args, Path(real), real)
+        _ro_bind(args, source(real), real)
         if prefix != real:  # a symlinked prefix must resolve too
-            _ro_bind(args, Path(real), prefix)
+            _ro_bind(args, source(real), prefix)
 
 
 class BubblewrapSandbox:
@@ -103,49 +155,61 @@ class BubblewrapSandbox:
         limits: Limits,
         timeout_s: float,
         mounts: Sequence[Mount] = (),
-        uid: int | None = None,
+        setup: Setup = Setup(),
     ) -> list[str]:
-        """The full bwrap command line (exposed for tests and for ``--explain`` style debugging)."""
+        """The full command line (exposed for tests and for ``--explain`` style debugging)."""
+        source = _Sources(setup.stage)
         args = [self._bwrap, "--die-with-parent", "--new-session", "--clearenv"]
+        args += ["--unshare-user", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID), "--disable-userns"]
         args += ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
-        root = os.geteuid() == 0
-        if not root:
-            args += ["--unshare-user"]
+        args += ["--hostname", setup.hostname]
         args += ["--proc", "/proc", "--dev", "/dev"]
         # /tmp first: the engine (its venv, a checkout) may itself live under /tmp, and binds made
         # after the tmpfs stay visible on top of it.
         tmp_size = str(min(self._tmp_mb, limits.memory_mb) * 1024 * 1024)
         args += ["--perms", "1777", "--size", tmp_size, "--tmpfs", "/tmp"]
         _system_binds(args)
-        _python_binds(args, set())
+        for fd, name in ((setup.passwd_fd, "passwd"), (setup.group_fd, "group")):
+            if fd is not None:
+                args += ["--perms", "0644", "--ro-bind-data", str(fd), f"/etc/{name}"]
+        home_size = str(min(_HOME_MB, self._tmp_mb, limits.memory_mb) * 1024 * 1024)
+        args += ["--perms", "0755", "--dir", "/home", "--perms", "0755", "--size", home_size, "--tmpfs", SANDBOX_HOME]
+        _python_binds(args, set(), source)
         inside = [m for m in mounts if _under_workspace(m.target)]
         for m in mounts:
             if m not in inside:
-                _ro_bind(args, m.source, m.target)
+                _ro_bind(args, source(m.source), m.target)
         # The workspace is a size-capped tmpfs holding a *copy* of the host directory (bound
         # read-only next to it): a disk-filling test hits ENOSPC there, and nothing the run
         # writes ever reaches the host.
-        _ro_bind(args, workspace, _WORKSPACE_SOURCE)
+        _ro_bind(args, source(workspace), _WORKSPACE_SOURCE)
         size = _tree_bytes(workspace) + int(tmp_size)
-        args += ["--perms", "1777", "--size", str(size), "--tmpfs", WORKSPACE, "--chdir", WORKSPACE]
+        args += ["--perms", "1777", "--size", str(size), "--tmpfs", WORKSPACE]
         # Mounts inside the workspace lie on top of the copy, read-only: the graded code can
         # neither edit nor replace them (the pristine tests are one), and a mount point cannot be
         # renamed or removed.
         for m in inside:
-            args += ["--ro-bind", str(m.source), m.target]
+            args += ["--ro-bind", source(m.source), m.target]
+        # The root bwrap built (owned by the sandbox user in its namespace) is made read-only last.
+        args += ["--remount-ro", "/", "--chdir", WORKSPACE]
+        if setup.seccomp_fd is not None:
+            args += ["--seccomp", str(setup.seccomp_fd)]
         for key, value in env.items():
             args += ["--setenv", key, value]
         copy_in = ["/bin/sh", "-c", f'cp -R {_WORKSPACE_SOURCE}/. {WORKSPACE}/ && exec "$@"', "sh"]
-        inner = rlimit_args(limits, timeout_s) + copy_in + list(argv)
-        if root:
-            uid = uid if uid is not None else secrets.randbelow(_UID_RANGE[1] - _UID_RANGE[0]) + _UID_RANGE[0]
-            # Only the two capabilities setpriv needs; it clears them when it changes uid.
-            args += ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
-            inner = [
-                "/usr/bin/setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
+        command = args + ["--"] + rlimit_args(limits, timeout_s) + copy_in + list(argv)
+        if setup.uid is not None:
+            # No capabilities, no supplementary groups: bubblewrap is an ordinary user's process.
+            command = [
+                "/usr/bin/setpriv", f"--reuid={setup.uid}", f"--regid={setup.uid}", "--clear-groups",
                 "--inh-caps=-all", "--",
-            ] + inner  # fmt: skip
-        return args + ["--"] + inner
+            ] + command  # fmt: skip
+        if setup.stage is not None:
+            command = [
+                "/usr/bin/unshare", "--mount", "--propagation", "private", "--",
+                "/bin/sh", "-c", _STAGE, "sh", setup.stage, str(len(source.staged)), *source.staged,
+            ] + command  # fmt: skip
+        return command
 
     def run(
         self,
@@ -160,27 +224,58 @@ class BubblewrapSandbox:
         on_spawn: Callable[[], None] | None = None,
     ) -> SandboxResult:
         """Run ``argv`` under bubblewrap (contract: :class:`bouts.sandbox.Sandbox`)."""
-        uid = None
-        if os.geteuid() == 0:
-            uid = secrets.randbelow(_UID_RANGE[1] - _UID_RANGE[0]) + _UID_RANGE[0]
-        return run_process(
-            argv,
-            cwd=None,
-            env={},
-            limits=limits,
-            timeout_s=timeout_s,
-            pass_fds=pass_fds,
-            on_spawn=on_spawn,
-            wrap=lambda marked: self.build_argv(
-                marked,
-                workspace=workspace,
-                env=env,
+        root = os.geteuid() == 0
+        data = [_data_fd(bpf_program()), _data_fd(_base.passwd_lines()), _data_fd(_base.group_lines())]
+        stage = tempfile.mkdtemp(prefix="bouts-stage-") if root else None
+        setup = Setup(
+            uid=secrets.randbelow(_UID_RANGE[1] - _UID_RANGE[0]) + _UID_RANGE[0] if root else None,
+            hostname=secrets.token_hex(6),  # like a container's: says nothing about the grader
+            stage=stage,
+            seccomp_fd=data[0],
+            passwd_fd=data[1],
+            group_fd=data[2],
+        )
+        log = _kernel_log.KernelLog() if setup.uid is not None else None
+        try:
+            result = run_process(
+                argv,
+                cwd=None,
+                env={},
                 limits=limits,
                 timeout_s=timeout_s,
-                mounts=mounts,
-                uid=uid,
-            ),
-        )
+                pass_fds=(*pass_fds, *data),
+                on_spawn=on_spawn,
+                wrap=lambda marked: self.build_argv(
+                    marked,
+                    workspace=workspace,
+                    env=env,
+                    limits=limits,
+                    timeout_s=timeout_s,
+                    mounts=mounts,
+                    setup=setup,
+                ),  # fmt: skip
+            )
+            if log is not None and setup.uid is not None:
+                result = dataclasses.replace(result, forbidden_calls=log.seccomp_kills(setup.uid))
+            return result
+        finally:
+            if log is not None:
+                log.close()
+            for fd in data:
+                os.close(fd)
+            if stage is not None:
+                with contextlib.suppress(OSError):
+                    os.rmdir(stage)  # the tmpfs on it lived in the launcher's mount namespace only
+
+
+def _data_fd(data: bytes) -> int:
+    """A pipe already holding ``data`` (small: it must fit the pipe buffer), write end closed."""
+    r, w = os.pipe()
+    try:
+        os.write(w, data)
+    finally:
+        os.close(w)
+    return r
 
 
 def _tree_bytes(root: Path) -> int:

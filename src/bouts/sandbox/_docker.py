@@ -3,12 +3,15 @@
 No Docker engine runs on these machines by default: building the backend raises
 ``SandboxError`` when none answers, and its tests skip. Pipes cannot cross into a container, so
 every ``pass_fds`` descriptor is relayed through a FIFO mounted at ``/bouts/fds/<n>`` and
-reopened under the same number inside (see docs/sandbox.md, "Backends").
+reopened under the same number inside (see docs/sandbox.md, "Backends"). The command runs as
+uid 1000 (``dev``, with a generated ``/etc/passwd`` and a writable ``HOME``) under a seccomp
+profile generated from the same rules as bubblewrap's filter (``_seccomp.docker_profile``).
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import secrets
 import selectors
@@ -22,7 +25,17 @@ from pathlib import Path
 
 from bouts.errors import SandboxError
 from bouts.models.challenge import Limits
-from bouts.sandbox._base import WORKSPACE, Mount, SandboxResult, run_process
+from bouts.sandbox._base import (
+    SANDBOX_HOME,
+    SANDBOX_UID,
+    WORKSPACE,
+    Mount,
+    SandboxResult,
+    group_lines,
+    passwd_lines,
+    run_process,
+)
+from bouts.sandbox._seccomp import docker_profile
 
 DEFAULT_IMAGE = "debian:bookworm-slim"
 """Must provide bash, cp and a glibc at least as new as the engine's interpreter was built for:
@@ -67,6 +80,16 @@ class _Relay(threading.Thread):
             os.close(self.dst)
 
 
+def write_etc(etc: Path) -> None:
+    """The container's seccomp profile, ``/etc/passwd`` and ``/etc/group``, written into ``etc``."""
+    etc.mkdir(mode=0o755)
+    (etc / "seccomp.json").write_text(json.dumps(docker_profile(), indent=1))
+    (etc / "passwd").write_bytes(passwd_lines())
+    (etc / "group").write_bytes(group_lines())
+    for name in ("passwd", "group"):
+        os.chmod(etc / name, 0o644)
+
+
 class DockerSandbox:
     """Runs commands in a throwaway container: no network, read-only root, capped tmpfs, caps dropped."""
 
@@ -81,19 +104,26 @@ class DockerSandbox:
 
     def build_argv(
         self, argv: Sequence[str], *, container: str, workspace: Path, fifo_dir: Path, fds: Sequence[int],
-        env: Mapping[str, str], limits: Limits, mounts: Sequence[Mount],
+        env: Mapping[str, str], limits: Limits, mounts: Sequence[Mount], etc_dir: Path | None = None,
     ) -> list[str]:  # fmt: skip
-        """The ``docker run`` command line (exposed for tests)."""
+        """The ``docker run`` command line (exposed for tests). ``etc_dir`` holds the files
+        :func:`write_etc` wrote (default: ``etc`` next to ``fifo_dir``)."""
+        etc = etc_dir or fifo_dir.parent / "etc"
         scratch = min(self._tmp_mb, limits.memory_mb) * 1024 * 1024
         mem = f"{limits.memory_mb}m"
+        uid = f"{SANDBOX_UID}:{SANDBOX_UID}"
         args = [
             self._docker, "run", "--rm", "--name", container, "--network", "none", "--read-only",
             "--pids-limit", str(limits.max_processes), "--memory", mem, "--memory-swap", mem,
-            "--cap-drop", "ALL", "--security-opt", "no-new-privileges", "--user", "65534:65534",
+            "--cap-drop", "ALL", "--security-opt", "no-new-privileges", "--user", uid,
+            "--security-opt", f"seccomp={etc / 'seccomp.json'}",
             "--ulimit", "core=0", "--ulimit", "nofile=1024",
             "--ulimit", f"fsize={limits.max_file_mb * 1024 * 1024}",
             "--tmpfs", f"/tmp:rw,exec,size={scratch},mode=1777",
             "--tmpfs", f"{WORKSPACE}:rw,exec,size={scratch * 2},mode=1777",
+            "--tmpfs", f"{SANDBOX_HOME}:rw,exec,size={min(scratch, 64 * 1024 * 1024)},mode=0755,uid={SANDBOX_UID},"
+                       f"gid={SANDBOX_UID}",
+            "-v", f"{etc / 'passwd'}:/etc/passwd:ro", "-v", f"{etc / 'group'}:/etc/group:ro",
             "-v", f"{workspace}:{_SOURCE}:ro", "-v", f"{fifo_dir}:/bouts/fds", "-w", WORKSPACE,
         ]  # fmt: skip
         for prefix in {os.path.realpath(sys.base_prefix), os.path.realpath(sys.prefix)}:
@@ -124,9 +154,11 @@ class DockerSandbox:
     ) -> SandboxResult:
         """Run ``argv`` in a container (contract: :class:`bouts.sandbox.Sandbox`)."""
         container = f"bouts-{secrets.token_hex(8)}"
-        with tempfile.TemporaryDirectory(prefix="bouts-docker-fds-") as tmp:
-            fifo_dir = Path(tmp)
+        with tempfile.TemporaryDirectory(prefix="bouts-docker-") as tmp:
+            fifo_dir = Path(tmp) / "fds"
+            fifo_dir.mkdir(mode=0o755)
             os.chmod(fifo_dir, 0o755)
+            write_etc(Path(tmp) / "etc")
             relays: list[_Relay] = []
 
             def wrap(marked: list[str]) -> list[str]:

@@ -14,6 +14,7 @@ from bouts.judges.base import Component, Finding, IntegritySignals, JudgeInput, 
 from bouts.judges.integrity import _code, _gray, _paths
 from bouts.judges.integrity._languages import LANGUAGES, Language
 from bouts.judges.integrity._tree import MAX_FILE_BYTES, Hit, Tree, is_test_path
+from bouts.models.results import ObservedExploit
 from bouts.scoring import components
 from bouts.scoring.adjustments import ExploitAttempt
 from bouts.scoring.explain import Explained, NotScored
@@ -29,6 +30,8 @@ MAX_TOTAL_BYTES = 2_000_000
 BRIGHT_LINES_SHOWN = 10
 """Bright-line descriptions carried in the signals (the math line); findings list every one."""
 
+SANDBOX_ESCAPE = "integrity.sandbox-escape"
+"""A system call the sandbox forbids (namespaces, mounts, tracing), seen at run time: a bright line."""
 _SEVERITY: dict[_paths.Level, str | None] = {"bright": "critical", "gray": "medium", "info": None}
 LABELS: dict[str, str] = {
     _paths.PROTECTED: "tests or runner config changed",
@@ -41,6 +44,7 @@ LABELS: dict[str, str] = {
     _code.HOOKS: "test-framework hook or monkeypatch",
     _code.INTROSPECTION: "stack or heap introspection",
     _code.OFF_LIMITS: "off-limits access",
+    SANDBOX_ESCAPE: "circumventing sandbox restrictions",
 }
 
 
@@ -77,6 +81,9 @@ class StaticIntegrityJudge:
             else:
                 info.append(finding)
 
+        observed = list(getattr(run, "exploits", None) or [])  # blocked at run time by the sandbox
+        bright += [(SANDBOX_ESCAPE, Finding(SANDBOX_ESCAPE, _said(e), severity="critical"))
+                   for e in observed if e.kind == "sandbox_escape"]  # fmt: skip
         if language in LANGUAGES:
             _scan_sources(LANGUAGES[language], code, starter, reference, visible, bright, gray, info)
         else:  # path checks and run-time tampering above are language-neutral; the code detectors are not
@@ -93,7 +100,8 @@ class StaticIntegrityJudge:
         signals = IntegritySignals(
             bright_lines=tuple(lines),
             gray_penalties=tuple(counted),
-            exploit_attempts=tuple(ExploitAttempt("grader_tampering", t) for t in tampering),
+            exploit_attempts=(*(ExploitAttempt("grader_tampering", t) for t in tampering),
+                              *(ExploitAttempt(e.kind, _said(e)) for e in observed)),  # fmt: skip
         )
         score = components.integrity(signals.bright_lines, signals.gray_penalties)
         return self._verdict(score, (*bright_findings, *gray, *info), signals)
@@ -196,6 +204,10 @@ def _finding(rel: str, hit: Hit, severity: str) -> Finding:
 def _with_points(f: Finding, points: float, note: str = "") -> Finding:
     message = f"{f.message} ({note})" if note else f.message
     return Finding(f.rule, message, f.file, f.line, f.event, f.severity, round(points, 6), f.dimension)
+
+
+def _said(e: ObservedExploit) -> str:
+    return f"{e.where}: {e.evidence}" if e.where else e.evidence
 
 
 def _where(f: Finding) -> str:

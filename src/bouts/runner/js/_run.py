@@ -25,13 +25,14 @@ from bouts.models.challenge import SUITES, Challenge, Suite
 from bouts.models.results import Outcome, RunReport, TestResult
 from bouts.prepare import PreparedEnv, prepare_dependencies
 from bouts.runner._channel import Record, parse_record
+from bouts.runner._exploits import observed
 from bouts.runner._integrity import void
 from bouts.runner._run import DEFAULT_OPTIONS, DRIVER_LIB, DetailedRun, RunOptions
 from bouts.runner._supervise import supervise
 from bouts.runner._verdicts import RunEnd, assemble, to_result
 from bouts.runner._workspace import seal_tests
 from bouts.runner.js._workspace import assemble_js_workspace, plant_js_canaries
-from bouts.sandbox import WORKSPACE, Mount, Sandbox
+from bouts.sandbox import WORKSPACE, Mount, Sandbox, user_env
 
 JS_LIB = Path(__file__).with_name("sandboxed")
 """Holds ``_bouts_jsdriver`` (the Python supervisor) and ``jslib`` (preload + reporter)."""
@@ -133,7 +134,7 @@ def run_js(
         results = void(results, tampering)
     report = RunReport(
         results=results, stability=stability, sandbox=sandbox.name, removed=removed, seeds=[seed],
-        duration_s=time.monotonic() - start, tampering=tampering,
+        duration_s=time.monotonic() - start, tampering=tampering, exploits=observed(graded, end),
     )  # fmt: skip
     observations = {r.id: r.observations for r in graded if r.kind == "result" and r.outcome is Outcome.PASSED}
     return DetailedRun(report, observations)
@@ -218,7 +219,8 @@ def _drive(sandbox: Sandbox, workspace: Path, mounts: list[Mount], config: dict[
     boot = (f"import sys; sys.path[:0] = [{libs[0]!r}, {libs[1]!r}]; "
             "from _bouts_jsdriver.supervisor import main; sys.exit(main())")  # fmt: skip
     argv = [sys.executable, "-I", "-B", "-c", boot, json.dumps(config)]
-    env = {"PATH": "/usr/bin:/bin", "HOME": "/tmp", "TMPDIR": "/tmp", "LANG": "C.UTF-8", "BOUTS_SEED": str(seed)}
+    env = {"PATH": "/usr/bin:/bin", **user_env(sandbox.isolated), "TMPDIR": "/tmp", "LANG": "C.UTF-8",
+           "BOUTS_SEED": str(seed)}  # fmt: skip
 
     def to_record(line: bytes) -> Record:
         return parse_record(line) if _stamped(line, nonce) else Record("invalid", detail="nonce")

@@ -7,6 +7,7 @@ import ctypes
 import os
 import signal
 import time
+from typing import NamedTuple
 
 _PR_SET_DUMPABLE = 4
 _PR_SET_CHILD_SUBREAPER = 36
@@ -28,11 +29,20 @@ def make_private() -> None:
     _prctl(_PR_SET_DUMPABLE, 0)
 
 
-def children(exclude: set[int] = frozenset()) -> list[int]:  # type: ignore[assignment]
-    """Pids whose parent is this process (read from ``/proc``), minus ``exclude``."""
-    me, found = os.getpid(), []
+class Sweep(NamedTuple):
+    """What a sweep killed and reaped."""
+
+    killed: int
+    """Processes it killed (or found dead and reaped)."""
+    sigsys: int
+    """Of those, processes that had died of ``SIGSYS``: a system call the seccomp filter forbids."""
+
+
+def _parents() -> dict[int, int]:
+    """pid → parent pid of every process in ``/proc`` (zombies included)."""
+    found: dict[int, int] = {}
     for entry in os.listdir("/proc"):
-        if not entry.isdigit() or int(entry) in exclude:
+        if not entry.isdigit():
             continue
         try:
             with open(f"/proc/{entry}/stat", "rb") as fh:
@@ -40,26 +50,51 @@ def children(exclude: set[int] = frozenset()) -> list[int]:  # type: ignore[assi
         except OSError:
             continue
         fields = stat[stat.rfind(b")") + 2 :].split()  # comm may hold spaces and parentheses
-        if len(fields) > 1 and int(fields[1]) == me:
-            found.append(int(entry))
+        if len(fields) > 1:
+            found[int(entry)] = int(fields[1])
     return found
 
 
-def kill_children(exclude: set[int] = frozenset(), rounds: int = 50) -> int:  # type: ignore[assignment]
-    """SIGKILL and reap every child but ``exclude``, repeating while orphans keep arriving."""
-    killed = 0
-    for _ in range(rounds):
-        pids = children(exclude)
-        if not pids:
+def descendants(exclude: set[int] = frozenset()) -> tuple[list[int], list[int]]:  # type: ignore[assignment]
+    """This process's descendants outside the subtrees rooted at ``exclude``: (all of them, our children)."""
+    below: dict[int, list[int]] = {}
+    for pid, ppid in _parents().items():
+        below.setdefault(ppid, []).append(pid)
+    direct = [p for p in below.get(os.getpid(), []) if p not in exclude]
+    family, todo = [], list(direct)
+    while todo:
+        pid = todo.pop()
+        family.append(pid)
+        todo += [p for p in below.get(pid, []) if p not in exclude]
+    return family, direct
+
+
+def kill_children(exclude: set[int] = frozenset(), deadline_s: float = 5.0) -> Sweep:  # type: ignore[assignment]
+    """SIGKILL every descendant outside ``exclude``'s subtrees and reap it, until none is left.
+
+    Not a timing accident: a fork bomb forks while we kill, so every round kills the whole
+    subtree as it stands, then reaps our children; orphans of the killed come to us (we are a
+    subreaper) and are found in the next round. Rounds continue until ``/proc`` shows no
+    descendant at all (zombies included); each round only shrinks a tree that cannot outgrow
+    ``RLIMIT_NPROC``. ``deadline_s`` bounds it should a process refuse to die (it cannot: SIGKILL).
+    """
+    killed = sigsys = 0
+    stop = time.monotonic() + deadline_s
+    while time.monotonic() < stop:
+        family, direct = descendants(exclude)
+        if not family:
             break
-        for pid in pids:
+        for pid in family:
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
-        for pid in pids:
+        for pid in direct:
             with contextlib.suppress(ChildProcessError, OSError):
-                os.waitpid(pid, 0)
-            killed += 1
-    return killed
+                _, status = os.waitpid(pid, 0)
+                killed += 1
+                sigsys += os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGSYS
+        if not direct:
+            time.sleep(0.001)  # only grandchildren left: their parents are dying, let them be reparented
+    return Sweep(killed, sigsys)
 
 
 def fork_with_retry(deadline_s: float = 2.0) -> int:

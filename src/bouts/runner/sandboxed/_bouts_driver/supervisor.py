@@ -19,7 +19,7 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 
-from _bouts_driver import procs
+from _bouts_driver import exploits, procs
 from _bouts_driver.proto import LineBuffer, result, send
 
 _BACKSTOP_S = 5.0
@@ -159,6 +159,7 @@ class Supervisor:
             w.collected = set(ids)
             send(self.host, {"type": "integrity", "phase": "import", "worker": w.index, "digest": rec.get("digest"),
                              "changed": rec.get("changed"), "foreign": rec.get("foreign")})  # fmt: skip
+            self._exploits("importing the tests and code", rec.get("exploits"))
             if self.queue is None:
                 send(self.host, {"type": "collected", "ids": ids})
                 # A random order the submission cannot predict: canaries hide among real tests.
@@ -179,6 +180,13 @@ class Supervisor:
             w.assigned = None
             send(self.host, rec)
 
+    def _exploits(self, where: str, found: object) -> None:
+        """Forward exploit evidence a worker reported, or the supervisor saw, to the host."""
+        for item in found[:16] if isinstance(found, list) else []:
+            if isinstance(item, dict):
+                send(self.host, {"type": "exploit", "where": where, "kind": item.get("kind"),
+                                 "evidence": item.get("evidence")})  # fmt: skip
+
     def _lost(self, w: Worker, why: str) -> None:
         """A worker died, closed its channel or missed the backstop: record, clean up, replace."""
         del self.workers[w.pid]
@@ -186,12 +194,18 @@ class Supervisor:
             self.sel.unregister(fd)
         with contextlib.suppress(OSError):
             os.kill(w.pid, signal.SIGKILL)
+        status = 0
         with contextlib.suppress(ChildProcessError):
-            os.waitpid(w.pid, 0)
+            _, status = os.waitpid(w.pid, 0)
         for fd in (w.up_r, w.pidfd, w.cmd_w):
             if fd >= 0:
                 os.close(fd)
-        procs.kill_children(exclude=set(self.workers))  # the dead worker's orphans came to us
+        swept = procs.kill_children(exclude=set(self.workers))  # the dead worker's orphans came to us
+        where = w.assigned or "importing the tests and code"
+        if os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGSYS:
+            self._exploits(where, [exploits.sigsys_evidence(f"test worker {w.index}")])
+        if swept.sigsys:
+            self._exploits(where, [exploits.sigsys_evidence(f"{swept.sigsys} process(es) a test worker started")])
         if w.collected is None:
             send(self.host, {"type": "crash", "detail": f"a test worker {why} while importing the tests and code"})
         if w.assigned:
@@ -207,6 +221,7 @@ def main() -> int:
     host = int(config["result_fd"])
     procs.make_private()
     procs.become_subreaper()
+    exploits.install()  # before any submission code exists in any process (docs/sandbox.md)
     send(host, {"type": "hello", "pid": os.getpid()})
     os.environ["BOUTS_SEED"] = str(config["seed"])
     # Import everything the fingerprint watches from the engine's read-only environment, before
