@@ -170,3 +170,16 @@ def test_merge_phases_carries_the_exploits_of_both_seeds_once() -> None:
     again = seen.model_copy(update={"where": "t::b"})
     second = RunReport(results=[], sandbox="bubblewrap", seeds=[2], exploits=[again, lookup])
     assert [e.kind for e in merge_phases(first, second).exploits] == ["sandbox_escape", "network"]
+
+
+def test_exploit_evidence_cannot_carry_hidden_test_text_out() -> None:
+    # A "host name" the submission looks up is any text it likes: it is scrubbed like every detail.
+    from bouts.runner._scrub import SecretIndex, scrub_report
+
+    secret = "def test_hidden_case():\n    assert ledger.value('SKU-7') == 1999\n"
+    index = SecretIndex.build([secret])
+    leak = ObservedExploit(kind="network", evidence="name lookup of " + secret.replace("\n", " "),
+                           where="tests/hidden/test_h.py::test_hidden_case")  # fmt: skip
+    report = RunReport(results=[], sandbox="bubblewrap", exploits=[leak])
+    (kept,) = scrub_report(report, index).exploits
+    assert "SKU-7" not in kept.evidence and kept.kind == "network"

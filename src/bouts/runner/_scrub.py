@@ -148,7 +148,8 @@ def scrub_result(result: TestResult, index: SecretIndex, public: AbstractSet[int
 
 
 def scrub_report(report: RunReport, index: SecretIndex) -> RunReport:
-    """Every text of ``report`` scrubbed: details, warnings, crashes, tampering findings, infra error."""
+    """Every text of ``report`` scrubbed: details, warnings, crashes, tampering findings, infra error,
+    exploit evidence."""
     hidden = sorted({r.id for r in report.results if r.suite == "hidden"}, key=len, reverse=True)
     keep = index.grams_of(public_id(r.id) if r.suite == "hidden" else r.id for r in report.results)
 
@@ -165,6 +166,9 @@ def scrub_report(report: RunReport, index: SecretIndex) -> RunReport:
             "stability": stability,
             "tampering": _lines(report.tampering, text),
             "infra_error": text(report.infra_error) if report.infra_error else report.infra_error,
+            # Written from inside the sandbox too (a looked-up "host name" can carry any text).
+            "exploits": [e.model_copy(update={"evidence": text(e.evidence), "where": _hidden_ids(e.where, hidden)})
+                         for e in report.exploits],  # fmt: skip
         }
     )
 
