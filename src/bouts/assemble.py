@@ -281,7 +281,7 @@ def build_scorecard(challenge: Challenge, meta: SubmissionMeta, m: Measurements)
             engine_version=__version__, challenge_hash=challenge.content_hash,
             suite_hashes=dict(challenge.suite_hashes), submission_hash=m.submission_hash,
             rule_sets={"scoring": "spec-2026.1", **versions}, judges=sorted({v.judge for v in verdicts}),
-            seeds=list(run.seeds), sandbox=run.sandbox,
+            seeds=list(run.seeds), sandbox=run.sandbox, assertions=list(run.assertions),
         ),
         elapsed_s=meta.elapsed_s,
         generated_adversarial=m.generated,

@@ -181,3 +181,18 @@ def test_an_expected_value_built_beside_the_inputs_is_pruned_from_the_external_t
     assert "expected" not in p.external and "expected" in p.golden
     # statements that draw random numbers stay, so the submission sees the reference's inputs
     assert p.external.count("rng.") == p.golden.count("rng.")
+
+
+def test_a_single_call_expected_to_raise_looks_like_any_other_observation() -> None:
+    p = plan(
+        """
+        import pytest
+        from calc import f
+        def test_r():
+            with pytest.raises(ValueError):
+                f(-1)
+            assert f(2) == 4
+        """
+    )
+    assert "_bouts.obs(0, lambda: f(-1))" in p.external and "_bouts.obs(1, lambda: f(2))" in p.external
+    assert "block" not in p.external

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bouts.calibration.anchors import ScoreAnchor, check_anchors
+from bouts.calibration.assertions import assertion_counts
 from bouts.calibration.lint import SuiteFiles, lint_suites
 from bouts.calibration.reference import (
     analyse,
@@ -66,8 +67,13 @@ def check_challenge(
     if challenge is not None and challenge.spec.language != "python":
         skipped.append(f"lint (reads Python tests; this challenge is {challenge.spec.language})")
     else:
-        lint, found = lint_suites(_suite_files(path))
+        files = _suite_files(path)
+        lint, found = lint_suites(files)
         problems += found
+        if challenge is not None and challenge.spec.language == "python":
+            counts, found = assertion_counts(files)
+            lint = lint.model_copy(update={"assertions": counts})
+            problems += found
     reference = None
     starter = None
     anchors = []

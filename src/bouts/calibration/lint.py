@@ -6,6 +6,8 @@
 - hidden tests that read the seed, reported; none at all, or randomness that does not come from
   the seed, is a warning (the reference runs catch the flakiness it causes);
 - test files that do not parse, or ``behaviour`` markers that are malformed (error).
+
+How many assertions are decided outside the sandbox is counted beside it (``assertions.py``).
 """
 
 from __future__ import annotations

@@ -10,6 +10,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from bouts.models.results import AssertionCount
+
 CHECK_SCHEMA = "bouts.check/1"
 CheckName = Literal["spec", "lint", "starter", "reference", "anchors"]
 Level = Literal["error", "warning"]
@@ -62,6 +64,9 @@ class LintReport(_Model):
     seeded_hidden: list[str] = Field(default_factory=list)
     """Hidden tests that read the seed (``bouts_seed`` or ``BOUTS_SEED``, directly or via a helper)."""
     hidden_total: int = 0
+    assertions: list[AssertionCount] = Field(default_factory=list)
+    """Per suite, how many assertion sites are decided outside the sandbox (docs/sandbox.md,
+    "Decided outside"); the rest are evaluated in the test process and listed as warnings."""
 
 
 class QuarantinedTest(_Model):

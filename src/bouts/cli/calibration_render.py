@@ -38,6 +38,9 @@ def check(console: Console, report: CheckReport) -> None:
             f"[bold]lint[/]: {len(lint.coverage)} visible behaviours, {lint.hidden_total} hidden cases "
             f"({len(thin)} behaviour(s) under 2); {len(lint.seeded_hidden)} hidden tests read the seed"
         )
+        if lint.assertions:
+            parts = ", ".join(f"{c.suite} {c.externalised}/{c.total}" for c in lint.assertions)
+            console.print(f"      assertions decided outside the sandbox: {parts}")
         if lint.mix:
             shares = " / ".join(f"{c} {lint.mix.shares[c]:.0f}%" for c in lint.mix.shares)
             target = "/".join(f"{v:.0f}" for v in lint.mix.target.values())

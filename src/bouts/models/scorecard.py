@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from bouts.models.results import Outcome
+from bouts.models.results import AssertionCount, Outcome
 
 SCHEMA = "bouts.scorecard/1"
 
@@ -152,6 +152,9 @@ class Reproducibility(_Model):
     """Judges that sat: model ids or analyser names."""
     seeds: list[int] = Field(default_factory=list)
     sandbox: str
+    assertions: list[AssertionCount] = Field(default_factory=list)
+    """Per suite, how many assertions were decided outside the sandbox (the rest in the test
+    process); empty when the run decided inline (no reference solution, or JavaScript)."""
 
 
 class Scorecard(_Model):

@@ -123,7 +123,7 @@ def grade(
     external = ref is not None and challenge.spec.language == "python"
     first = run_suites(
         challenge, code_dir, sandbox=sandbox, progress=progress, seed=published, options=options,
-        expected_ids=ref.ids if ref else None, golden=ref.observations if ref else None,
+        expected_ids=ref.ids if ref else None, golden=ref.observations if ref and not external else None,
         assertions="external" if external else "inline", golden_occurrences=ref.occurrences if ref else None,
     )  # fmt: skip
     if not challenge.test_files.get("hidden"):
@@ -137,7 +137,7 @@ def grade(
     second = run_suites(
         challenge, code_dir, sandbox=sandbox, suites=("hidden",), seed=fresh, options=options,
         expected_ids=[i for i in hidden_ref.ids if _is_hidden(challenge, i)] if hidden_ref else None,
-        golden=hidden_ref.observations if hidden_ref is not None and hidden_ref is not ref else None,
+        golden=hidden_ref.observations if hidden_ref is not None and hidden_ref is not ref and not external else None,
         assertions="external" if external else "inline",
         golden_occurrences=hidden_ref.occurrences if hidden_ref is not None else None,
     )  # fmt: skip

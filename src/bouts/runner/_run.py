@@ -27,7 +27,7 @@ from bouts.prepare import DEFAULT_CACHE, prepare_dependencies
 from bouts.runner._channel import Record, parse_record
 from bouts.runner._decide import check_test
 from bouts.runner._exploits import observed
-from bouts.runner._externalise import FilePlan, plan_file
+from bouts.runner._externalise import REWRITTEN_SUITES, FilePlan, plan_file
 from bouts.runner._integrity import findings, void
 from bouts.runner._supervise import supervise
 from bouts.runner._verdicts import RunEnd, assemble, to_result
@@ -77,8 +77,6 @@ class DetailedRun:
 AssertionMode = Literal["inline", "external", "golden"]
 """How test files' assertions run: as written (``inline``), rewritten so the host decides
 (``external``, graded runs), or intact with their operands recorded (``golden``, reference runs)."""
-REWRITTEN_SUITES: tuple[Suite, ...] = ("visible", "hidden", "adversarial")
-"""Suites whose files are externalised; generated tests carry their own oracle."""
 
 
 def _driver_env(seed: int, isolated: bool = True) -> dict[str, str]:
