@@ -12,6 +12,7 @@ import bouts.judges.trajectory  # noqa: F401  (registers the judges)
 from bouts.judges.base import JUDGES, JudgeInput, Verdict
 from bouts.loading import load_challenge
 from bouts.models.challenge import Challenge
+from bouts.models.results import RunReport
 from bouts.models.trajectory import Event, Trajectory
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "inventory-ledger"
@@ -39,12 +40,18 @@ def events() -> Callable[..., list[Event]]:
 
 @pytest.fixture
 def judge(challenge: Challenge, tmp_path: Path) -> Callable[..., Verdict]:
-    """``judge("trajectory-process", events, challenge=..., code_dir=...)`` → the verdict."""
+    """``judge("trajectory-process", events, challenge=..., code_dir=..., run=...)`` → the verdict."""
 
     def run(
-        name: str, evs: list[Event] | None, *, challenge: Challenge = challenge, code_dir: Path = tmp_path
+        name: str,
+        evs: list[Event] | None,
+        *,
+        challenge: Challenge = challenge,
+        code_dir: Path = tmp_path,
+        run: RunReport | None = None,
     ) -> Verdict:
         traj = None if evs is None else Trajectory(harness="canonical", events=evs)
-        return JUDGES.create(name).judge(JudgeInput(challenge=challenge, code_dir=code_dir, trajectory=traj))
+        inp = JudgeInput(challenge=challenge, code_dir=code_dir, trajectory=traj, run=run)
+        return JUDGES.create(name).judge(inp)
 
     return run

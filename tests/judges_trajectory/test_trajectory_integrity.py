@@ -104,9 +104,12 @@ def test_a_log_that_never_names_the_changed_files_is_a_gray_area(judge, events, 
     log = events(("read", {"path": "ledger/money.py"}), ("edit", {"path": "ledger/money.py"}),
                  ("run", {"command": "pytest"}))
     v = judge(INT, log, code_dir=code)
-    assert v.integrity.gray_penalties == (5,) and v.score.value == 95
+    # Both directions disagree: the diff has files the log never names, the log an edit the diff lacks.
+    assert v.integrity.gray_penalties == (5, 5) and v.score.value == 90
     [finding] = [f for f in v.findings if f.rule == "integrity.gray.unaccounted-changes"]
     assert "2 of the 2 changed files: ledger/core.py, ledger/extra.py" in finding.message
+    [claimed] = [f for f in v.findings if f.rule == "integrity.gray.files-contradicted"]
+    assert "event 1 says it changed ledger/money.py; code/ has it unchanged from starter/" in claimed.message
 
 
 def test_changed_files_named_by_an_edit_a_command_or_an_output_are_accounted(judge, events, challenge, tmp_path):

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from bouts.judges.base import JUDGES, JudgeInput
+from bouts.models.results import Outcome, RunReport, TestResult
 from bouts.scoring.explain import Explained, NotScored
 from bouts.trajectory import load_trajectory
 
@@ -35,6 +37,31 @@ def test_every_trajectory_judge_is_registered():
     for name in TRAJECTORY_JUDGES:
         judge = JUDGES.create(name)
         assert judge.name == name and JUDGES.describe()[name]
+
+
+@pytest.mark.parametrize("path", _samples(), ids=lambda p: f"{p.parent.name}/{p.name[:40]}")
+def test_an_honest_real_log_is_never_contradicted_and_says_why_it_was_not_compared(path, challenge, tmp_path):
+    # The worst engine run there is (every visible test red), and no engine run at all: real agents' logs
+    # ran other suites, or ran them before their last change, so the claims check abstains, with a note.
+    every_test_red = RunReport(
+        results=[
+            TestResult(id=f"{f}::test_{k}", suite="visible", outcome=Outcome.FAILED)
+            for f in challenge.test_files["visible"]
+            for k in range(12)
+        ],
+        sandbox="none",
+    )
+    traj = load_trajectory(path)
+    for run in (every_test_red, None):
+        inp = JudgeInput(challenge=challenge, code_dir=tmp_path, trajectory=traj, run=run)
+        integrity = JUDGES.create("trajectory-integrity").judge(inp)
+        assert isinstance(integrity.score, Explained) and integrity.integrity is not None
+        assert not any("contradicted" in line for line in integrity.integrity.bright_lines)
+        assert not any(f.rule.endswith("-contradicted") for f in integrity.findings)
+        assert any(line.startswith("trajectory claims: not compared (") for line in integrity.score.math)
+        recovery = JUDGES.create("trajectory-recovery").judge(inp)
+        without_run = JUDGES.create("trajectory-recovery").judge(replace(inp, run=None))
+        assert recovery.score.value == without_run.score.value  # type: ignore[union-attr]
 
 
 @pytest.mark.parametrize("path", _samples(), ids=lambda p: f"{p.parent.name}/{p.name[:40]}")

@@ -244,6 +244,21 @@ def _actions(command: str) -> list[Action]:
     return actions
 
 
+def command_segments(command: str) -> list[list[str]]:
+    """The argv of each segment of a shell command, in order: heredoc bodies removed, split on
+    ``&&``, ``||``, ``;``, ``|`` and newlines outside quotes, wrappers (``sudo``, ``timeout N``, ``VAR=x``)
+    stripped. The last segment's exit status is the command's (the trajectory judges use this to tell
+    whether a test command's exit status is its runner's)."""
+    script, _ = _strip_heredocs(command)
+    out: list[list[str]] = []
+    for argv in (_argv(segment) for segment in _split(script)):
+        if argv and argv[0].rsplit("/", 1)[-1] in SHELLS and len(argv) >= 3 and argv[1] in {"-c", "-lc", "-ic"}:
+            out.extend(command_segments(argv[2]))  # bash -lc '…': the inner command's segments
+        elif argv:
+            out.append(argv)
+    return out
+
+
 def classify_command(command: str) -> list[Action]:
     """The actions one shell command performed, in order.
 

@@ -32,6 +32,11 @@ _MUTATING = re.compile(
     r"\b(?:sed\s+-i|git\s+(?:checkout|restore|reset|stash|apply|am|cherry-pick|revert|pull|merge|rebase)"
     r"|patch|mv|cp|rm|touch|apply_patch|(?:pip3?|uv\s+pip|npm|pnpm|yarn)\s+(?:install|add|i)\b)\b"
 )
+# Commands that undo earlier changes (the process judge's reverts; the claims check's "undone later").
+REVERT_CMD = re.compile(
+    r"\bgit\s+(?:checkout\s+(?:HEAD\s+|\S+\s+)?--\s|restore\b|reset\s+--hard|stash(?:\s+(?:push|save)\b|\s*$|\s*[;&|]))"
+    r"|\b(?:git\s+apply|patch)\b[^;&|]*\s(?:-R|--reverse)\b"
+)
 _FILE_REDIRECT = re.compile(r"(?<![0-9&<>])>>?\s*(?!/dev/|&)[^\s;&|<>]+")
 # Flags that change neither what a test command selects nor what it runs: stripped from its key.
 _NOISE_FLAGS = re.compile(r"^(?:-q+|-v+|-s|-x|-rA|-r\w+|--tb=\S+|--no-header|--color=\S+|-p|no:\S+|--quiet|--verbose)$")
@@ -137,10 +142,17 @@ def command_key(command: str | None) -> str:
     return " ".join(words)
 
 
+_SELECTION = re.compile(
+    r"(?:^|\s)(?:-k|-m|--deselect|--lf|--last-failed|--ignore\S*|-t|--testNamePattern|--test-name-pattern"
+    r"|--grep|-g|-run)(?:\s|=|$)|::"
+)
+
+
 def is_filtered_test_run(e: Event) -> bool:
-    """A test run that selects part of the suite (``-k``, ``::node``, ``--deselect``, ``--lf``, ``-m``)."""
-    cmd = e.command or ""
-    return bool(re.search(r"(?:^|\s)(?:-k|-m|--deselect|--lf|--last-failed|--ignore\S*)(?:\s|=|$)|::", cmd))
+    """A test run that selects part of the suite (``-k``, ``::node``, ``--deselect``, ``--lf``, ``-m``; jest/
+    vitest ``-t``, mocha ``--grep``, go ``-run``). ``python -m pytest`` names a module, not a marker."""
+    cmd = re.sub(r"\bpython[\d.]*\s+-m\s+\S+", "python-module", e.command or "")
+    return bool(_SELECTION.search(cmd))
 
 
 def action_indices(events: Sequence[Event]) -> list[int]:

@@ -2,7 +2,9 @@
 
 Failures met: failing test runs, failed commands (non-zero exit; grep/diff exit 1 is an answer, not a
 failure) and rejected edits. A failure is resolved by a later action of the same kind on the same
-thing. Failures still standing at the end weigh double. Rules: docs/trajectory-judges.md#recovery.
+thing. Failures still standing at the end weigh double. It sits after the tests: when the engine's run
+contradicts the log's final test claim, that claim is read as measured and test runs after the last one
+the engine corroborates resolve nothing (``claims.py``). Rules: docs/trajectory-judges.md#recovery.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from dataclasses import dataclass
 
 from bouts.judges.base import JUDGES, Component, Finding, JudgeInput, Verdict
 from bouts.models.trajectory import Event
-from bouts.scoring.explain import NotScored
+from bouts.scoring.explain import Explained, NotScored
 from bouts.scoring.trajectory_math import recovery_score
 
 from ._common import (
@@ -27,6 +29,7 @@ from ._common import (
     rejected_edit,
     same_file,
 )
+from .claims import ClaimCheck, annotate, check_claims, measured_counts, read_as_measured, withheld_from
 
 NAME = "trajectory-recovery"
 
@@ -120,23 +123,47 @@ class RecoveryJudge:
 
     name = NAME
     component: Component = "recovery"
+    needs_run = True
+    """Sits after the tests: resolutions resting on test claims the engine's run contradicts are withheld."""
 
     def judge(self, inp: JudgeInput) -> Verdict:
         if inp.trajectory is None:
             return Verdict(self.name, "recovery", NotScored(NO_TRAJECTORY))
-        met = failures_met(inp.trajectory.events)
-        resolved = sum(1 for f in met if f.resolved_by is not None)
+        check = check_claims(inp.trajectory.events, inp.run, inp.challenge.test_files.get("visible", []))
+        events = read_as_measured(inp.trajectory.events, check)
+        met = failures_met(events)
+        withheld = [f for f in met if withheld_from(check, events, f.resolved_by)]
+        resolved = sum(1 for f in met if f.resolved_by is not None) - len(withheld)
         at_end = sum(1 for f in met if f.still_failing_at_end)
         score = recovery_score(len(met), resolved, at_end)
-        found = tuple(
-            Finding("recovery.resolved", f"{f.what}: resolved by event {f.resolved_by}", event=f.event)
-            if f.resolved_by is not None
-            else Finding(
-                "recovery.unresolved",
-                f"{f.what}: never resolved"
-                + (" (still failing at the end: counts double)" if f.still_failing_at_end else ""),
-                event=f.event,
-            )
-            for f in met
-        )
+        if check.contradicted:
+            score = annotate(score, check, _consequence(check, len(withheld)))
+        elif isinstance(score, Explained):  # say what was compared, or why nothing was
+            score = Explained(score.value, score.math + (check.note,))
+        found = tuple(_finding(f, f in withheld) for f in met)
         return Verdict(self.name, "recovery", score, findings=found)
+
+
+def _consequence(check: ClaimCheck, withheld: int) -> str:
+    final = check.final.event if check.final else None
+    after = f"after event {check.boundary}" if check.boundary >= 0 else "in the log (none is corroborated)"
+    return (
+        f"event {final} read as measured ({measured_counts(check)}); "
+        f"{withheld} resolution(s) by test runs {after} withheld"
+    )
+
+
+def _finding(f: Failure, withheld: bool) -> Finding:
+    if withheld:
+        return Finding(
+            "recovery.withheld",
+            f"{f.what}: resolved by event {f.resolved_by}, a test run after the last the engine corroborates: withheld",
+            event=f.event,
+        )
+    if f.resolved_by is not None:
+        return Finding("recovery.resolved", f"{f.what}: resolved by event {f.resolved_by}", event=f.event)
+    return Finding(
+        "recovery.unresolved",
+        f"{f.what}: never resolved" + (" (still failing at the end: counts double)" if f.still_failing_at_end else ""),
+        event=f.event,
+    )
