@@ -172,3 +172,44 @@ def test_os_exit_zero_after_the_first_assertion_does_not_pass(make_challenge, bw
     forger = "import os\ndef add(a, b):\n    os._exit(0)\n"
     challenge, code = _challenge(make_challenge, forger)
     assert _passed(grade(challenge, code, sandbox=bwrap, fresh_seed=99)) == []
+
+
+def test_a_test_functions_code_swapped_after_collection_is_tampering(make_challenge, bwrap) -> None:
+    # The same swap, from a thread started when the first test runs (after collection): the
+    # fingerprint now covers each collected test's code, so the run is voided and flagged.
+    forger = RIGHT + (
+        "import gc, threading\n"
+        "_started = []\n"
+        "def _noop():\n    pass\n"
+        "def _swap():\n"
+        "    for f in gc.get_objects():\n"
+        "        if type(f) is type(_noop) and f.__code__.co_filename.startswith('/workspace/tests/'):\n"
+        "            try:\n                f.__code__ = _noop.__code__\n"
+        "            except ValueError:\n                pass\n"
+        "_real = add\n"
+        "def add(a, b):\n"
+        "    if not _started:\n"
+        "        _started.append(1)\n"
+        "        t = threading.Thread(target=_swap)\n"
+        "        t.start()\n"
+        "        t.join()\n"
+        "    return _real(a, b)\n"
+    )
+    challenge, code = _challenge(make_challenge, forger)
+    report = grade(challenge, code, sandbox=bwrap, fresh_seed=99)
+    assert any("changed after it was collected" in t for t in report.tampering), report.tampering
+
+
+def test_patching_a_per_test_driver_function_is_caught_by_the_fingerprint(make_challenge, bwrap) -> None:
+    forger = WRONG + (
+        "from _bouts_driver import worker\n"
+        "_run = worker.WorkerPlugin._run_in_child\n"
+        "def _run_in_child(self, item):\n"
+        "    rec = _run(self, item)\n"
+        "    rec.update(outcome='passed', detail='')\n"
+        "    return rec\n"
+        "worker.WorkerPlugin._run_in_child = _run_in_child\n"
+    )
+    challenge, code = _challenge(make_challenge, forger)
+    report = grade(challenge, code, sandbox=bwrap, fresh_seed=99)
+    assert _passed(report) == [] and any("_run_in_child" in t for t in report.tampering), report.tampering

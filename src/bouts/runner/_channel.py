@@ -45,6 +45,10 @@ class Record:
     """pytest plugins registered from outside the engine and the challenge's tests."""
     observations: tuple[str, ...] = ()
     """Digests of the values a test passed to ``bouts_expect``, in order (JavaScript runner)."""
+    codes: tuple[tuple[str, str], ...] = ()
+    """(test id, hash of its function's code) as a worker collected them (``integrity`` records)."""
+    code: str = ""
+    """The hash of the test function's code after the test ran (``result`` records)."""
     occurrences: tuple[object, ...] = ()
     """Externalised assertions the test executed: ``[site, {slot: encoding}]`` each, untrusted
     (checked by ``_decide``)."""
@@ -75,6 +79,13 @@ def _exploits(value: object) -> tuple[tuple[ExploitKind, str], ...]:
     return tuple(out)
 
 
+def _codes(value: object) -> tuple[tuple[str, str], ...]:
+    if not isinstance(value, dict):
+        return ()
+    items = list(value.items())[:100_000]
+    return tuple((k[:2000], v[:64]) for k, v in items if isinstance(k, str) and isinstance(v, str))
+
+
 def parse_record(line: bytes) -> Record:
     """Parse one line into a :class:`Record`; anything unexpected becomes ``kind='invalid'``."""
     try:
@@ -94,6 +105,7 @@ def parse_record(line: bytes) -> Record:
             digest=_str(obj.get("digest"), 128),
             changed=_strs(obj.get("changed")),
             foreign=_strs(obj.get("foreign")),
+            codes=_codes(obj.get("codes")),
         )
     if kind == "exploit":
         found = _exploits([obj])
@@ -130,6 +142,7 @@ def parse_record(line: bytes) -> Record:
             digest=_str(obj.get("digest"), 128),
             changed=_strs(obj.get("changed")),
             observations=_strs(obj.get("observations"), 10_000),
+            code=_str(obj.get("code"), 64),
             occurrences=tuple(obj["obs"]) if isinstance(obj.get("obs"), list) else (),
             obs_overflow=obj.get("obs_overflow") is True,
             exploits=_exploits(obj.get("exploits")),

@@ -123,8 +123,8 @@ def _module(tree: ast.Module, body: list[ast.stmt]) -> str:
         at = 1  # the docstring stays first
     while at < len(body) and isinstance(body[at], ast.ImportFrom) and body[at].module == "__future__":  # type: ignore[attr-defined]
         at += 1
-    header = ast.parse(f"import _bouts_driver.observe as {OBS}").body
-    module = ast.Module(body=[*body[:at], *header, *body[at:]], type_ignores=[])
+    header = ast.Import(names=[ast.alias(name="_bouts_driver.observe", asname=OBS)])
+    module = ast.Module(body=[*body[:at], header, *body[at:]], type_ignores=[])
     return ast.unparse(ast.fix_missing_locations(module)) + "\n"
 
 

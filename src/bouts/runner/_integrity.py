@@ -51,7 +51,14 @@ def findings(records: Sequence[Record], canary_ids: Iterable[str]) -> list[str]:
         if text not in found and len(found) < MAX_FINDINGS:
             found.append(text)
 
+    collected: dict[str, str] = {}
     for rec in records:
+        if rec.kind == "integrity" and not collected:
+            collected = dict(rec.codes)
+    for rec in records:
+        if rec.kind == "result" and rec.outcome is Outcome.PASSED and rec.id in collected \
+                and rec.code != collected[rec.id]:  # fmt: skip
+            add(f"the code of test {rec.id} changed after it was collected")
         if rec.kind == "integrity":
             if baseline is None or rec.digest != baseline:
                 add(f"test machinery changed by importing the submission: {_names(rec)}")

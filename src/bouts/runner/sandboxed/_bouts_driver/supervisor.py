@@ -158,7 +158,8 @@ class Supervisor:
             ids = [i for i in rec["ids"] if isinstance(i, str)]
             w.collected = set(ids)
             send(self.host, {"type": "integrity", "phase": "import", "worker": w.index, "digest": rec.get("digest"),
-                             "changed": rec.get("changed"), "foreign": rec.get("foreign")})  # fmt: skip
+                             "changed": rec.get("changed"), "foreign": rec.get("foreign"),
+                             "codes": rec.get("codes")})  # fmt: skip
             self._exploits("importing the tests and code", rec.get("exploits"))
             if self.queue is None:
                 send(self.host, {"type": "collected", "ids": ids})

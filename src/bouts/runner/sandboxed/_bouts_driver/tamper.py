@@ -56,8 +56,26 @@ WATCHED = (
     "json:dumps",
     "json.encoder:JSONEncoder.encode",
     "_bouts_driver.proto:send",
+    "_bouts_driver.proto:result",
     "_bouts_driver.worker:verdict",
+    "_bouts_driver.worker:WorkerPlugin._run_in_child",
+    "_bouts_driver.worker:WorkerPlugin._fork_and_run",
+    "_bouts_driver.worker:WorkerPlugin.pytest_runtestloop",
+    "_bouts_driver.worker:WorkerPlugin.pytest_runtest_logreport",
+    "_bouts_driver.worker:WorkerPlugin.pytest_exception_interact",
+    "_bouts_driver.worker:_supervise",
+    "_bouts_driver.worker:_wait",
     "_bouts_driver.fixtures:canonical",
+    "_bouts_driver.observe:obs",
+    "_bouts_driver.observe:open",
+    "_bouts_driver.observe:atom",
+    "_bouts_driver.observe:block",
+    "_bouts_driver.observe:encode",
+    "_bouts_driver.observe:reset",
+    "_bouts_driver.tamper:fingerprint",
+    "_bouts_driver.tamper:digest",
+    "_bouts_driver.tamper:test_code",
+    "random:seed",
 )
 """Objects whose identity and code must not change once the submission is imported."""
 
@@ -133,6 +151,13 @@ def fingerprint() -> dict[str, str]:
     prints["sys.setprofile"] = "set" if sys.getprofile() is not None else "none"
     prints["threading.settrace"] = "set" if getattr(threading, "_trace_hook", None) else "none"
     return prints
+
+
+def test_code(item: object) -> str:
+    """The hash of a collected test function's code: taken at collection and again after the test,
+    so a ``__code__`` swapped in between (by a thread, by an import) shows."""
+    code = getattr(getattr(item, "obj", None), "__code__", None)
+    return _memo_hash(code) if isinstance(code, types.CodeType) else ""
 
 
 def digest(prints: dict[str, str]) -> str:

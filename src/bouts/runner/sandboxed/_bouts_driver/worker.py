@@ -91,6 +91,7 @@ class WorkerPlugin:
             roots.append(os.path.realpath(self.config["deps"]))
         send(self.up, {
             "type": "collected", "ids": list(items), "digest": tamper.digest(prints),
+            "codes": {nodeid: tamper.test_code(item) for nodeid, item in items.items()},
             "changed": tamper.changed(self.baseline, prints),
             "foreign": tamper.foreign_plugins(session.config.pluginmanager, roots),
             "exploits": exploits.take(),  # attempts made while importing the submission
@@ -159,6 +160,7 @@ class WorkerPlugin:
         rec = result(item.nodeid, outcome, time.monotonic() - start, detail)
         prints = tamper.fingerprint()
         rec["digest"] = tamper.digest(prints)
+        rec["code"] = tamper.test_code(item)
         rec["changed"] = tamper.changed(self.baseline, prints)
         rec["observations"] = list(self.fixtures.expectations.digests)
         # Externalised assertions: what the test observed; the host decides (docs/sandbox.md).
