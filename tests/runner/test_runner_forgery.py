@@ -136,7 +136,7 @@ def add(a, b):
     assert report.tampering == []
 
 
-def test_eq_always_true_passes_a_plain_assert_but_not_bouts_expect(make_challenge, bwrap: Sandbox) -> None:
+def test_eq_always_true_in_an_inline_run_is_caught_by_a_mutant_canary(make_challenge, bwrap: Sandbox) -> None:
     challenge, code = make_challenge(
         {
             "visible": {
@@ -150,8 +150,10 @@ def test_eq_always_true_passes_a_plain_assert_but_not_bouts_expect(make_challeng
         {"calc.py": "class Liar:\n    def __eq__(self, other): return True\ndef add(a, b):\n    return Liar()\n"},
     )
     report = run_suites(challenge, code, sandbox=bwrap)
-    # The plain assert is fooled (documented: value-comparing tests should use bouts_expect).
-    assert outcomes(report) == {"test_plain": Outcome.PASSED, "test_checked": Outcome.FAILED}
+    # Inline (no reference, so nothing is externalised): the plain assert alone would be fooled, but
+    # the canary copied from it (its literal changed) is fooled too, and that voids the run.
+    assert_voided(report)
+    assert any("canary" in t and "test_plain__" in t for t in report.tampering), report.tampering
 
 
 FRAME_READER = """
@@ -183,8 +185,10 @@ def test_reading_the_callers_frame_for_the_expected_value_fails_against_the_refe
     ref = run_detailed(challenge, reference, sandbox=bwrap)
     assert {r.outcome for r in ref.report.results} == {Outcome.PASSED}
     report = run_suites(challenge, code, sandbox=bwrap, golden=ref.observations)
-    # A frame reader copies the literal 42 out of a plain assert; bouts_expect leaves nothing to copy.
-    assert outcomes(report) == {"test_plain": Outcome.PASSED, "test_golden": Outcome.FAILED}
+    # Inline: a frame reader copies the literal 42 out of the plain assert, and the mutant canary's
+    # changed literal out of the canary, which then passes and voids the run; bouts_expect leaves
+    # nothing to copy. (Externalised runs leave no literal at all: test_runner_externalised.py.)
+    assert_voided(report)
     assert "reference" in next(r for r in report.results if r.id.endswith("test_golden")).detail
 
 

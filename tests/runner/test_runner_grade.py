@@ -49,6 +49,15 @@ def test_pytest_tables_are_stripped_from_pyproject(tmp_path: Path) -> None:
     assert path.read_text() == '[project]\nname="x"\n[tool.ruff]\nx=1\n'
 
 
+def test_a_canary_is_a_real_test_of_the_file_with_its_expected_literal_changed() -> None:
+    source = "from calc import add\n\n\ndef test_adds():\n    assert add(1, 2) == 3\n"
+    text, names = canary_source(source, random.Random(3))
+    (name,) = names
+    assert name.startswith("test_adds__") and "add(1, 2) ==" in text and "== 3\n" not in text
+    ast_ok = compile(source + text, "t.py", "exec")  # appends cleanly
+    assert ast_ok is not None
+
+
 def test_canaries_are_random_and_skip_module_parametrised_files() -> None:
     text, names = canary_source("import unittest\n", random.Random(1))
     other, _ = canary_source("import unittest\n", random.Random(2))

@@ -7,30 +7,85 @@ Why both signals, and what neither can catch: docs/sandbox.md, "Threat model".
 
 from __future__ import annotations
 
+import ast
 import random
+import re
 from collections.abc import Iterable, Sequence
 
+from bouts import _pyast
 from bouts.models.results import Outcome, TestResult
 from bouts.runner._channel import Record
 
 MAX_FINDINGS = 20
 
 
-def canary_source(test_source: str, rng: random.Random) -> tuple[str, list[str]]:
-    """Text to append to a pristine test file, and the names of the canary tests in it.
+_VARIANTS = ("again", "other_values", "reverse_order", "repeated", "boundary", "seeded_values", "second_case",
+             "edge_case", "mixed_inputs", "larger_input")  # fmt: skip
+"""Suffixes a canary's name takes after a real test's name, as the suites name their variants."""
 
-    A canary must fail. If one passes, something rewrote verdicts wholesale. Appending keeps the
-    file's line numbers; random names and values mean a forger cannot know them in advance.
+
+def _mutant(test_source: str, rng: random.Random, taken: set[str]) -> tuple[str, str] | None:
+    """A copy of one of the file's own tests with one expected literal changed: it calls into the
+    submission exactly like the test it copies, and must fail. ``(name, source)`` or ``None``."""
+    try:
+        tree = _pyast.parse(test_source)
+    except SyntaxError:
+        return None
+    candidates = []
+    for fn in tree.body:
+        if isinstance(fn, ast.FunctionDef) and fn.name.startswith("test_") and not fn.decorator_list:
+            for node in ast.walk(fn):
+                if isinstance(node, ast.Assert) and isinstance(node.test, ast.Compare) \
+                        and len(node.test.ops) == 1 and isinstance(node.test.ops[0], ast.Eq) \
+                        and isinstance(node.test.comparators[0], ast.Constant) \
+                        and type(node.test.comparators[0].value) in (int, str):  # fmt: skip
+                    candidates.append((fn, node.test.comparators[0]))
+    if not candidates:
+        return None
+    fn, const = rng.choice(candidates)
+    value = const.value
+    const.value = value + rng.randrange(10**6, 10**9) if type(value) is int else f"{value}-{rng.getrandbits(32):x}"
+    try:
+        copy = ast.FunctionDef(**{**{f: getattr(fn, f) for f in fn._fields}, "name": _variant(fn.name, rng, taken)})
+        return copy.name, ast.unparse(ast.fix_missing_locations(ast.Module(body=[copy], type_ignores=[])))
+    finally:
+        const.value = value
+
+
+def _variant(base: str, rng: random.Random, taken: set[str]) -> str:
+    for word in rng.sample(_VARIANTS, len(_VARIANTS)):
+        if f"{base}__{word}" not in taken:
+            return f"{base}__{word}"
+    return f"{base}__case_{rng.randrange(10, 99)}"
+
+
+def canary_source(test_source: str, rng: random.Random) -> tuple[str, list[str]]:
+    """Text to append to a test file whose verdicts are decided in the test process, and the names
+    of the canary tests in it.
+
+    A canary must fail. If one passes, something rewrote verdicts wholesale. It is named the way the
+    suite names its variants (``test_<real test>__<variant>``) and, where the file has a test
+    comparing a call's result with a literal, it *is* that test with the literal changed: it calls
+    into the submission like the tests around it, so a forger cannot pick it out by its shape.
+    Files whose assertions are externalised get none (their verdicts do not depend on the sandbox).
     A file parametrised through ``pytestmark`` gets none: a bare canary would not collect there.
     """
     if "pytestmark" in test_source and "parametrize" in test_source:
         return "", []
-    name = f"test_{rng.getrandbits(40):010x}"
-    a, b = rng.randrange(10**6), rng.randrange(10**6, 2 * 10**6)
-    text = f"\n\n\ndef {name}():\n    assert {a} == {b}\n"
+    taken = set(re.findall(r"def (test_\w+)\(", test_source))
+    bases = sorted(n for n in taken if "__" not in n) or ["test_behaviour"]
+    mutant = _mutant(test_source, rng, taken)
+    if mutant is not None:
+        name, text = mutant
+    else:
+        name = _variant(rng.choice(bases), rng, taken)
+        a, b = rng.randrange(10**6), rng.randrange(10**6, 2 * 10**6)
+        text = f"def {name}():\n    assert {a} == {b}\n"
+    text = "\n\n\n" + text + "\n"
     names = [name]
     if "unittest" in test_source:
-        klass, method = f"Test{rng.getrandbits(40):010x}", f"test_{rng.getrandbits(40):010x}"
+        a, b = rng.randrange(10**6), rng.randrange(10**6, 2 * 10**6)
+        klass, method = f"Test{rng.choice(_VARIANTS).title().replace('_', '')}Case", _variant("test", rng, taken)
         alias = f"_unittest_{rng.getrandbits(32):08x}"
         text += (
             f"\n\nimport unittest as {alias}\n\n\nclass {klass}({alias}.TestCase):\n"

@@ -170,7 +170,8 @@ def run_detailed(
             (workspace / rel).parent.mkdir(parents=True, exist_ok=True)
             (workspace / rel).write_text(text, encoding="utf-8")
         plans = _rewrite(workspace, file_suite, assertions)
-        canaries = plant_canaries(workspace, file_suite, random.SystemRandom()) if options.canaries else []
+        inline = [f for f in file_suite if f not in plans]  # externalised files need no canary
+        canaries = plant_canaries(workspace, inline, random.SystemRandom()) if options.canaries else []
         lib = _LIB_TARGET if isolated else str(DRIVER_LIB)
         deps = prepare_dependencies(challenge.root, "python", cache_root=options.deps_cache)
         config = {
