@@ -53,6 +53,10 @@ class Record:
     """Externalised assertions the test executed: ``[site, {slot: encoding}]`` each, untrusted
     (checked by ``_decide``)."""
     obs_overflow: bool = False
+    has_obs: bool = False
+    """Whether the record carries the driver's observation list at all (the driver always writes one)."""
+    died_after_report: bool = False
+    """The worker saw the test process killed by a signal after it reported a pass."""
     exploits: tuple[tuple[ExploitKind, str], ...] = ()
     """Exploit attempts seen (``(kind, evidence)``): by the test's audit hook, or a SIGSYS death."""
 
@@ -145,6 +149,8 @@ def parse_record(line: bytes) -> Record:
             code=_str(obj.get("code"), 64),
             occurrences=tuple(obj["obs"]) if isinstance(obj.get("obs"), list) else (),
             obs_overflow=obj.get("obs_overflow") is True,
+            has_obs=isinstance(obj.get("obs"), list),
+            died_after_report=obj.get("died_after_report") is True,
             exploits=_exploits(obj.get("exploits")),
         )
     return Record("invalid", detail=f"unknown record type {str(kind)[:40]!r}")

@@ -96,8 +96,9 @@ def canary_source(test_source: str, rng: random.Random) -> tuple[str, list[str]]
     return prefix + text, names
 
 
-def findings(records: Sequence[Record], canary_ids: Iterable[str]) -> list[str]:
-    """What the run's evidence says about tampering; empty when clean."""
+def findings(records: Sequence[Record], canary_ids: Iterable[str], *, externalised: bool = False) -> list[str]:
+    """What the run's evidence says about tampering; empty when clean. ``externalised``: the run's
+    test processes all report observations, so a result without them was not written by the driver."""
     canaries = set(canary_ids)
     baseline = next((r.digest for r in records if r.kind == "baseline"), None)
     found: list[str] = []
@@ -111,6 +112,11 @@ def findings(records: Sequence[Record], canary_ids: Iterable[str]) -> list[str]:
         if rec.kind == "integrity" and not collected:
             collected = dict(rec.codes)
     for rec in records:
+        if rec.kind == "result" and rec.died_after_report:
+            add(f"the process of test {rec.id} was killed right after reporting a pass (a forged report?)")
+        if externalised and rec.kind == "result" and rec.outcome is Outcome.PASSED and not rec.has_obs \
+                and rec.id not in canaries:  # fmt: skip
+            add(f"a result for {rec.id} that the test driver did not write (no observations)")
         if rec.kind == "result" and rec.outcome is Outcome.PASSED and rec.id in collected \
                 and rec.code != collected[rec.id]:  # fmt: skip
             add(f"the code of test {rec.id} changed after it was collected")

@@ -203,7 +203,7 @@ def run_detailed(
         )  # fmt: skip
     if not any(r.kind == "hello" for r in records):
         raise SandboxError(f"the test supervisor did not start in sandbox '{sandbox.name}' ({end})")
-    tampering = findings(records, canaries)
+    tampering = findings(records, canaries, externalised=assertions == "external")
     graded = _without(records, set(canaries))
     if assertions == "external":
         graded = decide(graded, plans, golden_occurrences or {}, set(config["hidden_files"]))  # type: ignore[arg-type]

@@ -191,6 +191,12 @@ def _supervise(nodeid: str, pid: int, res_r: int, out_r: int, start: float, conf
     one it started was killed by SIGSYS (a call the seccomp filter forbids), is reported so.
     """
     rec, status, swept = _wait(nodeid, pid, res_r, out_r, start, config)
+    if rec.get("outcome") == "passed" and os.WIFSIGNALED(status):
+        # An honest test process leaves through os._exit(0) right after its report; one killed by a
+        # signal after "passing" wrote a report and then made sure nothing more could be said.
+        how = _death(status).removesuffix(" before reporting")
+        rec["outcome"], rec["detail"] = "error", f"the test process was {how} after reporting"
+        rec["died_after_report"] = True
     found = list(rec["exploits"]) if isinstance(rec.get("exploits"), list) else []
     if os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGSYS:
         found.append(exploits.sigsys_evidence("the test process"))
