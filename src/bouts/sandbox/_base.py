@@ -105,6 +105,10 @@ class Sandbox(Protocol):
       say so in their docs).
     - ``on_spawn`` is called once the command has started, so the caller can close its own
       copies of ``pass_fds``.
+    - An ``isolated`` backend runs the command as an ordinary user (:data:`SANDBOX_UID`, named
+      :data:`SANDBOX_USER` in its ``/etc/passwd``) whose :data:`SANDBOX_HOME` exists and is
+      writable (the runners pass :func:`user_env`), and refuses namespace, mount and tracing
+      calls, reporting any it saw in ``forbidden_calls`` when it can see them.
 
     Raises :class:`~bouts.errors.SandboxError` when the sandbox itself cannot start or broke;
     whatever the command does (crash, exit code, timeout) is reported in the result instead.
