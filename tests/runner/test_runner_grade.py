@@ -99,3 +99,11 @@ def test_reference_ids_are_authoritative(make_challenge, bwrap: Sandbox) -> None
     assert [(r.id, r.outcome) for r in grade(challenge, code, sandbox=bwrap).results] == [
         ("tests/visible/test_v.py::test_v", Outcome.PASSED)
     ]
+
+
+def test_a_parametrised_canarys_ids_all_belong_to_it() -> None:
+    from bouts.runner._integrity import CanaryIds
+
+    ids = CanaryIds(["t.py::test_a__again"])
+    assert "t.py::test_a__again[sqlite]" in ids and "t.py::test_a__again" in ids
+    assert "t.py::test_a[sqlite]" not in ids and "t.py::test_a__again_more" not in ids

@@ -96,10 +96,20 @@ def canary_source(test_source: str, rng: random.Random) -> tuple[str, list[str]]
     return prefix + text, names
 
 
+class CanaryIds(frozenset):
+    """Canary test ids; a parametrised canary (a copy of a test that takes a parametrised fixture)
+    reports as ``id[param]``, which belongs to it too."""
+
+    def __contains__(self, node: object) -> bool:
+        return frozenset.__contains__(self, node) or (
+            isinstance(node, str) and "[" in node and frozenset.__contains__(self, node.partition("[")[0])
+        )
+
+
 def findings(records: Sequence[Record], canary_ids: Iterable[str], *, externalised: bool = False) -> list[str]:
     """What the run's evidence says about tampering; empty when clean. ``externalised``: the run's
     test processes all report observations, so a result without them was not written by the driver."""
-    canaries = set(canary_ids)
+    canaries = CanaryIds(canary_ids)
     baseline = next((r.digest for r in records if r.kind == "baseline"), None)
     found: list[str] = []
 

@@ -28,7 +28,7 @@ from bouts.runner._channel import Record, parse_record
 from bouts.runner._decide import check_test
 from bouts.runner._exploits import observed
 from bouts.runner._externalise import REWRITTEN_SUITES, FilePlan, plan_file
-from bouts.runner._integrity import findings, void
+from bouts.runner._integrity import CanaryIds, findings, void
 from bouts.runner._supervise import supervise
 from bouts.runner._verdicts import RunEnd, assemble, to_result
 from bouts.runner._workspace import assemble_workspace, plant_canaries, seal_tests
@@ -198,13 +198,13 @@ def run_detailed(
             sandbox, workspace, mounts, config, lib,
             limits=limits,
             timeout_s=limits.suite_timeout_s * n_suites + _STARTUP_GRACE_S,
-            on_result=_progress_adapter(challenge, file_suite, set(canaries), progress),
+            on_result=_progress_adapter(challenge, file_suite, CanaryIds(canaries), progress),
             seed=seed,
         )  # fmt: skip
     if not any(r.kind == "hello" for r in records):
         raise SandboxError(f"the test supervisor did not start in sandbox '{sandbox.name}' ({end})")
     tampering = findings(records, canaries, externalised=assertions == "external")
-    graded = _without(records, set(canaries))
+    graded = _without(records, CanaryIds(canaries))
     if assertions == "external":
         graded = decide(graded, plans, golden_occurrences or {}, set(config["hidden_files"]))  # type: ignore[arg-type]
     results, stability = assemble(
