@@ -45,6 +45,18 @@ def test_values_that_differ_between_runs_with_the_same_seed_are_quarantined() ->
     assert report.quarantined[0].id == V and "bouts_expect values differ" in report.quarantined[0].failures[0]
 
 
+def test_observed_values_that_change_between_same_seed_runs_are_quarantined() -> None:
+    # A test whose expected value depends on the clock or on hash order: the golden run a graded
+    # run is held to could not be matched by a correct submission.
+    ok = _report((V, "visible", Outcome.PASSED, 0.01))
+    same = [[0, {"0": 3}]]
+    steady = [PhaseRun(run, "published", 1, ok, {}, {V: tuple(same)}) for run in (1, 2)]
+    assert analyse(steady, Limits())[0].quarantined == []
+    moving = [steady[0], PhaseRun(2, "published", 1, ok, {}, {V: ([0, {"0": 4}],)})]
+    report, _ = analyse(moving, Limits())
+    assert report.quarantined[0].id == V and "nondeterministic" in report.quarantined[0].failures[0]
+
+
 def test_a_tight_timeout_is_a_warning_and_missing_tests_are_quarantined() -> None:
     phases = [
         PhaseRun(1, "published", 1, _report((V, "visible", Outcome.PASSED, 2.0))),

@@ -2,13 +2,15 @@
 
 The reference solution runs ``runs`` times through the real runner, each time in both seed phases:
 every suite with the published seed, then the hidden suite with a fresh seed. A test that fails,
-errors, times out, crashes or goes missing in any phase, or whose ``bouts_expect`` values differ
-between runs with the same seed, is *quarantined*: the launch is refused until it is fixed.
+errors, times out, crashes or goes missing in any phase, or whose ``bouts_expect`` values or
+externalised assertions' observed values differ between runs with the same seed, is *quarantined*:
+the launch is refused until it is fixed.
 :func:`analyse` is pure; :func:`run_reference` is the I/O edge.
 """
 
 from __future__ import annotations
 
+import json
 import math
 import secrets
 from collections.abc import Mapping, Sequence
@@ -42,6 +44,8 @@ class PhaseRun:
     seed: int
     report: RunReport
     observations: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    occurrences: Mapping[str, tuple[object, ...]] = field(default_factory=dict)
+    """Golden observations of the externalised assertions (what graded runs are held to)."""
 
 
 def _p(level: str, message: str, file: str | None = None, field: str | None = None) -> Problem:
@@ -82,6 +86,13 @@ def analyse(phases: Sequence[PhaseRun], limits: Limits) -> tuple[ReferenceReport
         if len(seen) > 1:
             failures.setdefault(test_id, []).append(
                 f"bouts_expect values differ between {len(published)} runs with the same seed")
+        golden = {json.dumps(ph.occurrences[test_id], sort_keys=True) for ph in published if test_id in ph.occurrences}
+        if len(golden) > 1:
+            # Graded runs are held to one golden run's values: values that change between runs of
+            # the reference with the same seed (time, hash order) would fail a correct submission.
+            failures.setdefault(test_id, []).append(
+                f"its assertions observed different values in {len(published)} runs with the same seed "
+                "(nondeterministic: a correct submission could not match the reference's values)")
     quarantined = [QuarantinedTest(id=i, failures=f) for i, f in sorted(failures.items())]
     for q in quarantined:
         problems.append(_p("error", f"quarantined: {q.failures[0]}" + (
@@ -132,15 +143,17 @@ def run_reference(
     published = challenge.spec.tests.seed
     seeds = list(fresh_seeds or [])
     phases: list[PhaseRun] = []
+    mode = "golden" if challenge.spec.language == "python" else "inline"  # as graded runs' reference runs
     for i in range(1, runs + 1):
-        d = run_detailed(challenge, challenge.reference, sandbox=sandbox, seed=published, options=options)
-        phases.append(PhaseRun(i, "published", published, d.report, dict(d.observations)))
+        d = run_detailed(challenge, challenge.reference, sandbox=sandbox, seed=published, options=options,
+                         assertions=mode)  # fmt: skip
+        phases.append(PhaseRun(i, "published", published, d.report, dict(d.observations), dict(d.occurrences)))
         if not challenge.test_files.get("hidden"):
             continue
         fresh = seeds[i - 1] if i <= len(seeds) else _fresh(published)
         d = run_detailed(challenge, challenge.reference, sandbox=sandbox, seed=fresh, suites=("hidden",),
-                         options=options)
-        phases.append(PhaseRun(i, "fresh", fresh, d.report, dict(d.observations)))
+                         options=options, assertions=mode)  # fmt: skip
+        phases.append(PhaseRun(i, "fresh", fresh, d.report, dict(d.observations), dict(d.occurrences)))
     return phases
 
 
