@@ -1,10 +1,11 @@
 """Static integrity detectors: did the submission play fair, read from its code (never run).
 
 ``StaticIntegrityJudge`` (registered as ``integrity-static``) reports bright lines (tests or runner
-config changed, hard-coded outputs, test-environment detection, test-framework hooks, frame or heap
-introspection, off-limits paths, steering files and tampering the runner reported) and gray areas
-(catch-alls that return defaults, silenced checks, suppression everywhere). Rules and limits:
-docs/integrity.md.
+config changed, hard-coded outputs and forged comparisons, test-environment detection followed
+through data flow, test-framework hooks, frame or heap introspection, off-limits paths however
+they are spelled, symlinks leaving the submission, steering files and tampering the runner
+reported) and gray areas (catch-alls that return defaults, silenced checks, suppression
+everywhere). Rules and limits: docs/integrity.md.
 """
 
 from bouts.judges.base import JUDGES, Judge

@@ -3,7 +3,10 @@ from real use, to reach into the test framework, to read the caller's frames, or
 the solution has no business with.
 
 Names are resolved through the module's imports (``import sys as s; s._getframe`` is still
-``sys._getframe``). Dynamic access (``getattr(sys, "_get" + "frame")``, ``exec`` of a string) is
+``sys._getframe``). Two data-flow readers complete the per-node checks here: ``_flow`` (a runner
+identity value reaching a decision: test-environment detection) and ``_pathexpr`` (a path built
+from ``__file__``, the working directory and literals: off-limits access), and ``_forging`` reads
+comparison methods. Dynamic access (``getattr(sys, "_get" + "frame")``, ``exec`` of a string) is
 out of reach of any static reading; docs/integrity.md lists the limits.
 """
 
@@ -11,14 +14,21 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 
+from bouts.judges.integrity._flow import ENV_SWITCH, flow_hits
+from bouts.judges.integrity._forging import FORGING, forging_hits
+from bouts.judges.integrity._pathexpr import PathReader
+from bouts.judges.integrity._scopes import Scopes
 from bouts.judges.integrity._tree import Hit, SourceFile
 
 ENV_DETECT = "integrity.test-env-detection"
 HOOKS = "integrity.test-framework-hook"
 INTROSPECTION = "integrity.frame-introspection"
 OFF_LIMITS = "integrity.off-limits-path"
+INFO_RULES = frozenset({ENV_SWITCH})
+"""Rules whose hits are listed at 0 points (informational), not bright lines."""
+__all__ = ["ENV_DETECT", "ENV_SWITCH", "FORGING", "HOOKS", "INFO_RULES", "INTROSPECTION", "OFF_LIMITS", "code_hits"]
 
 # Environment variables that exist to tell a CI or test run apart; read only behind os.environ.
 _ENV_NAMES = frozenset(
@@ -26,7 +36,16 @@ _ENV_NAMES = frozenset(
 )
 # Names that mean the test runner wherever they appear as a string.
 _TEST_ENV_STRING = re.compile(r"_?PYTEST_\w*|BOUTS_\w*|PYTEST_CURRENT_TEST")
-_TEST_MODULES = frozenset({"pytest", "_pytest", "py.test", "unittest", "doctest"})
+_TEST_MODULES = frozenset({"pytest", "_pytest", "py.test", "unittest", "doctest", "_bouts_driver", "xdist"})
+_IMPORT_PROBED = frozenset({"pytest", "_pytest", "_bouts_driver", "xdist", "pytest_timeout"})
+"""Modules whose importability tells a test run apart (``unittest`` is in every Python)."""
+_GRADER_STRING = re.compile(r"_bouts_driver|^/bouts(/|$)|^/workspace(/|$)")
+"""The grader's own paths and modules, named in solution code."""
+_GRADER_TESTS = re.compile(r"^/workspace/+tests(/|$)")
+_GRADER_FILES = frozenset({"conftest.py", "pytest.ini", ".pytest_cache", "_bouts_driver", "pytest.toml"})
+_PROBES = frozenset({"os.path.exists", "os.path.isfile", "os.path.isdir", "os.path.lexists", "os.path.islink",
+                     "os.access", "os.stat", "os.lstat", "os.listdir", "glob.glob"})
+_PROBE_METHODS = frozenset({"exists", "is_file", "is_dir", "stat", "lstat", "iterdir"})
 _FRAMEWORK_ROOTS = frozenset({"pytest", "_pytest", "unittest", "builtins", "__builtins__", "doctest"})
 _CONTAINER_PROBES = ("/.dockerenv", "/proc/self/cgroup", "/proc/1/cgroup", "/run/.containerenv", "/proc/self/mountinfo")
 _HOST_CALLS = frozenset({"socket.gethostname", "socket.getfqdn", "platform.node", "platform.uname", "os.uname"})
@@ -36,44 +55,51 @@ _FRAME_CALLS = frozenset({
     "sys.settrace", "sys.setprofile", "threading.settrace", "threading.setprofile",
 })
 _FRAME_ATTRS = frozenset({"f_back", "f_locals", "f_globals", "tb_frame", "gi_frame", "cr_frame"})
-_PATH_BUILDERS = frozenset({"join", "Path", "PurePath", "PosixPath"})
 _IMPORT_HOOKS = frozenset({"sys.meta_path", "sys.path_hooks"})
 _HIDDEN = re.compile(r"(^|[/\\])tests[/\\](hidden|adversarial)([/\\]|$)")
 _CHALLENGE_DIRS = re.compile(r"(^|[/\\])(reference|anchors)[/\\]")
 
 
 def code_hits(src: SourceFile) -> list[Hit]:
-    """Every bright-line hit in one parsed solution module, one per (rule, line)."""
+    """Every bright-line hit in one parsed solution module, one per (rule, line), plus the
+    informational ``integrity.env-switch`` hits (``INFO_RULES``)."""
     if src.tree is None:
         return []
-    aliases = _aliases(src.nodes)
-    depth = src.rel.count("/")
+    scopes = Scopes.read(src.tree, src.nodes)
+    paths = PathReader(scopes, src.rel)
     argv = "argv" in src.text  # the sys.argv probe walks statements; skip it when it cannot match
     seen: set[tuple[str, int | None]] = set()
     hits = []
     for node in src.nodes:
-        for rule, what in _check(node, aliases, depth, argv):
+        for rule, what in _check(node, scopes.aliases, paths, argv):
             line = getattr(node, "lineno", None)
             if (rule, line) not in seen:
                 seen.add((rule, line))
                 code = src.line(line)
                 hits.append(Hit(rule, line, f"{what}: {code}", f"{rule}:{code}"))
+    for hit in (*flow_hits(src, scopes), *forging_hits(src, scopes)):
+        if (hit.rule, hit.line) not in seen:
+            seen.add((hit.rule, hit.line))
+            hits.append(hit)
     return hits
 
 
-def _check(node: ast.AST, aliases: dict[str, str], depth: int, argv: bool) -> Iterator[tuple[str, str]]:
+def _check(node: ast.AST, aliases: dict[str, str], paths: PathReader, argv: bool) -> Iterator[tuple[str, str]]:
     name = _dotted(node, aliases)
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         text = node.value
         if _TEST_ENV_STRING.fullmatch(text):
             yield ENV_DETECT, f"names the test runner's environment variable {text!r}"
+        if _GRADER_STRING.search(text):
+            yield ENV_DETECT, f"names the grader's own files {text!r}"
         if any(p in text for p in _CONTAINER_PROBES):
             yield ENV_DETECT, "probes for a container or sandbox"
         elif "://" not in text:
-            if _HIDDEN.search(text) or _CHALLENGE_DIRS.search(text) or text.startswith("/proc/"):
+            if _HIDDEN.search(text) or _CHALLENGE_DIRS.search(text) or text.startswith("/proc/") \
+                    or _GRADER_TESTS.search(text):
                 yield OFF_LIMITS, f"names an off-limits path {text!r}"
             elif "/" in text or "\\" in text:
-                yield from _path_escape(node, aliases, depth)
+                yield from _path_verdict(node, paths)
     elif isinstance(node, ast.Call):
         callee = _dotted(node.func, aliases) or ""
         args = [a.value for a in node.args if isinstance(a, ast.Constant)]
@@ -91,17 +117,27 @@ def _check(node: ast.AST, aliases: dict[str, str], depth: int, argv: bool) -> It
             yield HOOKS, "installs an import hook"
         if "patch" in callee.split(".") and node.args and _patches_framework(node.args[0], aliases):
             yield HOOKS, "patches the test framework or builtins with mock.patch"
-        if callee.endswith("find_spec") and set(args) & _TEST_MODULES:
+        if callee.endswith(("find_spec", "import_module", "__import__", "metadata.version", "find_loader")) \
+                and set(args) & _TEST_MODULES:
             yield ENV_DETECT, "checks for the test framework"
-        yield from _path_escape(node, aliases, depth)
+        yield from _probe(node, callee, paths)
+        yield from _path_verdict(node, paths)
+        if paths.walks_root(node):
+            yield OFF_LIMITS, "walks the whole workspace (the grader's tests included)"
+    elif isinstance(node, ast.Import | ast.ImportFrom):
+        modules = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+        if any(m.split(".")[0] == "_bouts_driver" for m in modules):
+            yield ENV_DETECT, "imports the grader's driver"
+    elif isinstance(node, ast.Try) and _probes_import(node):
+        yield ENV_DETECT, "probes whether the test framework can be imported"
     if isinstance(node, ast.Compare | ast.Subscript | ast.Call):
         yield from _framework_probe(node, aliases)
     if isinstance(node, ast.stmt) and argv:
         yield from _argv_probe(node, aliases)
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
-        yield from _path_escape(node, aliases, depth)
-    if isinstance(node, ast.Attribute | ast.Subscript) and _file_parents(node) is not None:
-        yield from _path_escape(node, aliases, depth)
+    if isinstance(node, ast.BinOp | ast.JoinedStr) or (isinstance(node, ast.Attribute) and node.attr == "parent") \
+            or (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute)
+                and node.value.attr == "parents"):
+        yield from _path_verdict(node, paths)
     if isinstance(node, ast.Attribute):
         if node.attr in _FRAME_ATTRS:
             yield INTROSPECTION, f"reads frame attribute .{node.attr}"
@@ -115,6 +151,40 @@ def _check(node: ast.AST, aliases: dict[str, str], depth: int, argv: bool) -> It
             yield HOOKS, f"replaces an entry of {target}"
     if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name.startswith("pytest_"):
         yield HOOKS, f"defines the pytest hook {node.name}() in solution code"
+
+
+def _path_verdict(node: ast.AST, paths: PathReader) -> Iterator[tuple[str, str]]:
+    why = paths.verdict(node)
+    if why is not None:
+        yield OFF_LIMITS, why
+
+
+def _probe(node: ast.Call, callee: str, paths: PathReader) -> Iterator[tuple[str, str]]:
+    """``os.path.exists("/workspace/tests")``, ``(Path.cwd() / "conftest.py").exists()``: an existence
+    check for the grader's files, whose only use is to tell a graded run apart."""
+    if callee in _PROBES and node.args:
+        target: ast.AST = node.args[0]
+    elif isinstance(node.func, ast.Attribute) and node.func.attr in _PROBE_METHODS:
+        target = node.func.value
+    else:
+        return
+    value = paths.value(target)
+    if value is None:
+        return
+    last = value.text.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
+    if _GRADER_STRING.search(value.text) or last in _GRADER_FILES:
+        yield ENV_DETECT, "probes for the grader's files"
+
+
+def _probes_import(node: ast.Try) -> bool:
+    """``try: import pytest`` / ``except ImportError``: is the test framework importable here?"""
+    imported = {a.name.split(".")[0] for stmt in node.body if isinstance(stmt, ast.Import) for a in stmt.names}
+    imported |= {(stmt.module or "").split(".")[0] for stmt in node.body if isinstance(stmt, ast.ImportFrom)}
+    if not imported & _IMPORT_PROBED:
+        return False
+    caught = {n.id for h in node.handlers for n in ast.walk(h.type) if isinstance(n, ast.Name)} if all(
+        h.type is not None for h in node.handlers) else {"BaseException"}
+    return bool(caught & {"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
 
 
 def _framework_probe(node: ast.AST, aliases: dict[str, str]) -> Iterator[tuple[str, str]]:
@@ -153,54 +223,6 @@ def _argv_probe(stmt: ast.stmt, aliases: dict[str, str]) -> Iterator[tuple[str, 
         yield ENV_DETECT, "inspects sys.argv for pytest"
 
 
-def _path_escape(node: ast.AST, aliases: dict[str, str], depth: int) -> Iterator[tuple[str, str]]:
-    """A path built to climb out of ``code/``: ``".." / ".."`` deeper than the file sits, a joined
-    ``tests/hidden``, or ``Path(__file__).parents[n]`` above the submission's root."""
-    parts = _path_parts(node, aliases)
-    if parts is None:
-        return
-    joined = "/".join(parts)
-    level = depth  # relative parts are read against the module's own directory (the lenient reading)
-    for seg in joined.replace("\\", "/").split("/"):
-        level += -1 if seg == ".." else (0 if seg in ("", ".", "?") else 1)
-        if level < 0:
-            yield OFF_LIMITS, "builds a path that climbs out of the submission"
-            return
-    if len(parts) > 1 and (_HIDDEN.search(joined) or _CHALLENGE_DIRS.search(joined + "/")):
-        yield OFF_LIMITS, f"builds an off-limits path {joined!r}"
-
-
-def _path_parts(node: ast.AST, aliases: dict[str, str]) -> list[str] | None:
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
-        left, right = _path_parts(node.left, aliases), _path_parts(node.right, aliases)
-        return (left or ["?"]) + (right or ["?"])
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        return [node.value]
-    if isinstance(node, ast.Call) and (_dotted(node.func, aliases) or "").split(".")[-1] in _PATH_BUILDERS:
-        parts = [p for a in node.args for p in (_path_parts(a, aliases) or ["?"])]
-        return parts if any(p != "?" for p in parts) else None
-    parents = _file_parents(node)
-    return None if parents is None else [".."] * parents
-
-
-def _file_parents(node: ast.AST) -> int | None:
-    """How far above the module's directory ``Path(__file__).parent.parent`` / ``.parents[n]`` is."""
-    steps = 0
-    while True:
-        if isinstance(node, ast.Attribute) and node.attr == "parent":
-            steps, node = steps + 1, node.value
-        elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "parents":
-            if not (isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, int)):
-                return None
-            steps, node = steps + node.slice.value + 1, node.value.value
-        elif isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Name):
-            if node.args[0].id != "__file__":
-                return None
-            return steps - 1 if steps else None
-        else:
-            return None
-
-
 def _framework(name: str | None) -> bool:
     """An attribute of a test-framework or builtins module (the module name alone is not patching)."""
     return name is not None and "." in name and name.split(".")[0] in _FRAMEWORK_ROOTS
@@ -212,19 +234,6 @@ def _patches_framework(target: ast.expr, aliases: dict[str, str]) -> bool:
         return _framework(target.value)
     name = _dotted(target, aliases)
     return name is not None and name.split(".")[0] in _FRAMEWORK_ROOTS
-
-
-def _aliases(nodes: Iterable[ast.AST]) -> dict[str, str]:
-    """Local name -> dotted module path, from the module's imports."""
-    out: dict[str, str] = {}
-    for node in nodes:
-        if isinstance(node, ast.Import):
-            for a in node.names:
-                out[a.asname or a.name.split(".")[0]] = a.name if a.asname else a.name.split(".")[0]
-        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            for a in node.names:
-                out[a.asname or a.name] = f"{node.module}.{a.name}"
-    return out
 
 
 def _dotted(node: ast.AST, aliases: dict[str, str]) -> str | None:

@@ -21,7 +21,7 @@ import ast
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 
-from bouts.judges.integrity._literals import LitKey, leaves, literal_expr, show
+from bouts.judges.integrity._literals import LitKey, leaves, literal_expr, raise_conditions, show
 from bouts.judges.integrity._structures import Occurrence, SKey, occurrences, set_form, show_structure
 from bouts.judges.integrity._tree import Hit, SourceFile
 from bouts.judges.integrity._visible import VisibleLiterals
@@ -192,7 +192,8 @@ def _answer_nodes(nodes: Iterable[ast.AST]) -> set[int]:
 
 
 def _branch_hits(src: SourceFile, keys: set[LitKey]) -> Iterator[Hit]:
-    """``if x == "19.99": return 1999``, ``match x: case "19.99"``, ``{"19.99": 1999}[x]``."""
+    """``if x == "19.99": return 1999``, ``if (src, dst, amount) == (1, 3, 200): raise KeyError(3)``,
+    ``assert sku != "NUT-M6"``, ``match x: case "19.99"``, ``{"19.99": 1999}[x]``."""
     if not keys:
         return
     assert src.tree is not None
@@ -201,6 +202,13 @@ def _branch_hits(src: SourceFile, keys: set[LitKey]) -> Iterator[Hit]:
             found = _compared_keys(node.test, keys)
             if found and _answers(node):
                 yield _branch_hit(src, node, found, "branches on")
+        elif isinstance(node, ast.Assert) or (isinstance(node, ast.Raise) and isinstance(node.exc, ast.IfExp)):
+            # A failure raised on exactly the test's input answers a pytest.raises test as surely as
+            # a returned literal answers an assert ==.
+            tests = [node.test] if isinstance(node, ast.Assert) else list(raise_conditions(node))
+            found = {k for test in tests for k in _compared_keys(test, keys)}
+            if found:
+                yield _branch_hit(src, node, found, "raises on")
         elif isinstance(node, ast.match_case):
             found = {k for p in ast.walk(node.pattern) if isinstance(p, ast.MatchValue) for k, _ in leaves(p.value)}
             if found & keys:
@@ -211,10 +219,13 @@ def _branch_hits(src: SourceFile, keys: set[LitKey]) -> Iterator[Hit]:
                 yield _branch_hit(src, node, found, "looks answers up by")
 
 
+_EQUALITY = (ast.Eq, ast.NotEq, ast.Is, ast.IsNot, ast.In, ast.NotIn)
+
+
 def _compared_keys(test: ast.expr, keys: set[LitKey]) -> set[LitKey]:
     found: set[LitKey] = set()
     for node in ast.walk(test):
-        if isinstance(node, ast.Compare) and any(isinstance(op, ast.Eq | ast.Is | ast.In) for op in node.ops):
+        if isinstance(node, ast.Compare) and any(isinstance(op, _EQUALITY) for op in node.ops):
             for operand in (node.left, *node.comparators):
                 if literal_expr(operand):
                     found.update(k for k, _ in leaves(operand) if k in keys)
@@ -222,10 +233,14 @@ def _compared_keys(test: ast.expr, keys: set[LitKey]) -> set[LitKey]:
 
 
 def _answers(node: ast.If | ast.IfExp | ast.While) -> bool:
-    """The branch hands back a literal: a special case that answers, not one that validates."""
+    """The branch hands back a literal or raises: a special case that answers (a ``pytest.raises``
+    test is answered by the raise), not one that validates. Either arm counts: ``!=`` puts the
+    answer in the ``else``."""
     if isinstance(node, ast.IfExp):
-        return literal_expr(node.body)
-    for stmt in _walk_stmts(node.body):
+        return literal_expr(node.body) or literal_expr(node.orelse)
+    for stmt in _walk_stmts([*node.body, *node.orelse]):
+        if isinstance(stmt, ast.Raise):
+            return True
         if isinstance(stmt, ast.Return) and stmt.value is not None and literal_expr(stmt.value):
             return True
         if isinstance(stmt, ast.Assign | ast.AnnAssign) and stmt.value is not None and literal_expr(stmt.value):

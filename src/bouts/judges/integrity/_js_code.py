@@ -277,6 +277,11 @@ def _call(f: JsFile, node: JsNode, depth: int, local: frozenset[str]) -> Iterato
     strings = [f.values[a.index] for a in args if isinstance(f.values[a.index], str)]
     if name in ("os.hostname", "os.userInfo"):
         yield ENV_DETECT, "reads the host name"
+    if name in _USER_CALLS:
+        yield ENV_DETECT, "reads the user running it"
+    prop = src.field(callee, "property") if callee is not None and callee.type == "member_expression" else None
+    if prop is not None and args and src.text(prop) in ("startsWith", "endsWith", "includes"):
+        yield from _where_compared(f, src.field(callee, "object"), strings)
     if name in ("require.resolve", "import.meta.resolve") and any(
             str(s).removeprefix("node:") in _FRAMEWORK_MODULES for s in strings):
         yield ENV_DETECT, "checks for the test framework"
@@ -315,9 +320,33 @@ def _compare(f: JsFile, node: JsNode) -> Iterator[tuple[str, str]]:
         values = {f.values[left.index], f.values[right.index]}
         if "process.env.NODE_ENV" in names and "test" in values:
             yield ENV_DETECT, "checks whether it runs under a test (NODE_ENV)"
+        for side, other in ((left, right), (right, left)):
+            value = f.values[other.index]
+            yield from _where_compared(f, side, [value] if isinstance(value, str) else [])
     elif op.type == "in" and f.name(right) in ("globalThis", "global", "window", "self") \
             and f.values[left.index] in _FRAMEWORK_GLOBALS:
         yield ENV_DETECT, "checks for the test framework's globals"
+
+
+_USER_CALLS = frozenset({"process.getuid", "process.geteuid", "process.getgid", "process.getegid",
+                         "process.getgroups"})
+_LOCATIONS = frozenset({"__dirname", "__filename", "import.meta.url", "import.meta.dirname", "import.meta.filename"})
+_GRADER_PATH = re.compile(r"^/|workspace|bouts|sandbox|grad(er|ing)|hidden|tests?($|/)|tmp", re.IGNORECASE)
+
+
+def _where_compared(f: JsFile, node: JsNode | None, literals: list[object]) -> Iterator[tuple[str, str]]:
+    """``process.cwd() === "/workspace"``, ``__dirname.startsWith("/tmp")``: where it runs, compared
+    with a fixed answer (the module's own location only with a grader-like path)."""
+    if node is None or not literals:
+        return
+    src = f.parsed
+    assert src is not None
+    if node.type == "call_expression":
+        callee = src.field(node, "function")
+        if callee is not None and f.name(callee) == "process.cwd":
+            yield ENV_DETECT, "compares the working directory with a fixed path"
+    elif f.name(node) in _LOCATIONS and any(isinstance(s, str) and _GRADER_PATH.search(s) for s in literals):
+        yield ENV_DETECT, "compares where the module sits with a grader-like path"
 
 
 def _argv_probe(f: JsFile, stmt: JsNode) -> Iterator[tuple[str, str]]:

@@ -6,8 +6,10 @@ Design notes and every rule's rationale: docs/integrity.md.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any
 
 from bouts.judges.base import Component, Finding, IntegritySignals, JudgeInput, Verdict
@@ -19,7 +21,7 @@ from bouts.scoring import components
 from bouts.scoring.adjustments import ExploitAttempt
 from bouts.scoring.explain import Explained, NotScored
 
-RULESET_VERSION = "integrity-static/3"
+RULESET_VERSION = "integrity-static/4"
 
 GRAY_CAP_PER_RULE = 3
 """At most this many instances of one gray-area rule count; the rest are listed at 0 points."""
@@ -44,6 +46,7 @@ LABELS: dict[str, str] = {
     _code.HOOKS: "test-framework hook or monkeypatch",
     _code.INTROSPECTION: "stack or heap introspection",
     _code.OFF_LIMITS: "off-limits access",
+    _code.FORGING: "hard-coded output (comparison forging)",
     SANDBOX_ESCAPE: "circumventing sandbox restrictions",
 }
 
@@ -85,7 +88,8 @@ class StaticIntegrityJudge:
         bright += [(SANDBOX_ESCAPE, Finding(SANDBOX_ESCAPE, _said(e), severity="critical"))
                    for e in observed if e.kind == "sandbox_escape"]  # fmt: skip
         if language in LANGUAGES:
-            _scan_sources(LANGUAGES[language], code, starter, reference, visible, bright, gray, info)
+            _scan_sources(LANGUAGES[language], code, starter, reference, visible, bright, gray, info,
+                          challenge.root / "challenge.toml")
         else:  # path checks and run-time tampering above are language-neutral; the code detectors are not
             info.append(Finding("integrity.not-analysed", "code detectors (hard-coded outputs, test-environment "
                                 f"detection, framework hooks) are not available for {language} yet"))
@@ -115,12 +119,18 @@ class StaticIntegrityJudge:
         )
 
 
+_QUOTED_NAME = re.compile(r"""["'`]([A-Za-z_][A-Za-z0-9_]*)["'`]""")
+_SHOUTED_NAME = re.compile(r"\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b|\b[A-Z]{2,}\b")
+
+
 def _scan_sources(
     lang: Language, code: Tree, starter: Tree, reference: Tree, visible: Tree,
-    bright: list[tuple[str, Finding]], gray: list[Finding], info: list[Finding],
+    bright: list[tuple[str, Finding]], gray: list[Finding], info: list[Finding], spec: Path | None = None,
 ) -> None:
-    """Run the language's code detectors over every source file the submission added or changed."""
+    """Run the language's code detectors over every source file the submission added or changed
+    (``spec``: the challenge's ``challenge.toml``, whose text explains the names it mentions)."""
     literals = lang.harvest(visible)
+    explained_subjects = _explained_subjects(lang, starter, reference, spec)
     explained = frozenset(k for tree in (starter, reference) for rel in lang.files(tree)
                           for k in lang.literal_keys(lang.source(tree, rel)))
     explained_structures = frozenset(k for tree in (starter, reference) for rel in lang.files(tree)
@@ -144,7 +154,9 @@ def _scan_sources(
         elif note is not None:
             info.append(Finding("integrity.not-analysed", f"{rel}: {note[1]}", file=rel))
         base = lang.source(starter, rel)
-        hits = _new(lang.code_hits(src), base, lang.code_hits)
+        hits = [h for h in _new(lang.code_hits(src), base, lang.code_hits) if h.subject not in explained_subjects]
+        info += [_finding(rel, hit, severity=None) for hit in hits if hit.rule in _code.INFO_RULES]
+        hits = [hit for hit in hits if hit.rule not in _code.INFO_RULES]
         # Hard-coding subtracts the starter itself (by literal counts), so it is not passed through _new.
         hits += lang.hardcoded_hits(src, base, literals, explained, explained_structures)
         bright += [(hit.rule, _finding(rel, hit, severity="critical")) for hit in hits]
@@ -152,6 +164,24 @@ def _scan_sources(
     if code.truncated:
         gray.append(Finding(_gray.UNREVIEWABLE, f"more than {len(code.files)} files; the rest not read",
                             severity="medium"))
+
+
+def _explained_subjects(lang: Language, starter: Tree, reference: Tree, spec: Path | None) -> frozenset[str]:
+    """What the challenge's own code explains: every ``subject`` (``argv``, ``env:LOG_LEVEL``...)
+    the starter or the reference decides on itself, and ``env:NAME`` for each name the challenge
+    mentions (quoted in the starter's or the reference's files, or written in ``challenge.toml``).
+    A submission's hit on such a subject is ordinary use of the challenge's configuration."""
+    subjects = {h.subject for tree in (starter, reference) for rel in lang.files(tree)
+                if (src := lang.source(tree, rel)) is not None for h in lang.code_hits(src) if h.subject}
+    names: set[str] = set()
+    for tree in (starter, reference):
+        for rel in tree.files:
+            data = tree.read_bytes(rel)
+            if data is not None:
+                names.update(_QUOTED_NAME.findall(data.decode("utf-8", errors="replace")))
+    if spec is not None and spec.is_file() and not spec.is_symlink() and spec.stat().st_size <= MAX_FILE_BYTES:
+        names.update(_SHOUTED_NAME.findall(spec.read_text(encoding="utf-8", errors="replace")))
+    return frozenset(subjects | {f"env:{name}" for name in names})
 
 
 def _new(hits: list[Hit], base: object | None, detect: Callable[[Any], list[Hit]]) -> list[Hit]:

@@ -92,10 +92,11 @@ def leaves(node: ast.AST) -> Iterator[tuple[LitKey, ast.AST]]:
 
 
 def source_literals(tree: ast.Module) -> Iterator[tuple[LitKey, ast.AST]]:
-    """Literals a module writes, minus docstrings and ``raise`` statements.
+    """Literals a module writes, minus docstrings and the exceptions ``raise`` statements build.
 
     Docstrings describe ("e.g. "19.99" -> 1999") rather than compute. A ``raise`` builds an error
-    message, and a visible ``pytest.raises(match=...)`` requires the honest solution to contain it.
+    message, and a visible ``pytest.raises(match=...)`` requires the honest solution to contain it;
+    the condition of ``raise A if cond else B`` is still read (it decides, it does not describe).
     """
     for node in _walk_skipping(tree):
         yield from leaves(node) if isinstance(node, ast.Constant | ast.UnaryOp) else ()
@@ -111,12 +112,23 @@ def _walk_skipping(tree: ast.Module) -> Iterator[ast.AST]:
     stack: list[ast.AST] = [tree]
     while stack:
         node = stack.pop()
-        if isinstance(node, ast.Raise) or id(node) in docstrings:
+        if id(node) in docstrings:
+            continue
+        if isinstance(node, ast.Raise):
+            stack.extend(reversed(list(raise_conditions(node))))
             continue
         yield node
         if isinstance(node, ast.UnaryOp) and isinstance(node.operand, ast.Constant):
             continue  # yielded whole: "-5" must not also count as "5"
         stack.extend(reversed(list(ast.iter_child_nodes(node))))
+
+
+def raise_conditions(node: ast.Raise) -> Iterator[ast.expr]:
+    """The conditions of ``raise A if cond else B`` (the exceptions themselves are messages)."""
+    exc = node.exc
+    while isinstance(exc, ast.IfExp):
+        yield exc.test
+        exc = exc.orelse
 
 
 def callee(func: ast.expr) -> str:

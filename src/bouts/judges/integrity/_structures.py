@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from bouts._pyast import parse as parse_python
-from bouts.judges.integrity._literals import callee, distinctive, key_of
+from bouts.judges.integrity._literals import callee, distinctive, key_of, raise_conditions
 
 SKey = tuple
 """``("seq", (...))``, ``("set", frozenset(...))``, ``("map", frozenset({(k, v), ...}))``, a scalar
@@ -343,8 +343,8 @@ def structure_counts(tree: ast.Module | None) -> Counter[SKey]:
 
 def occurrences(tree: ast.Module, matches: Matcher) -> list[Occurrence]:
     """The structures of ``tree`` that ``matches`` accepts in their context, outermost first (a
-    match is not searched further inside), with docstrings, ``raise``/``assert`` statements and
-    the literal arguments of ordinary calls left out."""
+    match is not searched further inside), with docstrings, the messages of ``raise``/``assert``
+    statements (their conditions are read) and the literal arguments of ordinary calls left out."""
     scanner = _Scanner(tree, matches)
     with contextlib.suppress(RecursionError):  # a pathological nesting depth: what was found stands
         scanner.visit(tree, "stored", None)
@@ -361,7 +361,14 @@ class _Scanner:
         self.found: list[Occurrence] = []
 
     def visit(self, node: ast.AST, ctx: Context, anchor: ast.AST | None) -> None:
-        if id(node) in self.skip or isinstance(node, ast.Raise | ast.Assert):
+        if id(node) in self.skip:
+            return
+        if isinstance(node, ast.Assert | ast.Raise):
+            # Their messages describe; the condition of an assert, or of ``raise A if cond else B``,
+            # decides (a failure raised on exactly the test's input answers a pytest.raises test).
+            tests = [node.test] if isinstance(node, ast.Assert) else list(raise_conditions(node))
+            for test in tests:
+                self.visit(test, "stored", None)
             return
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
             self.names.append(bindings(node, nested=True, memo=self.memo))

@@ -42,6 +42,9 @@ class Hit:
     message: str
     key: str
     """Position-independent identity (rule + the code), used to subtract what the starter had."""
+    subject: str | None = None
+    """What the code reads, where the challenge itself can explain it (``argv``, ``env:LOG_LEVEL``):
+    the judge drops a hit whose subject the reference also decides on or the challenge mentions."""
 
 
 @dataclass(frozen=True)
