@@ -47,6 +47,8 @@ _CALLS = {
                      "grp.getgrgid"), "uid"),
     **dict.fromkeys(("socket.gethostname", "socket.getfqdn", "platform.node", "platform.uname", "os.uname"), "host"),
     **dict.fromkeys(("os.getcwd", "os.getcwdb", "pathlib.Path.cwd", "Path.cwd"), "cwd"),
+    **dict.fromkeys(("pathlib.Path.home", "Path.home", "os.path.expanduser"), "home"),
+    "os.getpid": "pid",
     **dict.fromkeys(("sys.gettrace", "sys.getprofile", "threading.gettrace", "threading.getprofile"), "trace"),
     **dict.fromkeys(("os.getppid", "psutil.Process", "psutil.process_iter", "psutil.Process.parent"), "process"),
     **dict.fromkeys(("inspect.getfile", "inspect.getsourcefile", "inspect.getmodule"), "location"),
@@ -97,14 +99,16 @@ _GRADER_PATH = re.compile(r"^/|workspace|bouts|pytest|sandbox|grad(er|ing)|hidde
                           re.IGNORECASE)
 _MAIN_FUNCTIONS = frozenset({"main", "_main", "cli", "run_cli"})
 _MAY_READ = re.compile(
-    r"get(e?[ug]id|res[ug]id|groups|login|user|pw|grgid|hostname|fqdn|cwdb?|trace|profile|ppid|file|sourcefile|"
-    r"module|env)|platform|uname|\bcwd\b|psutil|\bsys\b|argv|environ|__(file|spec|loader|path|cached)__")
+    r"get(e?[ug]id|res[ug]id|groups|login|user|pw|grgid|hostname|fqdn|cwdb?|trace|profile|p?pid|file|sourcefile|"
+    r"module|env)|platform|uname|\bcwd\b|\bhome\b|expanduser|psutil|\bsys\b|argv|environ|"
+    r"__(file|spec|loader|path|cached)__")
 """A file naming none of the sources (as text) cannot read one: the flow is not built for it."""
 _ROUNDS = 4
 """Passes over the module's helpers (a helper calling a helper calling a source)."""
 
 _WHAT = {
     "uid": "the user running it", "host": "the host name", "cwd": "the working directory",
+    "home": "the home directory", "pid": "its process id",
     "argv": "the command line (sys.argv)", "location": "where the module sits on disk",
     "modules": "which modules are loaded", "trace": "whether a tracer or profiler is active",
     "process": "its parent process or resource limits", "interp": "the interpreter's paths or flags",
@@ -153,7 +157,8 @@ def _judge(kind: str, literals: list[str], compared: bool) -> tuple[str, str] | 
         if any(s.isdigit() or _grader_env_name(s) for s in literals):
             return ENV_DETECT, _WHAT[kind]
         return ENV_SWITCH, "the environment's variable names"
-    if kind in ("cwd", "interp"):
+    if kind in ("cwd", "home", "interp", "pid"):
+        # Compared with a fixed answer: ``os.getpid() != self._pid`` (a fork check) is not one.
         return (ENV_DETECT, _WHAT[kind]) if compared and literals else None
     if kind == "location":
         return (ENV_DETECT, _WHAT[kind]) if any(_GRADER_PATH.search(s) for s in literals) else None
@@ -464,11 +469,17 @@ def _fold(node: ast.AST, scopes: Scopes, memo: dict[int, str | None]) -> str | N
             and node.args and isinstance(node.args[0], ast.List | ast.Tuple):
         parts = [_constant_text(e, scopes, memo) for e in node.args[0].elts]
         return None if None in parts else node.func.value.value.join(p for p in parts if p is not None)
+    if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords \
+            and (scopes.dotted(node.func) or "").rsplit(".", 1)[-1] in _LITERAL_WRAPPERS:
+        return _constant_text(node.args[0], scopes, memo)  # Path("/tmp"), str("x")
     if isinstance(node, ast.Name):
         bound = scopes.lookup(node)
         if isinstance(bound, list) and len(bound) == 1 and not bound[0][1]:
             return _constant_text(bound[0][0], scopes, memo)
     return None
+
+
+_LITERAL_WRAPPERS = frozenset({"Path", "PurePath", "PosixPath", "PurePosixPath", "str"})
 
 
 def _strings(node: ast.AST, scopes: Scopes, memo: dict[int, str | None] | None = None) -> list[str]:

@@ -218,8 +218,10 @@ class PathReader:
             return "lists the whole workspace recursively (the grader's tests included)"
         if not value.built:
             return None  # the string rules of _code read the rest of a single literal
-        if anchor == "abs" and _GRADER_TESTS.search(text):
-            return f"builds a path into the grader's tests directory {_show(text)}"
+        if anchor == "abs" and _GRADER_TESTS.search("/" + text):
+            return f"builds a path into the grader's tests directory {_show('/' + text)}"
+        if anchor == "abs" and parts[:1] == ["proc"]:
+            return f"builds a path into /proc {_show('/' + text)}"
         if _HIDDEN.search(text) or _CHALLENGE_DIRS.search(text + "/") or _HIDDEN.search(value.text):
             return f"builds an off-limits path {_show(text)}"
         return None
