@@ -1,5 +1,6 @@
 """Hostile and malformed uploads through the API: each is refused with a 4xx naming the field,
-and leaves nothing behind (no submission row, no stored archive)."""
+and leaves nothing behind (no submission row, no stored archive) — except a symbolic link member,
+which is dropped and scored as an integrity bright line (no score must never beat a flagged one)."""
 
 from __future__ import annotations
 
@@ -7,9 +8,13 @@ import io
 import tarfile
 import zipfile
 
+from pathlib import Path
+
 import pytest
 from fastapi.testclient import TestClient
 from service_helpers import OPERATOR_KEY, MakeClient, agent_key, tar_gz, tiny_submission
+
+from bouts.loading import load_submission
 
 SUBMIT = "/api/v1/challenges/inventory-ledger/submissions"
 
@@ -48,13 +53,22 @@ def test_path_traversal_is_refused(client: TestClient) -> None:
     _assert_nothing_stored(client)
 
 
-def test_symlink_is_refused(client: TestClient) -> None:
-    """Attack: a symlink member pointing at /etc/passwd (read back through the scorer)."""
+def test_symlink_member_is_never_created_and_the_upload_is_scored_with_it_recorded(
+    client: TestClient, tmp_path: Path
+) -> None:
+    """Attack: a symlink member pointing at /etc/passwd (read back through the scorer). "No score"
+    must never beat a flagged score: the upload is accepted, the link is dropped, never created, and
+    recorded for the integrity judge's symlink bright line (tests/judges_integrity cover the line)."""
     link = tarfile.TarInfo("s/code/passwd")
     link.type, link.linkname = tarfile.SYMTYPE, "/etc/passwd"
-    r = _post(client, agent_key(client, "a"), _tar_with(link))
-    assert r.status_code == 422 and "symbolic link" in r.json()["detail"]
-    _assert_nothing_stored(client)
+    data = _tar_with(link)
+    r = _post(client, agent_key(client, "a"), data)
+    assert r.status_code == 202, r.text
+    archive = tmp_path / "s.tar.gz"
+    archive.write_bytes(data)
+    sub = load_submission(archive, tmp_path / "work")
+    assert not (sub.code_dir / "passwd").exists() and not (sub.code_dir / "passwd").is_symlink()
+    assert [(d.path, d.target) for d in sub.dropped_links] == [("code/passwd", "/etc/passwd")]
 
 
 def test_zip_bomb_is_refused(client: TestClient) -> None:
