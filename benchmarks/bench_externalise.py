@@ -92,17 +92,19 @@ def halves(n: int) -> tuple[float, float]:
     """Microseconds per assertion: the test side (observe, encode, JSON) and the host side."""
     observe = _load_observe()
     plan = plan_file(TEST.format(n=0, loops=1), "tests/visible/test_b0.py")
-    values = [lambda: 4, lambda: list(range(10)), lambda: 9, lambda: "item-00003"]
+    ids = sorted(plan.sites)[:4]
+    thunks = [lambda: 4, lambda: list(range(10)), lambda: 9, lambda: "item-00003"]
     start = time.perf_counter()
     observe.reset()
     for _ in range(n // 4):
-        for k, thunk in enumerate(values):
+        for k, thunk in zip(ids, thunks, strict=True):
             observe.obs(k, thunk)
     wire = json.dumps(observe.occurrences)
     test_side = (time.perf_counter() - start) / n * 1e6
     occ = json.loads(wire)
-    sites = {k: plan.sites[k] for k in range(4)}
-    golden = [[k, {"0": v}] for k, v in ((0, 4), (1, list(range(10))), (2, 9), (3, "item-00003"))] * (n // 4)
+    sites = {k: plan.sites[k] for k in ids}
+    values = (4, list(range(10)), 9, "item-00003")
+    golden = [[k, {"0": v}] for k, v in zip(ids, values, strict=True)] * (n // 4)
     start = time.perf_counter()
     check_test(sites, occ, golden)
     host_side = (time.perf_counter() - start) / n * 1e6

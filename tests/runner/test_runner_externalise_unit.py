@@ -11,12 +11,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bouts.runner._decide import check_test, decode
-from bouts.runner._externalise import plan_file
+from bouts.runner._externalise import plan_file, site_base
 
 OBSERVE = Path(__file__).parents[2] / "src/bouts/runner/sandboxed/_bouts_driver/observe.py"
 _spec = importlib.util.spec_from_file_location("bouts_observe_under_test", OBSERVE)
 observe = importlib.util.module_from_spec(_spec)  # type: ignore[arg-type]
 _spec.loader.exec_module(observe)  # type: ignore[union-attr]
+
+
+B = site_base("tests/hidden/test_x.py")
+"""The first site id of the file every test here plans."""
 
 
 def plan(src: str):  # noqa: ANN201
@@ -58,11 +62,11 @@ def test_a_computed_expected_value_stays_out_and_is_taken_from_the_golden_run() 
         """
     )
     assert "sum(data)" not in p.external and "* 7" not in p.external
-    site = p.sites[0]
+    site = p.sites[B]
     assert [o.role for o in site.operands] == ["T", "U"]
-    gold = [[0, {"0": 42, "1": 42}]]
-    assert check_test(p.sites, [[0, {"0": 42}]], gold) is None
-    assert "differs" in check_test(p.sites, [[0, {"0": 41}]], gold)
+    gold = [[B, {"0": 42, "1": 42}]]
+    assert check_test(p.sites, [[B, {"0": 42}]], gold) is None
+    assert "differs" in check_test(p.sites, [[B, {"0": 41}]], gold)
 
 
 def test_unittest_and_bouts_expect_assertions_are_externalised() -> None:
@@ -111,12 +115,12 @@ def test_the_host_requires_the_reference_sequence_of_assertions() -> None:
                 assert x > 0
         """
     )
-    gold = [[0, {"0": 1}], [0, {"0": 2}]]
-    assert check_test(p.sites, [[0, {"0": 5}], [0, {"0": 6}]], gold) is None  # literal predicate holds
+    gold = [[B, {"0": 1}], [B, {"0": 2}]]
+    assert check_test(p.sites, [[B, {"0": 5}], [B, {"0": 6}]], gold) is None  # literal predicate holds
     assert "differently" in check_test(p.sites, [], gold)  # a no-op'd test
-    assert "differently" in check_test(p.sites, [[0, {"0": 5}]], gold)  # a loop cut short
-    assert check_test(p.sites, [[0, {"0": -1}], [0, {"0": 2}]], gold) is not None
-    assert check_test(p.sites, [[9, {}]], [[9, {}]]) == "an assertion the test file does not have"
+    assert "differently" in check_test(p.sites, [[B, {"0": 5}]], gold)  # a loop cut short
+    assert check_test(p.sites, [[B, {"0": -1}], [B, {"0": 2}]], gold) is not None
+    assert check_test(p.sites, [[B + 9, {}]], [[B + 9, {}]]) == "an assertion the test file does not have"
     assert check_test(p.sites, ["junk"], gold) == "unreadable observations"
 
 
@@ -131,10 +135,10 @@ def test_raises_is_decided_by_what_the_call_did() -> None:
         """
     )
     raised = {"$raise": ["builtins.KeyError", "builtins.LookupError"], "m": "x"}
-    assert check_test(p.sites, [[0, {"0": raised}]], [[0, {"0": raised}]]) is None
-    assert "expected an exception" in check_test(p.sites, [[0, {"0": {"$ret": True}}]], [[0, {"0": raised}]])
+    assert check_test(p.sites, [[B, {"0": raised}]], [[B, {"0": raised}]]) is None
+    assert "expected an exception" in check_test(p.sites, [[B, {"0": {"$ret": True}}]], [[B, {"0": raised}]])
     wrong = {"$raise": ["builtins.ValueError"], "m": "x"}
-    assert check_test(p.sites, [[0, {"0": wrong}]], [[0, {"0": raised}]]) is not None
+    assert check_test(p.sites, [[B, {"0": wrong}]], [[B, {"0": raised}]]) is not None
 
 
 class _Always(int):
@@ -194,5 +198,13 @@ def test_a_single_call_expected_to_raise_looks_like_any_other_observation() -> N
             assert f(2) == 4
         """
     )
-    assert "_bouts.obs(0, lambda: f(-1))" in p.external and "_bouts.obs(1, lambda: f(2))" in p.external
+    assert f"_bouts.obs({B}, lambda: f(-1))" in p.external and f"_bouts.obs({B + 1}, lambda: f(2))" in p.external
     assert "block" not in p.external
+
+
+def test_site_ids_are_unique_across_a_runs_files_and_stable() -> None:
+    # A test may call a helper of another test file: its assertions must not be read as this file's.
+    src = "from calc import f\ndef test_a():\n    assert f(1) == 2\n"
+    one, other = plan_file(src, "tests/visible/test_a.py"), plan_file(src, "tests/hidden/test_a.py")
+    assert set(one.sites).isdisjoint(other.sites)
+    assert set(one.sites) == set(plan_file(src, "tests/visible/test_a.py").sites)

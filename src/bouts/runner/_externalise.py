@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import zlib
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -35,7 +36,7 @@ from bouts.runner._taint import FunctionTaint, ModuleTaint
 
 Role = Literal["L", "U", "T"]
 Form = Literal["cmp", "truthy", "falsy", "isinstance", "approx", "raises", "counteq", "gold", "generic", "plain"]
-VERSION = "externalise/2"
+VERSION = "externalise/3"
 """Changes whenever a rewrite could number or class sites differently (it keys cached golden runs)."""
 REWRITTEN_SUITES = ("visible", "hidden", "adversarial")
 """Suites whose files are externalised; generated tests carry their own oracle (the reference)."""
@@ -112,7 +113,7 @@ def plan_file(source: str, rel: str = "<test>") -> FilePlan:
         tree = _pyast.parse(source, filename=rel)
     except SyntaxError as exc:
         return FilePlan(source, source, error=f"not rewritten: {exc.msg}")
-    rw = _Rewriter(ModuleTaint(tree))
+    rw = _Rewriter(ModuleTaint(tree), site_base(rel))
     ext, gold = rw.stmts(tree.body, None)
     return FilePlan(_module(tree, ext), _module(tree, gold), dict(rw.sites))
 
@@ -176,9 +177,16 @@ def _parametrized(func: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
 _UNWRAPPABLE = (ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr)
 
 
+def site_base(rel: str) -> int:
+    """The first site id of a file. Ids are unique across a run's files (a test may call a helper of
+    another test file, whose assertions then report in this test) and the same in every run."""
+    return (zlib.crc32(rel.encode()) % 1_000_000) * 1_000_000
+
+
 class _Rewriter:
-    def __init__(self, module: ModuleTaint) -> None:
+    def __init__(self, module: ModuleTaint, base: int = 0) -> None:
         self.mt = module
+        self.base = base
         self.sites: dict[int, Site] = {}
         self.params: set[str] = set()
         self.removed: set[str] = set()
@@ -250,7 +258,7 @@ class _Rewriter:
     # -- sites -----------------------------------------------------------------------------------
 
     def _new(self, st: ast.stmt, form: Form, operands: list[tuple[Role, ast.expr, object]], **extra: object) -> Site:
-        k = len(self.sites)
+        k = self.base + len(self.sites)
         ops = tuple(Operand(r, v if r == "L" else None) for r, _, v in operands)
         site = Site(k, getattr(st, "lineno", 0), form, ops, **extra)  # type: ignore[arg-type]
         if site.externalised and form not in ("generic",):

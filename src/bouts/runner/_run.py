@@ -280,6 +280,7 @@ def decide(
 ) -> list[Record]:
     """The host's verdicts: a test the sandbox reports passed passes only if its observations hold
     against the expected values the host kept (``_decide.check_test``)."""
+    sites = {k: site for plan in plans.values() for k, site in plan.sites.items()}
     out: list[Record] = []
     for rec in records:
         plan = plans.get(rec.id.split("::")[0]) if rec.kind == "result" else None
@@ -288,7 +289,7 @@ def decide(
             if gold is None:
                 why: str | None = "the reference solution does not pass this test"
             else:
-                why = check_test(plan.sites, rec.occurrences, gold, overflow=rec.obs_overflow)
+                why = check_test(sites, rec.occurrences, gold, overflow=rec.obs_overflow)
             if why is not None:
                 detail = "an assertion did not hold" if rec.id.split("::")[0] in hidden_files else why
                 rec = replace(rec, outcome=Outcome.FAILED, detail=detail)
