@@ -15,9 +15,10 @@ from __future__ import annotations
 from bouts.judges.llm.calls import LLMUnavailableError, PanelRuntime, Usage
 from bouts.judges.llm.config import DEFAULT_CACHE_DIR, LLMJudgeConfig, LLMPanelConfig, resolve_keys
 from bouts.judges.llm.judge import LLMJudge
-from bouts.judges.llm.panel import build_llm_judges, seat_llm_judges, usage_of
+from bouts.judges.llm.panel import build_llm_judges, seat_llm_judges
 from bouts.judges.llm.prompt import PROMPT_VERSION
 from bouts.judges.llm.providers import LLM_PROVIDERS, ChatRequest, Completion, Provider, ProviderError
+from bouts.judges.llm.usage import JudgeUsage, UsageSummary, usage_flags, usage_of
 
 __all__ = [
     "DEFAULT_CACHE_DIR",
@@ -25,6 +26,7 @@ __all__ = [
     "PROMPT_VERSION",
     "ChatRequest",
     "Completion",
+    "JudgeUsage",
     "LLMJudge",
     "LLMJudgeConfig",
     "LLMPanelConfig",
@@ -33,8 +35,10 @@ __all__ = [
     "Provider",
     "ProviderError",
     "Usage",
+    "UsageSummary",
     "build_llm_judges",
     "resolve_keys",
     "seat_llm_judges",
+    "usage_flags",
     "usage_of",
 ]

@@ -3,7 +3,10 @@ cache, and the record of tokens and cost. The I/O edge of the LLM judges (clock,
 
 Retry policy: 429, 5xx, timeouts and dropped connections are retried up to ``max_retries`` times,
 waiting what ``Retry-After`` asks or else ``backoff_s × 2^n`` (at most ``max_backoff_s``); a wait that
-would pass the verdict's ``max_total_s`` ends the attempts at once. Other errors (401, 400, 404) are
+would pass the deadline ends the attempts at once. The deadline is the earlier of the verdict's
+``max_total_s`` and the panel's budget for the scorecard (``LLMPanelConfig.max_total_s``, started
+by the first judge); every request is sent with a timeout no longer than what is left, and waited
+for on a watchdog, so an endpoint that hangs or trickles its answer cannot overrun it. Other errors (401, 400, 404) are
 configuration problems and are not retried. Either way the endpoint, not the agent, failed:
 ``LLMUnavailableError`` is an ``InfrastructureError``, so the verdict becomes *not scored* with a
 ``judge_unavailable`` flag, never a 0.
@@ -17,8 +20,9 @@ import os
 import tempfile
 import threading
 import time
+import weakref
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from bouts.errors import InfrastructureError
@@ -41,6 +45,8 @@ class Usage:
     tokens_in: int = 0
     tokens_out: int = 0
     cost_usd: float = 0.0
+    unusable: bool = False
+    """An answer stayed malformed or refused after the re-asks (the verdict is not scored)."""
 
     def add(self, completion: Completion, config: LLMJudgeConfig) -> None:
         self.tokens_in += completion.tokens_in
@@ -50,18 +56,45 @@ class Usage:
         ) / 1000
 
 
+@dataclass(frozen=True)
+class Deadline:
+    """A clock value to answer by, and how to name it in a reason."""
+
+    at: float
+    cap: str
+    """e.g. "the 300 s cap" (one verdict) or "the panel's 600 s budget"."""
+
+
 @dataclass
 class PanelRuntime:
-    """What the judges of one panel share: the concurrency limit, the cache, the clock."""
+    """What the judges of one panel share: the concurrency limit, the cache, the clock, the budget."""
 
     max_concurrency: int = 4
     cache_dir: Path | None = None
     sleep: Callable[[float], None] = time.sleep
     clock: Callable[[], float] = time.monotonic
+    budget_s: float | None = None
+    """The panel's wall-time budget per scorecard (``LLMPanelConfig.max_total_s``)."""
     semaphore: threading.BoundedSemaphore = field(init=False)
+    _budgets: dict[int, tuple[weakref.ref[object], Deadline]] = field(init=False, default_factory=dict)
+    _lock: threading.Lock = field(init=False, default_factory=threading.Lock)
 
     def __post_init__(self) -> None:
         self.semaphore = threading.BoundedSemaphore(self.max_concurrency)
+
+    def budget_for(self, scoring: object) -> Deadline | None:
+        """The panel's deadline on one scorecard, started by the first judge asking with that
+        ``scoring`` object (the ``JudgeInput`` every late judge of a scoring shares). None: no budget."""
+        if self.budget_s is None:
+            return None
+        with self._lock:
+            self._budgets = {k: e for k, e in self._budgets.items() if e[0]() is not None}
+            entry = self._budgets.get(id(scoring))
+            if entry is None or entry[0]() is not scoring:
+                entry = (weakref.ref(scoring), Deadline(self.clock() + self.budget_s,
+                                                        f"the panel's {self.budget_s:g} s budget"))
+                self._budgets[id(scoring)] = entry
+            return entry[1]
 
 
 def cache_key(config: LLMJudgeConfig, prompt: Prompt, seed: int | None) -> str:
@@ -111,34 +144,68 @@ def call(
     config: LLMJudgeConfig,
     runtime: PanelRuntime,
     usage: Usage,
-    deadline: float,
+    deadline: Deadline,
 ) -> Completion:
-    """One answer from the provider, retrying transient failures within ``deadline`` (a clock value)."""
+    """One answer from the provider, retrying transient failures within ``deadline``."""
     attempt = 0
+    name = config.judge_name
     while True:
-        remaining = deadline - runtime.clock()
+        remaining = deadline.at - runtime.clock()
         # The semaphore is held only while a request is in flight, never during backoff.
         if remaining <= 0 or not runtime.semaphore.acquire(timeout=remaining):
-            raise LLMUnavailableError(f"{config.judge_name}: no answer within {config.max_total_s:g} s")
+            raise LLMUnavailableError(f"{name}: no answer within {deadline.cap} ({_sent(usage)})")
         try:
+            remaining = deadline.at - runtime.clock()
             usage.requests += 1
-            completion = provider.complete(request)
+            completion = _complete_within(provider, replace(request, timeout_s=min(config.timeout_s, remaining)),
+                                          remaining)
         except ProviderError as exc:
             error = exc
         else:
+            if completion is None:
+                raise LLMUnavailableError(f"{name}: no answer within {deadline.cap}; the endpoint was still "
+                                          f"answering ({_sent(usage)})")
             usage.add(completion, config)
             return completion
         finally:
             runtime.semaphore.release()
         if not error.retryable:
-            raise LLMUnavailableError(f"{config.judge_name}: {error} (not retried)")
+            raise LLMUnavailableError(f"{name}: {error} (not retried)")
         if attempt >= config.max_retries:
-            raise LLMUnavailableError(f"{config.judge_name}: {error}; gave up after {attempt + 1} attempts")
+            raise LLMUnavailableError(f"{name}: {error}; gave up after {attempt + 1} attempts")
         delay = error.retry_after if error.retry_after is not None else config.backoff_s * 2**attempt
         delay = delay if error.retry_after is not None else min(delay, config.max_backoff_s)
-        if runtime.clock() + delay > deadline:
-            raise LLMUnavailableError(
-                f"{config.judge_name}: {error}; waiting {delay:g} s more would pass the {config.max_total_s:g} s cap"
-            )
+        if runtime.clock() + delay > deadline.at:
+            raise LLMUnavailableError(f"{name}: {error}; waiting {delay:g} s more would pass {deadline.cap} "
+                                      f"({_sent(usage)})")
         runtime.sleep(delay)
         attempt += 1
+
+
+def _sent(usage: Usage) -> str:
+    return f"{usage.requests} request{'s' if usage.requests != 1 else ''} sent"
+
+
+def _complete_within(provider: Provider, request: ChatRequest, seconds: float) -> Completion | None:
+    """``provider.complete(request)``, waited for at most ``seconds``; None if it is still running.
+
+    The client timeout alone does not bound wall time (it restarts with every byte a trickling
+    server sends), so the request runs on a daemon thread and is abandoned at the deadline; the
+    client's own timeout ends it soon after.
+    """
+    box: list[Completion | ProviderError] = []
+
+    def run() -> None:
+        try:
+            box.append(provider.complete(request))
+        except ProviderError as exc:
+            box.append(exc)
+
+    worker = threading.Thread(target=run, name="llm-request", daemon=True)
+    worker.start()
+    worker.join(max(0.0, seconds))
+    if not box:
+        return None
+    if isinstance(box[0], ProviderError):
+        raise box[0]
+    return box[0]

@@ -99,6 +99,9 @@ class LLMPanelConfig(BaseModel):
     """Requests in flight at once across every judge of the panel (one semaphore)."""
     cache_dir: Path | None = None
     """Answer cache; None disables it (drivers default it to ``DEFAULT_CACHE_DIR``)."""
+    max_total_s: float | None = Field(600.0, gt=0)
+    """Wall-time budget of the whole panel on one scorecard, every judge, retry and backoff
+    included; counted from the first LLM judge that starts. None: only each judge's own cap."""
 
     @model_validator(mode="after")
     def _unique_names(self) -> LLMPanelConfig:

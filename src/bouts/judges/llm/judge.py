@@ -15,12 +15,13 @@ from pydantic import SecretStr
 
 from bouts.judges.base import Finding, JudgeInput, Verdict
 from bouts.judges.llm import evidence
-from bouts.judges.llm.calls import PanelRuntime, Usage, cache_get, cache_key, cache_put, call
+from bouts.judges.llm.calls import Deadline, PanelRuntime, Usage, cache_get, cache_key, cache_put, call
 from bouts.judges.llm.config import LLMJudgeConfig
 from bouts.judges.llm.prompt import PROMPT_VERSION, Answer, Message, Prompt, build_prompt, parse_answer, reask
 from bouts.judges.llm.providers import LLM_PROVIDERS, ChatRequest, Provider
 from bouts.judges.llm.rubric import CODE_QUALITY, DELIVERABLES, LEVEL_POINTS
 from bouts.judges.llm.strip import strip_markup_comments
+from bouts.judges.llm.usage import STATUS_UNUSABLE
 from bouts.scoring import components
 from bouts.scoring.explain import Explained, NotScored, fmt
 from bouts.scoring.placeholder import placeholder_reason
@@ -54,15 +55,26 @@ class LLMJudge:
 
     def judge(self, inp: JudgeInput) -> Verdict:
         usage = Usage()
+        deadline = self._deadline(inp)
         if self.component == "code_quality":
-            score, findings, dims = self._code_quality(inp, usage)
+            score, findings, dims = self._code_quality(inp, usage, deadline)
         else:
-            score, findings, dims = self._deliverables(inp, usage)
-        return Verdict(self.name, self.component, score, tuple(findings), dims, self._versions(inp, usage))
+            score, findings, dims = self._deliverables(inp, usage, deadline)
+        status = STATUS_UNUSABLE if usage.unusable else "not scored" if isinstance(score, NotScored) else "scored"
+        return Verdict(self.name, self.component, score, tuple(findings), dims, self._versions(inp, usage, status))
+
+    def _deadline(self, inp: JudgeInput) -> Deadline:
+        """The earlier of this verdict's cap and the panel's budget on this scorecard."""
+        cfg = self.config
+        own = Deadline(self._runtime.clock() + cfg.max_total_s, f"the {cfg.max_total_s:g} s cap")
+        panel = self._runtime.budget_for(inp)
+        return panel if panel is not None and panel.at < own.at else own
 
     # -- code quality ------------------------------------------------------------------------------
 
-    def _code_quality(self, inp: JudgeInput, usage: Usage) -> tuple[Explained | NotScored, list[Finding], Dims]:
+    def _code_quality(
+        self, inp: JudgeInput, usage: Usage, deadline: Deadline
+    ) -> tuple[Explained | NotScored, list[Finding], Dims]:
         cfg = self.config
         files = evidence.changed_files(inp.challenge.starter, inp.code_dir, tuple(inp.challenge.spec.protected))
         if not files:
@@ -75,7 +87,7 @@ class LLMJudge:
         }
         prompt = build_prompt(subject="code quality", dimensions=CODE_QUALITY, blocks=blocks,
                               seed=inp.seed, judge=self.name)
-        scored = self._ask(prompt, inp.seed, usage)
+        scored = self._ask(prompt, inp.seed, usage, deadline)
         if isinstance(scored, NotScored):
             return scored, [], {}
         dims = {d: scored.answer.scores[d].score * LEVEL_POINTS for d in scored.dimensions}
@@ -86,7 +98,9 @@ class LLMJudge:
 
     # -- deliverables ------------------------------------------------------------------------------
 
-    def _deliverables(self, inp: JudgeInput, usage: Usage) -> tuple[Explained | NotScored, list[Finding], Dims]:
+    def _deliverables(
+        self, inp: JudgeInput, usage: Usage, deadline: Deadline
+    ) -> tuple[Explained | NotScored, list[Finding], Dims]:
         cfg = self.config
         documents: list[Explained] = []
         findings: list[Finding] = []
@@ -113,7 +127,7 @@ class LLMJudge:
             }
             prompt = build_prompt(subject=f"deliverable ({spec.kind})", dimensions=DELIVERABLES, blocks=blocks,
                                   seed=inp.seed, judge=f"{self.name}:{spec.path}")
-            scored = self._ask(prompt, inp.seed, usage)
+            scored = self._ask(prompt, inp.seed, usage, deadline)
             if isinstance(scored, NotScored):
                 return NotScored(f"{spec.path}: {scored.reason}"), findings, {}
             subs = {d: scored.answer.scores[d].score * LEVEL_POINTS for d in scored.dimensions}
@@ -129,8 +143,8 @@ class LLMJudge:
 
     # -- asking ------------------------------------------------------------------------------------
 
-    def _ask(self, prompt: Prompt, seed: int, usage: Usage) -> Scored | NotScored:
-        """The validated answer to ``prompt``: from the cache, or asked (and re-asked) within the caps."""
+    def _ask(self, prompt: Prompt, seed: int, usage: Usage, deadline: Deadline) -> Scored | NotScored:
+        """The validated answer to ``prompt``: from the cache, or asked (and re-asked) by ``deadline``."""
         cfg = self.config
         request_seed = cfg.seed if cfg.seed is not None else seed
         key = cache_key(cfg, prompt, request_seed)
@@ -140,7 +154,6 @@ class LLMJudge:
             if isinstance(answer, Answer):
                 usage.cache_hits += 1
                 return Scored(answer, prompt.dimensions)
-        deadline = self._runtime.clock() + cfg.max_total_s
         messages = prompt.messages
         problems: list[str] = []
         for _ in range(1 + cfg.max_answer_retries):
@@ -155,9 +168,10 @@ class LLMJudge:
                 return Scored(answer, prompt.dimensions)
             problems.append(answer)
             messages = prompt.messages + (Message("assistant", completion.text[:4000]), reask(answer))
+        usage.unusable = True
         return NotScored(f"{self.name} gave no usable answer in {len(problems)} attempts: " + "; ".join(problems))
 
-    def _versions(self, inp: JudgeInput, usage: Usage) -> dict[str, str]:
+    def _versions(self, inp: JudgeInput, usage: Usage, status: str) -> dict[str, str]:
         """Reproducibility and the cost record, as strings (``Verdict.versions`` is str → str)."""
         cfg = self.config
         return {
@@ -171,6 +185,7 @@ class LLMJudge:
             "llm.tokens_in": str(usage.tokens_in),
             "llm.tokens_out": str(usage.tokens_out),
             "llm.cost_usd": f"{usage.cost_usd:.6f}",
+            "llm.status": status,
         }
 
 

@@ -7,12 +7,11 @@ from __future__ import annotations
 
 import time
 import weakref
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
 
 from pydantic import SecretStr
 
-from bouts.judges.base import JUDGES, Judge, Verdict
+from bouts.judges.base import JUDGES, Judge
 from bouts.judges.llm.calls import PanelRuntime
 from bouts.judges.llm.config import LLMJudgeConfig, LLMPanelConfig
 from bouts.judges.llm.judge import LLMJudge
@@ -26,7 +25,7 @@ _SEATS: weakref.WeakKeyDictionary[Registry[Judge], dict[str, Seat]] = weakref.We
 
 
 def _runtime(panel: LLMPanelConfig, sleep: Callable[[float], None], clock: Callable[[], float]) -> PanelRuntime:
-    return PanelRuntime(panel.max_concurrency, panel.cache_dir, sleep, clock)
+    return PanelRuntime(panel.max_concurrency, panel.cache_dir, sleep, clock, panel.max_total_s)
 
 
 def build_llm_judges(
@@ -76,27 +75,3 @@ def _factory(seats: dict[str, Seat], name: str) -> Callable[[], Judge]:
         return LLMJudge(cfg, key, runtime)
 
     return build
-
-
-@dataclass(frozen=True)
-class UsageSummary:
-    """What a scorecard's LLM judges spent, summed from their verdicts' ``llm.*`` versions."""
-
-    requests: int = 0
-    cache_hits: int = 0
-    tokens_in: int = 0
-    tokens_out: int = 0
-    cost_usd: float = 0.0
-
-
-def usage_of(verdicts: Iterable[Verdict]) -> UsageSummary:
-    """Sum the cost records of the LLM verdicts among ``verdicts`` (others are ignored). Pure."""
-    totals = {"requests": 0, "cache_hits": 0, "tokens_in": 0, "tokens_out": 0}
-    cost = 0.0
-    for v in verdicts:
-        if "llm.model" not in v.versions:
-            continue
-        for k in totals:
-            totals[k] += int(v.versions.get(f"llm.{k}", "0"))
-        cost += float(v.versions.get("llm.cost_usd", "0"))
-    return UsageSummary(cost_usd=round(cost, 6), **totals)

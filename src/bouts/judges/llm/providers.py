@@ -31,6 +31,8 @@ class ChatRequest:
     system: str
     messages: tuple[Message, ...]
     seed: int | None
+    timeout_s: float | None = None
+    """Client timeout of this request (no longer than what is left of the deadline); None: the judge's."""
 
 
 @dataclass(frozen=True)
@@ -129,6 +131,8 @@ class OpenAICompatible:
             extra["seed"] = request.seed
         if cfg.json_mode:
             extra["response_format"] = {"type": "json_object"}
+        if request.timeout_s is not None:
+            extra["timeout"] = request.timeout_s
         try:
             reply = self._client.chat.completions.create(
                 model=cfg.model, messages=messages, max_tokens=cfg.max_output_tokens, **extra
@@ -168,12 +172,14 @@ class Anthropic:
 
     def complete(self, request: ChatRequest) -> Completion:
         messages: list[Any] = [{"role": m.role, "content": m.content} for m in request.messages]
+        extra: dict[str, Any] = {} if request.timeout_s is None else {"timeout": request.timeout_s}
         try:
             reply = self._client.messages.create(
                 model=self._config.model,
                 max_tokens=self._config.max_output_tokens,
                 system=request.system,
                 messages=messages,
+                **extra,
             )
         except self._sdk.AnthropicError as exc:
             raise _sdk_error(exc, self._sdk) from None
