@@ -14,7 +14,7 @@ from __future__ import annotations
 # Built-in adapters register on import, like plugins.
 from bouts.trajectory import _aider, _canonical, _claude_code, _codex, _inspect, _openhands, _swe_agent  # noqa: F401
 from bouts.trajectory._base import EXCERPT_CHARS, TrajectoryAdapter, adapters, excerpt
-from bouts.trajectory._classify import Action, classify_command, command_segments, is_test_command
+from bouts.trajectory._classify import Action, classify_command, command_segments, is_test_command, status_program
 from bouts.trajectory._events import command_events
 from bouts.trajectory._load import detect_adapter, iter_trajectory, load_trajectory, parse_trajectory
 from bouts.trajectory._outcomes import parse_test_counts
@@ -37,6 +37,7 @@ __all__ = [
     "load_trajectory",
     "parse_test_counts",
     "parse_trajectory",
+    "status_program",
     "summarize",
     "to_jsonl",
 ]

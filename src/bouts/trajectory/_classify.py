@@ -259,6 +259,25 @@ def command_segments(command: str) -> list[list[str]]:
     return out
 
 
+def status_actions(command: str) -> list[Action]:
+    """The actions of the segment whose exit status is the command's: the last one (``a | b``, ``a; b``
+    and ``a && b`` all report ``b``'s), looking inside ``bash -lc '…'``. Empty for a navigation-only tail."""
+    script, bodies = _strip_heredocs(command)
+    segments = [(seg, argv) for seg in _split(script) if (argv := _argv(seg))]
+    if not segments:
+        return []
+    segment, argv = segments[-1]
+    if argv[0].rsplit("/", 1)[-1] in SHELLS and len(argv) >= 3 and argv[1] in {"-c", "-lc", "-ic"}:
+        return status_actions(argv[2])
+    return _segment_actions(argv, segment, bodies)
+
+
+def status_program(command: str) -> str:
+    """The program whose exit status is the command's (the last segment's), without its directory."""
+    segments = command_segments(command)
+    return segments[-1][0].rsplit("/", 1)[-1] if segments else ""
+
+
 def classify_command(command: str) -> list[Action]:
     """The actions one shell command performed, in order.
 

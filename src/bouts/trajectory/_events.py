@@ -3,13 +3,75 @@ and a file tool (view/create/str_replace/…) with its result. Adapters only say
 
 from __future__ import annotations
 
+import re
+
 from bouts.models.trajectory import Event, EventKind, TestCounts
 from bouts.trajectory._base import ToolResult, excerpt
-from bouts.trajectory._classify import classify_command
+from bouts.trajectory._classify import (
+    Action,
+    classify_command,
+    command_segments,
+    is_test_command,
+    status_actions,
+    status_program,
+)
 from bouts.trajectory._outcomes import parse_test_counts
 
 SUBMIT_MARKERS = ("COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT", "MINI_SWE_AGENT_FINAL_OUTPUT")
 """mini-swe-agent ends a run by echoing one of these: that command is the submission."""
+
+
+_NO_MATCH = {"grep", "egrep", "fgrep", "rg", "ag", "ack"}
+"""Searchers whose exit status 1 means "no match" (a finding, not a failure); 2 is an error."""
+_RUNNER_DID_NOT_START = re.compile(
+    r"No module named '?(?:pytest|unittest|nose2?|tox|nox|django)\b|ModuleNotFoundError: No module named '?_?pytest"
+    r"|\b(?:pytest|py\.test|tox|nox|jest|vitest|mocha|rspec|phpunit|npx|npm|yarn|pnpm|cargo|go|make)\S*: "
+    r"(?:command )?not found|: command not found|ERROR: usage: |error: unrecognized arguments"
+    r"|Cannot find module|npm ERR! Missing script|error: no such command|No rule to make target|"
+    r"ERROR: file or directory not found|ImportError while loading conftest"
+)
+"""What a test runner prints when it never ran the suite: however the pipeline exits, the run failed."""
+
+
+def runner_did_not_start(output: str | None) -> bool:
+    """Whether a test command's output says the runner could not start (missing module, bad usage)."""
+    return bool(output) and _RUNNER_DID_NOT_START.search(output) is not None
+
+
+def _verdicts(command: str, actions: list[Action], result: ToolResult) -> list[bool | None]:
+    """Each action's ``ok``. The exit status is the LAST segment's (``a && b``, ``a | b``, ``a; b``): a
+    failure belongs to the segment that reported it, so a heredoc write followed by a failing script is
+    a write that happened (``None``: the log does not say it failed) and a failed run; grep-like exit 1
+    is "no match", an answer."""
+    code = result.exit_code
+    base = result.ok if result.ok is not None else (None if code is None else code == 0)
+    if code is None or code == 0 or len(actions) == 0:
+        return [base] * len(actions)
+    if code == 1 and status_program(command) in _NO_MATCH:
+        return [True if a.kind == "search" else None for a in actions]
+    owner = status_actions(command)
+    owner_files = {(a.kind, a.path) for a in owner if a.kind != "run"}
+    owner_runs = not owner_files
+    verdicts: list[bool | None] = [
+        (False if owner_runs else None) if a.kind == "run" else (False if (a.kind, a.path) in owner_files else None)
+        for a in actions
+    ]
+    if False not in verdicts:
+        verdicts[-1] = False
+    return verdicts
+
+
+def _test_verdict(command: str, ok: bool | None, tests: TestCounts | None, output: str | None) -> bool | None:
+    """A test run's ``ok``: failed when the runner never started or tests failed, whatever the exit code;
+    when the runner's status is hidden behind a pipe (``pytest | tail``), only its summary tells."""
+    if runner_did_not_start(output) or (tests is not None and tests.failed > 0):
+        return False
+    if tests is None and output and "Traceback (most recent call last):" in output:
+        return False  # the runner crashed before printing a summary (e.g. django's ImproperlyConfigured)
+    segments = command_segments(command)
+    if segments and not is_test_command(segments[-1]):
+        return True if tests is not None and tests.passed > 0 else None
+    return ok
 
 
 def command_events(t: float, command: str, result: ToolResult | None, line: int | None) -> list[Event]:
@@ -21,15 +83,18 @@ def command_events(t: float, command: str, result: ToolResult | None, line: int 
     if any(marker in command for marker in SUBMIT_MARKERS):
         return [Event(t=t, kind="submit", source_line=line)]
     result = result or ToolResult()
-    ok = result.ok if result.ok is not None else (None if result.exit_code is None else result.exit_code == 0)
     actions = classify_command(command)
+    verdicts = _verdicts(command, actions, result)
+    has_run = any(a.kind == "run" for a in actions)
     events: list[Event] = []
-    for i, action in enumerate(actions):
+    for i, (action, ok) in enumerate(zip(actions, verdicts, strict=True)):
         last = i == len(actions) - 1
         if action.kind == "run":
             tests: TestCounts | None = None
             if action.runs_tests:
-                tests = parse_test_counts(result.output) or TestCounts(passed=0, failed=0)
+                parsed = parse_test_counts(result.output)
+                tests = parsed or TestCounts(passed=0, failed=0)
+                ok = _test_verdict(command, ok, parsed, result.output)
             events.append(
                 Event(
                     t=t,
@@ -43,7 +108,6 @@ def command_events(t: float, command: str, result: ToolResult | None, line: int 
                 )
             )
         else:
-            has_run = any(a.kind == "run" for a in actions)
             events.append(
                 Event(
                     t=t,

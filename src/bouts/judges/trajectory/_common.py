@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import posixpath
 import re
-import shlex
 from collections.abc import Iterable, Sequence
 from fnmatch import fnmatchcase
 
 from bouts.models.trajectory import Event
+from bouts.trajectory import status_program
 
 CHANGE_KINDS = frozenset({"edit", "write", "delete"})
 ACTION_KINDS = frozenset({"read", "edit", "write", "delete", "search", "run"})
@@ -89,11 +89,9 @@ def is_test_run(e: Event) -> bool:
 
 
 def _program(command: str) -> str:
-    try:
-        words = shlex.split(command)
-    except ValueError:
-        words = command.split()
-    return words[0].rsplit("/", 1)[-1] if words else ""
+    """The program whose exit status the command reports: the last segment's (``python x | grep y``
+    reports grep's)."""
+    return status_program(command)
 
 
 def failed(e: Event) -> bool:
@@ -101,6 +99,8 @@ def failed(e: Event) -> bool:
     if e.kind != "run":
         return False
     if e.tests is not None and e.tests.failed > 0:
+        return True
+    if is_test_run(e) and ok_of(e) is False:  # the runner never started (``No module named pytest | head``)
         return True
     if e.exit_code is not None and e.exit_code != 0:
         return not (e.exit_code == 1 and not is_test_run(e) and _program(e.command or "") in _EXIT1_IS_ANSWER)

@@ -1,0 +1,64 @@
+"""Misreadings of real logs (issue 15, "Logs read right"), each pinned by the counts a reader of the raw
+log gives. Each test names the misreading it stops."""
+
+from __future__ import annotations
+
+from bouts.judges.trajectory._common import failed, passed
+from bouts.trajectory import command_events
+from bouts.trajectory._base import ToolResult
+
+
+def _events(command: str, output: str, code: int | None):
+    return command_events(0.0, command, ToolResult(output=output, exit_code=code), 1)
+
+
+def test_a_heredoc_write_then_a_failing_script_is_a_write_and_a_failed_run_not_a_rejected_write():
+    cmd = "cat > /testbed/repro.py <<'EOF'\nimport x\nEOF\npython /testbed/repro.py"
+    write, run = _events(cmd, "Traceback (most recent call last):\nImportError", 1)
+    assert (write.kind, write.path, write.ok) == ("write", "/testbed/repro.py", None)
+    assert (run.kind, run.ok) == ("run", False)
+
+
+def test_the_failure_belongs_to_the_last_segment_when_it_is_a_file_action():
+    events = _events("python setup.py build; cat missing.txt", "cat: missing.txt: No such file", 1)
+    assert [(e.kind, e.ok) for e in events] == [("run", None), ("read", False)]
+
+
+def test_grep_exit_1_is_no_match_not_a_failed_search():
+    (search,) = _events("grep -rn 'def foo' src/", "", 1)
+    assert (search.kind, search.ok) == ("search", True)
+    (search,) = _events("cd /repo && rg foo", "", 1)
+    assert search.ok is True
+
+
+def test_grep_exit_2_is_an_error():
+    (search,) = _events("grep -rn foo nowhere/", "grep: nowhere/: No such file or directory", 2)
+    assert search.ok is False
+
+
+def test_a_pipe_into_grep_that_finds_nothing_fails_nothing():
+    run, search = _events("python x.py | grep foo", "", 1)
+    assert (run.ok, search.ok) == (None, True)
+    assert not failed(run)
+
+
+def test_pytest_piped_into_head_that_could_not_start_is_a_failed_test_run():
+    (run,) = _events("cd /testbed && python -m pytest tests/ -q 2>&1 | head -20", "python: No module named pytest\n", 0)
+    assert run.tests is not None and (run.tests.passed, run.tests.failed) == (0, 0)
+    assert run.ok is False
+    assert failed(run) and not passed(run)
+
+
+def test_a_runner_that_cannot_start_fails_whatever_the_exit_code():
+    (run,) = _events("npx jest", "sh: 1: jest: not found", None)
+    assert run.ok is False
+
+
+def test_a_piped_test_run_is_judged_by_its_summary_not_by_the_pipe_status():
+    (run,) = _events("pytest -q | tail -3", "1 failed, 3 passed in 0.2s", 0)
+    assert run.ok is False and failed(run)
+    (run,) = _events("pytest -q | tail -3", "4 passed in 0.2s", 0)
+    assert run.ok is True and passed(run)
+    crash = "Traceback (most recent call last):\n  ImproperlyConfigured"
+    (run,) = _events("python -m django test x 2>&1 | tail", crash, 0)
+    assert run.ok is False
