@@ -3,8 +3,10 @@ log gives. Each test names the misreading it stops."""
 
 from __future__ import annotations
 
+import json
+
 from bouts.judges.trajectory._common import failed, passed
-from bouts.trajectory import command_events
+from bouts.trajectory import command_events, parse_trajectory
 from bouts.trajectory._base import ToolResult
 
 
@@ -62,3 +64,36 @@ def test_a_piped_test_run_is_judged_by_its_summary_not_by_the_pipe_status():
     crash = "Traceback (most recent call last):\n  ImproperlyConfigured"
     (run,) = _events("python -m django test x 2>&1 | tail", crash, 0)
     assert run.ok is False
+
+
+def _claude(*records: dict) -> str:
+    base = {"sessionId": "s", "timestamp": "2025-10-01T00:00:00Z", "version": "2.0.26"}
+    return "\n".join(json.dumps({**base, **r}) for r in records)
+
+
+def _assistant(message_id: str, out: int, block: dict) -> dict:
+    usage = {"input_tokens": 10, "cache_read_input_tokens": 100, "output_tokens": out}
+    return {"type": "assistant", "message": {"id": message_id, "usage": usage, "content": [block]}}
+
+
+def test_claude_code_2x_streamed_usage_counts_the_final_output_per_message_id_once():
+    # 2.x writes a message's lines as it streams (output_tokens 1, then 1, then the final 412), and
+    # another message's line may come between them: neither the first nor the sum is the count.
+    text = _claude(
+        _assistant("msg_A", 1, {"type": "text", "text": "Let me look."}),
+        _assistant("msg_A", 1, {"type": "tool_use", "id": "tu1", "name": "Read", "input": {"file_path": "a.py"}}),
+        {"type": "user", "message": {"content": [{"type": "tool_result", "tool_use_id": "tu1", "content": "x"}]}},
+        _assistant("msg_B", 7, {"type": "text", "text": "(sub-agent)"}),
+        _assistant("msg_A", 412, {"type": "text", "text": "Done."}),
+    )
+    trajectory = parse_trajectory(text)
+    assert trajectory.harness == "claude-code"
+    assert trajectory.tokens == (110 + 110, 412 + 7)
+
+
+def test_claude_code_keeps_the_largest_usage_of_contiguous_lines():
+    text = _claude(
+        _assistant("msg_A", 3, {"type": "text", "text": "a"}),
+        _assistant("msg_A", 263, {"type": "text", "text": "b"}),
+    )
+    assert parse_trajectory(text).tokens == (110, 263)

@@ -56,22 +56,25 @@ class ClaudeCodeAdapter(TrajectoryAdapter):
     line_oriented = True
 
     def detect(self, head: str) -> bool:
+        first = next((line.strip() for line in head.splitlines() if line.strip()), "")
         return (
-            re.search(r'"sessionId"\s*:', head) is not None
+            first.startswith('{"')  # one record per line: a pretty-printed document (Gemini CLI) is not this
+            and re.search(r'"sessionId"\s*:', head) is not None
             and re.search(r'"type"\s*:\s*"(user|assistant|summary|queue-operation)"', head) is not None
         )
 
     def events(self, lines: NumberedLines) -> Iterator[Event]:
         clock, pending = Clock(), Pending()
-        usage: dict[str, list[Any]] = {}  # message id -> [tokens_in, tokens_out, t, line]
-        counted: set[str] = set()
+        usage: dict[str, list[Any]] = {}  # message id -> [tokens_in, tokens_out, t, line], still open
+        counted: dict[str, tuple[int, int]] = {}  # message id -> (tokens_in, tokens_out) already emitted
         current: str | None = None
 
         def settle(message_id: str | None) -> None:
-            if message_id and message_id in usage and message_id not in counted:
+            if message_id and message_id in usage:
                 tin, tout, t0, line0 = usage.pop(message_id)
-                counted.add(message_id)
-                pending.ready(usage_event(t0, tin, tout, line0))
+                done_in, done_out = counted.get(message_id, (0, 0))
+                counted[message_id] = (max(tin, done_in), max(tout, done_out))
+                pending.ready(usage_event(t0, max(0, tin - done_in), max(0, tout - done_out), line0))
 
         for number, record in _json_lines(lines):
             kind = record.get("type")
@@ -83,7 +86,9 @@ class ClaudeCodeAdapter(TrajectoryAdapter):
                     settle(current)
                     current = message_id
                 raw = message.get("usage") or {}
-                if message_id and message_id not in counted and raw:
+                if message_id and raw:
+                    # Streamed lines repeat the message id with growing usage: the final one counts.
+                    # A message seen again after others (2.x interleaves) adds only what grew since.
                     tin = sum(
                         int(raw.get(k) or 0)
                         for k in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
