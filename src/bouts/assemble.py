@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from bouts import __version__
 from bouts.combine import Combined, combine, integrity_score, merge_integrity, stated_calibration
 from bouts.judges.base import IntegritySignals, Verdict
+from bouts.judges.llm.usage import COST_KEYS, usage_flags, usage_of
 from bouts.models.challenge import Challenge
 from bouts.models.results import Outcome, RunReport, TestResult
 from bouts.models.scorecard import (
@@ -21,6 +22,8 @@ from bouts.models.scorecard import (
     ComponentScore,
     FlagModel,
     GeneratedAdversarialModel,
+    LLMJudgeUsageModel,
+    LLMUsageModel,
     ProfileScore,
     Reproducibility,
     Scorecard,
@@ -237,6 +240,7 @@ def build_scorecard(challenge: Challenge, meta: SubmissionMeta, m: Measurements)
         flags.append(Flag("provisional", f"{spec.profile} profile is provisional: {missing} not scored"))
     flags += [Flag("human_review", f"{name}: {HUMAN_REVIEW_MESSAGE}", level=1)
               for name, j in judged.items() if j.human_review]  # fmt: skip
+    flags += usage_flags(verdicts)
     if d := divergence(scores):
         flags.append(d)
     if signals.bright_lines:
@@ -256,7 +260,7 @@ def build_scorecard(challenge: Challenge, meta: SubmissionMeta, m: Measurements)
         for name in COMPONENT_ORDER
     }
     math = [line for name in COMPONENT_ORDER for line in scores[name].math] + list(chosen.math)
-    versions = {k: val for v in verdicts for k, val in v.versions.items()}
+    versions = {_version_key(v, k): val for v in verdicts for k, val in v.versions.items() if k not in COST_KEYS}
     return Scorecard(
         challenge=spec.id, agent=meta.agent, iteration=meta.iteration, profile=spec.profile,
         family=spec.family, weights=weights.as_dict(), weights_source=weights.source,
@@ -286,6 +290,26 @@ def build_scorecard(challenge: Challenge, meta: SubmissionMeta, m: Measurements)
         elapsed_s=meta.elapsed_s,
         generated_adversarial=m.generated,
         calibration=calibration_block,
+        llm_usage=_llm_usage(verdicts),
+    )  # fmt: skip
+
+
+def _version_key(verdict: Verdict, key: str) -> str:
+    """Several LLM judges sit on one scorecard, each with its own model, seed and temperature: their
+    keys are named per judge (``<judge> llm.seed``) so none overwrites another. Their spending is not
+    a version: it is in ``llm_usage``, summed and per judge."""
+    return f"{verdict.judge} {key}" if "llm.model" in verdict.versions and key != "llm.prompt_version" else key
+
+
+def _llm_usage(verdicts: Sequence[Verdict]) -> LLMUsageModel | None:
+    """The LLM judges' cost record: one sum, with each judge's line (None when no LLM judge sat)."""
+    usage = usage_of(verdicts)
+    if not usage.judges:
+        return None
+    lines = [LLMJudgeUsageModel(**vars(j)) for j in usage.judges]
+    return LLMUsageModel(
+        requests=usage.requests, cache_hits=usage.cache_hits, tokens_in=usage.tokens_in,
+        tokens_out=usage.tokens_out, cost_usd=usage.cost_usd, judges=lines,
     )  # fmt: skip
 
 

@@ -63,7 +63,8 @@ def make_judges(tmp_path: Path) -> Callable[..., list[LLMJudge]]:
     """Judges pointed at a fake server, with fast backoff and a recorded (not real) sleep."""
 
     def make(url: str, *configs: dict, cache: bool = True, sleeps: list[float] | None = None,
-             max_concurrency: int = 4, keys: dict[str, str] | None = None) -> list[LLMJudge]:
+             max_concurrency: int = 4, keys: dict[str, str] | None = None,
+             budget_s: float | None = 600.0) -> list[LLMJudge]:
         defaults = {"provider": "openai", "model": "fake-model", "timeout_s": 2.0, "backoff_s": 0.01,
                     "max_total_s": 10.0}
         judges = []
@@ -72,7 +73,7 @@ def make_judges(tmp_path: Path) -> Callable[..., list[LLMJudge]]:
             base = url if merged["provider"] == "anthropic" else url + "/v1"
             judges.append(LLMJudgeConfig(**(merged | {"base_url": base})))
         panel = LLMPanelConfig(judges=judges, cache_dir=tmp_path / "cache" if cache else None,
-                               max_concurrency=max_concurrency)
+                               max_concurrency=max_concurrency, max_total_s=budget_s)
         record = sleeps if sleeps is not None else []
         secrets = {name: SecretStr(key) for name, key in (keys or {}).items()}
         return build_llm_judges(panel, secrets, sleep=record.append)

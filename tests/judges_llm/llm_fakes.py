@@ -35,6 +35,8 @@ class Reply:
     body: Any = None
     headers: dict[str, str] = field(default_factory=dict)
     delay_s: float = 0.0
+    trickle_s: float = 0.0
+    """Send the body one byte at a time, this long apart (a client read timeout never fires)."""
 
 
 @dataclass
@@ -105,7 +107,15 @@ class FakeLLMServer:
                     for k, v in reply.headers.items():
                         self.send_header(k, v)
                     self.end_headers()
-                    self.wfile.write(data)
+                    if reply.trickle_s:
+                        for i in range(len(data)):
+                            if server._closed:
+                                break  # the test is over: stop feeding the abandoned request
+                            self.wfile.write(data[i:i + 1])
+                            self.wfile.flush()
+                            time.sleep(reply.trickle_s)
+                    else:
+                        self.wfile.write(data)
                 except OSError:
                     pass  # the client gave up (timeout test): nothing to answer
                 finally:

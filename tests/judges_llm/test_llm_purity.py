@@ -1,4 +1,4 @@
-"""STYLE §1/§10: the LLM judges' math, rubric, prompt and stripping are pure; only calls.py,
+"""STYLE §1/§10: the LLM judges' math, rubric, prompt, stripping and cost record are pure; only calls.py,
 providers.py, evidence.py, judge.py and panel.py sit at the I/O edge."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 
 import bouts.judges.llm
 
-PURE = ["reliability.py", "prompt.py", "rubric.py", "strip.py"]
+PURE = ["reliability.py", "prompt.py", "rubric.py", "strip.py", "usage.py"]
 FORBIDDEN = {"os", "sys", "subprocess", "socket", "pathlib", "shutil", "tempfile", "time", "datetime",
              "threading", "asyncio", "http", "urllib", "httpx", "httpx2", "openai", "anthropic", "requests"}
 

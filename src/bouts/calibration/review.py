@@ -26,9 +26,11 @@ from bouts.models.scorecard import Scorecard
 from bouts.scoring.review import ESCALATION_LEVELS
 
 REVIEW_SCHEMA = "bouts.review/1"
-QUEUED_FLAGS = ("judge_divergence", "human_review")
-"""Level-1 flags that open a review item: the four judges more than 40 apart (SPEC §3), and a
-code-quality panel that could not agree (``human_review``: SPEC §3 asks a human to look)."""
+QUEUED_FLAGS = ("judge_divergence", "human_review", "llm_answer_unusable")
+"""Level-1 flags that open a review item: the four judges more than 40 apart (SPEC §3), a
+code-quality panel that could not agree (``human_review``: SPEC §3 asks a human to look), and an
+LLM judge whose answers stayed malformed or refused (``llm_answer_unusable``: it did not score, and
+a person should see why; docs/llm-judges.md)."""
 MAX_LEVEL = max(ESCALATION_LEVELS)
 Status = Literal["open", "decided"]
 EventKind = Literal["opened", "escalated", "decided", "appealed"]

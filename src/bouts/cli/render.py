@@ -67,6 +67,8 @@ def scorecard(console: Console, card: Scorecard, *, show_tests: bool = False) ->
         prof.add_row(name + marker, "—" if p.final is None else str(p.final), p.band or "—", note)
     console.print(prof)
 
+    if card.llm_usage is not None:
+        console.print(_llm_usage(card))
     if card.flags:
         console.print(Group(*[plain(f"⚑ {f.code}: {f.message}", style="yellow") for f in card.flags]))
     if show_tests and card.tests:
@@ -79,6 +81,22 @@ def scorecard(console: Console, card: Scorecard, *, show_tests: bool = False) ->
         console.print(tests)
     # Text, not markup: math lines hold "[judge]" prefixes and submitted names, never Rich tags.
     console.print(Panel(plain("\n".join(card.math)), title="Math", expand=False))
+
+
+def _llm_usage(card: Scorecard) -> Table:
+    """The LLM judges' cost record: one line per judge, then the sum (what ``--json`` calls ``llm_usage``)."""
+    usage = card.llm_usage
+    assert usage is not None
+    table = Table(title="LLM judges")
+    for col in ("judge", "status", "requests", "cache hits", "tokens in", "tokens out", "cost USD"):
+        table.add_column(col, justify="left" if col in ("judge", "status") else "right")
+    for j in usage.judges:
+        status = j.status if j.reason is None else f"{j.status}: {j.reason}"
+        table.add_row(plain(j.judge), plain(status[:120]), str(j.requests), str(j.cache_hits), str(j.tokens_in),
+                      str(j.tokens_out), f"{j.cost_usd:.4f}")  # fmt: skip
+    table.add_row("total", "", str(usage.requests), str(usage.cache_hits), str(usage.tokens_in),
+                  str(usage.tokens_out), f"{usage.cost_usd:.4f}", style="bold")  # fmt: skip
+    return table
 
 
 def profile_result(console: Console, result: ProfileResult) -> None:

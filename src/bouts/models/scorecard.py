@@ -141,6 +141,34 @@ class CalibrationModel(_Model):
     """``(probability − correct)²``, 0 best and 1 worst; None without a probability or an objective."""
 
 
+class LLMJudgeUsageModel(_Model):
+    """What one LLM judge spent on this scorecard (docs/llm-judges.md#cache-and-cost)."""
+
+    judge: str
+    provider: str
+    model: str
+    status: str
+    """``scored``, ``unusable answer`` (malformed or refused after the re-asks) or ``not scored``."""
+    reason: str | None = None
+    requests: int = 0
+    """HTTP requests sent, failed ones included."""
+    cache_hits: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost_usd: float = 0.0
+
+
+class LLMUsageModel(_Model):
+    """The LLM judges' cost record: sums over every judge that sat, and each judge's line."""
+
+    requests: int = 0
+    cache_hits: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost_usd: float = 0.0
+    judges: list[LLMJudgeUsageModel] = Field(default_factory=list)
+
+
 class Reproducibility(_Model):
     engine_version: str
     challenge_hash: str
@@ -186,6 +214,8 @@ class Scorecard(_Model):
     """Adversarial tests generated from this submission's code, when the challenge generates them."""
     calibration: CalibrationModel | None = None
     """The stated confidence and its Brier score; None when no judge read for a statement."""
+    llm_usage: LLMUsageModel | None = None
+    """What the LLM judges spent (requests, tokens, cost, cache hits); None when none sat."""
     elapsed_s: float | None = None
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)

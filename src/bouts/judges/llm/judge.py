@@ -15,13 +15,22 @@ from pydantic import SecretStr
 
 from bouts.judges.base import Finding, JudgeInput, Verdict
 from bouts.judges.llm import evidence
-from bouts.judges.llm.calls import Deadline, PanelRuntime, Usage, cache_get, cache_key, cache_put, call
+from bouts.judges.llm.calls import (
+    Deadline,
+    LLMUnavailableError,
+    PanelRuntime,
+    Usage,
+    cache_get,
+    cache_key,
+    cache_put,
+    call,
+)
 from bouts.judges.llm.config import LLMJudgeConfig
 from bouts.judges.llm.prompt import PROMPT_VERSION, Answer, Message, Prompt, build_prompt, parse_answer, reask
 from bouts.judges.llm.providers import LLM_PROVIDERS, ChatRequest, Provider
 from bouts.judges.llm.rubric import CODE_QUALITY, DELIVERABLES, LEVEL_POINTS
 from bouts.judges.llm.strip import strip_markup_comments
-from bouts.judges.llm.usage import STATUS_UNUSABLE
+from bouts.judges.llm.usage import STATUS_UNAVAILABLE, STATUS_UNUSABLE
 from bouts.scoring import components
 from bouts.scoring.explain import Explained, NotScored, fmt
 from bouts.scoring.placeholder import placeholder_reason
@@ -54,12 +63,20 @@ class LLMJudge:
         self._provider: Provider = LLM_PROVIDERS.create(config.provider)(config, api_key)
 
     def judge(self, inp: JudgeInput) -> Verdict:
+        """The verdict. An endpoint that gives no answer (down, hung past the deadline, misconfigured)
+        makes it *not scored* with the reason, keeping what was spent; the scorecard turns that
+        status into a ``judge_unavailable`` flag (``usage.usage_flags``)."""
         usage = Usage()
         deadline = self._deadline(inp)
-        if self.component == "code_quality":
-            score, findings, dims = self._code_quality(inp, usage, deadline)
-        else:
-            score, findings, dims = self._deliverables(inp, usage, deadline)
+        try:
+            if self.component == "code_quality":
+                score, findings, dims = self._code_quality(inp, usage, deadline)
+            else:
+                score, findings, dims = self._deliverables(inp, usage, deadline)
+        except LLMUnavailableError as exc:
+            why = f"{self.name} could not run (infrastructure, not the agent's fault): {exc.describe()}"
+            return Verdict(self.name, self.component, NotScored(why),
+                           versions=self._versions(inp, usage, STATUS_UNAVAILABLE))  # fmt: skip
         status = STATUS_UNUSABLE if usage.unusable else "not scored" if isinstance(score, NotScored) else "scored"
         return Verdict(self.name, self.component, score, tuple(findings), dims, self._versions(inp, usage, status))
 

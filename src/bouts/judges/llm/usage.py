@@ -18,9 +18,12 @@ from bouts.scoring.review import Flag
 
 UNUSABLE_FLAG = "llm_answer_unusable"
 """Flag code of a judge whose answers stayed malformed or refused; it opens a review item."""
+UNAVAILABLE_FLAG = "judge_unavailable"
+"""The flag every judge whose tools broke raises (``bouts.judging``): infrastructure, not the agent."""
 STATUS_UNUSABLE = "unusable answer"
-COST_KEYS = ("llm.requests", "llm.cache_hits", "llm.tokens_in", "llm.tokens_out", "llm.cost_usd")
-"""What one scoring spent: kept out of the scorecard's ``rule_sets`` (it is not a version)."""
+STATUS_UNAVAILABLE = "unavailable"
+COST_KEYS = ("llm.requests", "llm.cache_hits", "llm.tokens_in", "llm.tokens_out", "llm.cost_usd", "llm.status")
+"""What one scoring spent and got: kept out of the scorecard's ``rule_sets`` (they are not versions)."""
 
 
 @dataclass(frozen=True)
@@ -31,7 +34,8 @@ class JudgeUsage:
     provider: str
     model: str
     status: str
-    """``scored``, ``unusable answer``, or ``not scored`` (with ``reason``)."""
+    """``scored``, ``unusable answer``, ``unavailable`` (no answer in time, endpoint down) or
+    ``not scored`` (nothing to judge); ``reason`` says why when it did not score."""
     reason: str | None = None
     requests: int = 0
     cache_hits: int = 0
@@ -90,11 +94,17 @@ def usage_of(verdicts: Iterable[Verdict]) -> UsageSummary:
 
 
 def usage_flags(verdicts: Iterable[Verdict]) -> list[Flag]:
-    """A level-1 review flag per LLM judge whose answers stayed malformed or refused: the verdict
-    is *not scored* (never 0), and a person should look at why (a prompt injection in the
-    submission, a model that cannot follow the schema)."""
-    return [
-        Flag(UNUSABLE_FLAG, f"{v.judge}: {v.score.reason}", level=1)
-        for v in verdicts
-        if v.versions.get("llm.status") == STATUS_UNUSABLE and isinstance(v.score, NotScored)
-    ]
+    """The flags of LLM judges that did not score. Answers that stayed malformed or refused: a
+    level-1 review flag (the verdict is *not scored*, never 0, and a person should look at why: a
+    prompt injection in the submission, a model that cannot follow the schema). No answer at all
+    (endpoint down, the time budget spent): ``judge_unavailable``, as for any judge whose tools broke."""
+    flags = []
+    for v in verdicts:
+        if not isinstance(v.score, NotScored):
+            continue
+        status = v.versions.get("llm.status")
+        if status == STATUS_UNUSABLE:
+            flags.append(Flag(UNUSABLE_FLAG, f"{v.judge}: {v.score.reason}", level=1))
+        elif status == STATUS_UNAVAILABLE:
+            flags.append(Flag(UNAVAILABLE_FLAG, v.score.reason))
+    return flags
