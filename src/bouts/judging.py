@@ -80,6 +80,14 @@ def read_trajectory(path: Path | None) -> tuple[Trajectory | None, Flag | None]:
     from bouts.trajectory import load_trajectory
 
     try:
-        return load_trajectory(path), None
+        trajectory = load_trajectory(path)
     except BoutsError as exc:
         return None, Flag("trajectory_unreadable", f"the trajectory could not be read: {exc.describe()}")
+    if trajectory.truncated_line is not None:
+        cut = trajectory.truncated_line
+        return trajectory, Flag(
+            "trajectory_truncated",
+            f"the trajectory log is cut in its last line ({cut}); scored on the {len(trajectory.events)} events "
+            f"of the lines before it",
+        )
+    return trajectory, None

@@ -61,13 +61,19 @@ def test_corrupt_jsonl_names_the_line(tmp_path: Path) -> None:
     assert f"{bad}: line 7: claude-code log: not valid JSON" in str(info.value)
 
 
-def test_truncated_jsonl_names_the_last_line(tmp_path: Path) -> None:
+def test_truncated_jsonl_keeps_the_lines_before_the_cut_and_names_it(tmp_path: Path) -> None:
+    # Misreading stopped (issue 15): a log cut in its last line lost every trajectory score.
     text = CLAUDE.read_text()
     cut = tmp_path / "t.jsonl"
     cut.write_text(text[: len(text) - 300])
     n = cut.read_text().count("\n") + 1
+    trajectory = load_trajectory(cut)
+    assert trajectory.truncated_line == n
+    assert len(trajectory.events) > 0 and max(e.source_line or 0 for e in trajectory.events) < n
+    bad = tmp_path / "bad.jsonl"  # the same cut line with lines after it is corruption
+    bad.write_text(cut.read_text() + "\n" + text.splitlines()[-1])
     with pytest.raises(TrajectoryError, match=f"line {n}: .*corrupt or truncated"):
-        load_trajectory(cut)
+        load_trajectory(bad)
 
 
 def test_json_nested_too_deeply_names_the_line(tmp_path: Path) -> None:
@@ -160,7 +166,7 @@ def test_convert_and_show_cli(tmp_path: Path) -> None:
 
 def test_cli_errors_exit_2_naming_file_and_line(tmp_path: Path) -> None:
     bad = tmp_path / "bad.jsonl"
-    bad.write_text('{"t": 0, "kind": "read", "path": "a"}\n{"t": 1, "kind": "ru')
+    bad.write_text('{"t": 0, "kind": "read", "path": "a"}\n{"t": 1, "kind": "ru\n{"t": 2, "kind": "submit"}')
     runner = CliRunner()
     for command in (["show", str(bad)], ["convert", str(bad), "-o", str(tmp_path / "o.jsonl")]):
         result = runner.invoke(app, ["trajectory", *command])

@@ -5,8 +5,12 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
+from bouts.errors import TrajectoryError
 from bouts.judges.trajectory._common import failed, passed
-from bouts.trajectory import command_events, parse_trajectory
+from bouts.judging import read_trajectory
+from bouts.trajectory import command_events, load_trajectory, parse_trajectory
 from bouts.trajectory._base import ToolResult
 
 
@@ -97,3 +101,37 @@ def test_claude_code_keeps_the_largest_usage_of_contiguous_lines():
         _assistant("msg_A", 263, {"type": "text", "text": "b"}),
     )
     assert parse_trajectory(text).tokens == (110, 263)
+
+
+def test_a_jsonl_log_cut_in_its_last_line_keeps_every_line_before_it_and_says_where(tmp_path):
+    whole = _claude(
+        {"type": "user", "message": {"content": "fix the bug"}},
+        _assistant("msg_A", 5, {"type": "tool_use", "id": "tu1", "name": "Read", "input": {"file_path": "a.py"}}),
+        {"type": "user", "message": {"content": [{"type": "tool_result", "tool_use_id": "tu1", "content": "x"}]}},
+        _assistant("msg_B", 9, {"type": "text", "text": "Now I edit a.py and run the tests."}),
+    )
+    cut = whole[: len(whole) - 40]  # the harness was killed while writing line 4
+    for trajectory in (parse_trajectory(cut), load_trajectory(_write(tmp_path, cut))):
+        assert trajectory.truncated_line == 4
+        assert [e.kind for e in trajectory.events] == ["message", "read", "usage"]
+    assert parse_trajectory(whole).truncated_line is None
+
+
+def test_a_broken_line_followed_by_others_is_corruption_not_a_cut():
+    lines = _claude({"type": "user", "message": {"content": "a"}}, {"type": "user", "message": {"content": "b"}})
+    first, second = lines.split("\n")
+    with pytest.raises(TrajectoryError, match="line 2"):
+        parse_trajectory("\n".join([first, second[:20], second]))
+
+
+def test_a_truncated_trajectory_is_flagged_on_the_scorecard(tmp_path):
+    cut = _claude({"type": "user", "message": {"content": "a"}}, {"type": "user", "message": {"content": "b"}})[:-10]
+    trajectory, flag = read_trajectory(_write(tmp_path, cut))
+    assert trajectory is not None and trajectory.truncated_line == 2
+    assert flag is not None and flag.code == "trajectory_truncated" and "last line (2)" in flag.message
+
+
+def _write(tmp_path, text: str):
+    path = tmp_path / "trajectory.jsonl"
+    path.write_text(text)
+    return path

@@ -70,6 +70,9 @@ class Trajectory(BaseModel):
     events: list[Event]
     source: str = ""
     """The file it was read from, as given."""
+    truncated_line: int | None = Field(None, ge=1)
+    """The line a JSONL log was cut in (its last, unparseable line), when it was: the events are those
+    of the lines before it, and the scorecard carries a ``trajectory_truncated`` flag."""
 
     @property
     def tokens(self) -> tuple[int, int]:

@@ -50,8 +50,10 @@ class TrajectoryAdapter(ABC):
     def parse(self, data: str | bytes, source: str = "") -> Trajectory:
         """Convert a whole log held in memory."""
         text = data.decode("utf-8", errors="replace") if isinstance(data, bytes) else data
-        numbered = enumerate(text.splitlines(), start=1)
-        return Trajectory(harness=self.harness or self.name, events=list(self.events(numbered)), source=source)
+        numbered = LogLines(text.splitlines())
+        events = list(self.events(numbered))
+        harness = self.harness or self.name
+        return Trajectory(harness=harness, events=events, source=source, truncated_line=numbered.truncated_line)
 
 
 adapters = Registry[TrajectoryAdapter]("trajectory adapter")
@@ -72,19 +74,47 @@ def excerpt(text: str | None, limit: int = EXCERPT_CHARS) -> str | None:
 
 
 def json_lines(lines: NumberedLines) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Decode JSONL, skipping blank lines; a corrupt or truncated line raises naming that line."""
+    """Decode JSONL, skipping blank lines; a corrupt line raises naming that line.
+
+    A log cut inside its LAST line (the harness was killed mid-write) keeps every line before it: when
+    ``lines`` can record a cut (``LogLines``), the broken last line is recorded there instead of raised,
+    and the trajectory is flagged as truncated. A broken line followed by others is corruption.
+    """
+    broken: TrajectoryError | None = None
     for number, line in lines:
         if not line.strip():
             continue
+        if broken is not None:
+            raise broken
         try:
             record = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise TrajectoryError(
+            broken = TrajectoryError(
                 f"not valid JSON ({exc.msg}, column {exc.colno}); corrupt or truncated log", line=number
-            ) from None
+            )
+            continue
         if not isinstance(record, dict):
             raise TrajectoryError("expected a JSON object on each line", line=number)
         yield number, record
+    if broken is not None:
+        if not isinstance(lines, LogLines) or broken.line is None:
+            raise broken
+        lines.truncated_line = broken.line
+
+
+class LogLines:
+    """Numbered lines of a log that remember the last one handed out (to name it when a parser breaks)
+    and the line a truncated log was cut in (``truncated_line``), which ``json_lines`` records."""
+
+    def __init__(self, lines: Iterable[str]) -> None:
+        self._lines = lines
+        self.last = 0
+        self.truncated_line: int | None = None
+
+    def __iter__(self) -> Iterator[tuple[int, str]]:
+        for number, line in enumerate(self._lines, start=1):
+            self.last = number
+            yield number, line
 
 
 def json_document(lines: NumberedLines) -> Any:

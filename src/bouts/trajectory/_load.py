@@ -8,14 +8,14 @@ Inspect ``.json``) must be parsed whole and are refused above ``MAX_DOCUMENT_BYT
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 from pydantic import ValidationError
 
 from bouts.errors import TrajectoryError
 from bouts.models.trajectory import Event, Trajectory
-from bouts.trajectory._base import NumberedLines, TrajectoryAdapter, adapters
+from bouts.trajectory._base import LogLines, NumberedLines, TrajectoryAdapter, adapters
 
 HEAD_BYTES = 1 << 20
 MAX_DOCUMENT_BYTES = 512 << 20
@@ -48,20 +48,7 @@ def detect_adapter(head: str, source: str = "") -> TrajectoryAdapter:
     )
 
 
-class _Counted:
-    """Numbered lines that remember the last one handed out, to name it when a parser breaks."""
-
-    def __init__(self, lines: Iterable[str]) -> None:
-        self._lines = lines
-        self.last = 0
-
-    def __iter__(self) -> Iterator[tuple[int, str]]:
-        for number, line in enumerate(self._lines, start=1):
-            self.last = number
-            yield number, line
-
-
-def _guarded(adapter: TrajectoryAdapter, lines: _Counted, source: str) -> Iterator[Event]:
+def _guarded(adapter: TrajectoryAdapter, lines: LogLines, source: str) -> Iterator[Event]:
     """Run an adapter, turning every failure into a ``TrajectoryError`` naming the file and line."""
     numbered: NumberedLines = lines
     try:
@@ -88,8 +75,10 @@ def parse_trajectory(data: str | bytes, source: str = "") -> Trajectory:
         except TrajectoryError as exc:
             raise TrajectoryError(exc.message, file=source or None, line=exc.line) from None
     text = data if isinstance(data, str) else raw.decode("utf-8", errors="replace")
-    events = list(_guarded(adapter, _Counted(text.lstrip("\ufeff").splitlines()), source))
-    return Trajectory(harness=adapter.harness or adapter.name, events=events, source=source)
+    lines = LogLines(text.lstrip("\ufeff").splitlines())
+    events = list(_guarded(adapter, lines, source))
+    harness = adapter.harness or adapter.name
+    return Trajectory(harness=harness, events=events, source=source, truncated_line=lines.truncated_line)
 
 
 def iter_trajectory(path: str | Path) -> tuple[str, Iterator[Event]]:
@@ -97,6 +86,12 @@ def iter_trajectory(path: str | Path) -> tuple[str, Iterator[Event]]:
 
     The iterator holds the file open until exhausted; ``load_trajectory`` collects it.
     """
+    harness, events, _ = _stream(path)
+    return harness, events
+
+
+def _stream(path: str | Path) -> tuple[str, Iterator[Event], LogLines | None]:
+    """``iter_trajectory``, with the lines object that learns, once exhausted, where a cut log ends."""
     path = Path(path)
     source = str(path)
     try:
@@ -108,18 +103,19 @@ def iter_trajectory(path: str | Path) -> tuple[str, Iterator[Event]]:
     adapter = detect_adapter(decode_head(head), source)
     harness = adapter.harness or adapter.name
     if adapter.binary:
-        return harness, iter(parse_trajectory(path.read_bytes(), source).events)
+        return harness, iter(parse_trajectory(path.read_bytes(), source).events), None
     if not adapter.line_oriented and size > MAX_DOCUMENT_BYTES:
         raise TrajectoryError(
             f"a {adapter.name} log is one JSON document; {size} bytes is over the {MAX_DOCUMENT_BYTES}-byte cap",
             file=source,
         )
 
-    def stream() -> Iterator[Event]:
+    def read_lines() -> Iterator[str]:
         with path.open(encoding="utf-8", errors="replace", newline=None) as text:
-            yield from _guarded(adapter, _Counted(line.rstrip("\n") for line in text), source)
+            yield from (line.rstrip("\n") for line in text)
 
-    return harness, stream()
+    counted = LogLines(read_lines())
+    return harness, _guarded(adapter, counted, source), counted
 
 
 def load_trajectory(path: str | Path) -> Trajectory:
@@ -128,5 +124,7 @@ def load_trajectory(path: str | Path) -> Trajectory:
     Raises ``TrajectoryError`` (an ``InputError``: exit 2) naming the file and line for an unreadable,
     corrupt, truncated or unknown log.
     """
-    harness, events = iter_trajectory(path)
-    return Trajectory(harness=harness, events=list(events), source=str(path))
+    harness, stream, lines = _stream(path)
+    events = list(stream)
+    truncated = lines.truncated_line if lines is not None else None
+    return Trajectory(harness=harness, events=events, source=str(path), truncated_line=truncated)

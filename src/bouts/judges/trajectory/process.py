@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from bouts.judges.base import JUDGES, Component, Finding, JudgeInput, Verdict
 from bouts.models.trajectory import Event
-from bouts.scoring.explain import NotScored
+from bouts.scoring.explain import Explained, NotScored
 from bouts.scoring.trajectory_math import RECKLESS_POINTS, process_score
 
 from ._common import (
@@ -288,6 +288,9 @@ class ProcessJudge:
             len(t.reverts),
             [kind for _, kind, _ in t.reckless],
         )
+        if inp.trajectory.truncated_line is not None and isinstance(score, Explained):
+            cut = f"trajectory log cut in line {inp.trajectory.truncated_line}: scored on the lines before it"
+            score = Explained(score.value, (*score.math, cut))
         if check.contradicted and check.final is not None:
             consequence = f"event {check.final.event} read as measured ({measured_counts(check)})"
             score = annotate(score, check, consequence)
