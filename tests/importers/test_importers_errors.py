@@ -91,11 +91,13 @@ def test_cli_imports_and_refuses_to_overwrite(tmp_path: Path) -> None:
     data = tmp_path / "data.jsonl"
     data.write_text(_jsonl(GOOD, dict(GOOD, task_id=9)))
     out = tmp_path / "out"
-    result = CliRunner().invoke(app, ["import", "mbpp", str(data), "-o", str(out)])
+    result = CliRunner().invoke(app, ["import", "mbpp", str(data), "-o", str(out), "--no-verify"])
     assert result.exit_code == 0, result.output
     assert "imported 2 challenge(s)" in result.output
     assert sorted(p.name for p in out.iterdir()) == ["mbpp-7", "mbpp-9"]
-    again = CliRunner().invoke(app, ["import", "mbpp", str(data), "-o", str(out)])
+    again = CliRunner().invoke(app, ["import", "mbpp", str(data), "-o", str(out), "--no-verify"])
     assert again.exit_code == 2 and "already exists" in again.output
-    forced = CliRunner().invoke(app, ["import", "mbpp", str(data), "-o", str(out), "--overwrite", "--limit", "1"])
+    forced = CliRunner().invoke(
+        app, ["import", "mbpp", str(data), "-o", str(out), "--overwrite", "--limit", "1", "--no-verify"]
+    )
     assert forced.exit_code == 0 and "imported 1 challenge(s)" in forced.output

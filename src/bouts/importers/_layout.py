@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 import re
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, replace
 
 MODULE = "solution"
 """The module every imported starter and reference defines (``starter/solution.py``)."""
@@ -112,3 +113,44 @@ def challenge_files(
             docstring=docstrings[1], preamble=preambles[1], tests=hidden, task_names=task_names
         ),
     }
+
+
+@dataclass(frozen=True)
+class Layout:
+    """What :func:`challenge_files` is built from, kept so that a verified import can rebuild
+    the files without the examples its reference failed (``bouts.importers._verify``)."""
+
+    id: str
+    title: str
+    description: str
+    profile: str
+    starter: str
+    reference: str
+    visible: tuple[tuple[str, str], ...]
+    """(name, body) per visible test; the test function is ``test_<name>``."""
+    hidden: tuple[tuple[str, str], ...]
+    docstrings: tuple[str, str]
+    preambles: tuple[tuple[str, ...], tuple[str, ...]]
+    task_names: tuple[str, ...]
+
+    def files(self) -> dict[str, str]:
+        return challenge_files(
+            id=self.id, title=self.title, description=self.description, profile=self.profile,
+            starter=self.starter, reference=self.reference, visible=self.visible, hidden=self.hidden,
+            docstrings=self.docstrings, preambles=self.preambles, task_names=self.task_names,
+        )  # fmt: skip
+
+    def without(self, dropped: Collection[tuple[str, str]]) -> Layout:
+        """This layout less the tests named ``(suite, "test_<name>")`` in ``dropped``."""
+        gone = set(dropped)
+        return replace(
+            self,
+            visible=tuple(t for t in self.visible if ("visible", f"test_{t[0]}") not in gone),
+            hidden=tuple(t for t in self.hidden if ("hidden", f"test_{t[0]}") not in gone),
+        )
+
+    @property
+    def paths(self) -> dict[str, str]:
+        """Suite → the path of its test module inside the challenge."""
+        slug = module_slug(self.id)
+        return {s: f"tests/{s}/test_{slug}_{s}.py" for s in ("visible", "hidden")}

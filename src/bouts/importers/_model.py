@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 from bouts.errors import InputError
+from bouts.importers._layout import Layout
 
 
 class DatasetError(InputError):
@@ -45,3 +46,18 @@ class ImportedChallenge:
     """Line of the dataset file the task came from (1-based), for error messages and reports."""
     visible_tests: int
     hidden_tests: int
+    layout: Layout | None = None
+    """What ``files`` was built from (the built-in importers set it), so tests can be dropped."""
+
+    @classmethod
+    def build(cls, layout: Layout, *, line: int) -> ImportedChallenge:
+        return cls(
+            id=layout.id, files=layout.files(), line=line, visible_tests=len(layout.visible),
+            hidden_tests=len(layout.hidden), layout=layout,
+        )  # fmt: skip
+
+    def without(self, dropped: Collection[tuple[str, str]]) -> ImportedChallenge:
+        """This challenge less the tests named ``(suite, "test_<name>")`` in ``dropped``."""
+        if self.layout is None:
+            raise ValueError(f"{self.id}: built without a layout; its tests cannot be dropped")
+        return ImportedChallenge.build(self.layout.without(dropped), line=self.line)

@@ -108,7 +108,11 @@ def _is_docstring(stmt: ast.stmt) -> bool:
 def doctest_asserts(source: str, entry: str) -> list[str]:
     """``>>> f(x)`` / ``y`` examples in the docstring of ``entry`` as ``assert (f(x)) == (y)``;
     examples whose source or expected output is not a single Python expression (printing,
-    exceptions) are left out."""
+    exceptions) are left out.
+
+    The assert is rebuilt from the parsed expressions (``ast.unparse``), never pasted from the
+    text: a comment after the example (HumanEval/32's ``# f(x) = 1 + 2x``) would otherwise
+    comment out the closing parenthesis."""
     func = next(
         (s for s in parse(source, "the prompt").body if isinstance(s, ast.FunctionDef) and s.name == entry), None
     )
@@ -120,15 +124,76 @@ def doctest_asserts(source: str, entry: str) -> list[str]:
     out: list[str] = []
     for ex in examples:
         source, want = ex.source.strip(), ex.want.strip()
-        if not want or not _is_expression(source) or not _is_expression(want):
+        expr, value = _expression(source), _expression(want)
+        if not want or expr is None or value is None:
             continue
-        out.append(f"assert ({source}) == ({want})")
+        out.append(f"assert ({ast.unparse(expr)}) == ({ast.unparse(value)})")
     return out
 
 
-def _is_expression(text: str) -> bool:
+def _expression(text: str) -> ast.expr | None:
     try:
-        parse_python(text, mode="eval")
+        tree = parse_python(text, mode="eval")
     except SyntaxError:
-        return False
-    return True
+        return None
+    return tree.body if isinstance(tree, ast.Expression) else None
+
+
+def first_standalone_assert(test_code: str) -> str | None:
+    """The first top-level ``assert`` of ``check(candidate)`` that reads no local of ``check``
+    (so it runs on its own after ``candidate = <entry>``), or ``None``."""
+    module = parse(test_code, "the test code")
+    check = next((s for s in module.body if isinstance(s, ast.FunctionDef) and s.name == "check"), None)
+    if check is None:
+        return None
+    local = {
+        n.id for s in check.body if not isinstance(s, ast.Assert) for n in ast.walk(s)
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+    } | {
+        a.asname or a.name.split(".")[0] for s in ast.walk(check) if isinstance(s, ast.Import | ast.ImportFrom)
+        for a in s.names
+    }  # fmt: skip
+    for stmt in check.body:
+        if isinstance(stmt, ast.Assert) and not (_loaded(stmt) & local):
+            return ast.get_source_segment(test_code, stmt) or ast.unparse(stmt)
+    return None
+
+
+def helpers_for(test_code: str, body: str) -> str:
+    """The parts of ``test_code`` that ``body`` needs to run on its own: every top-level import,
+    and each top-level definition ``body`` reads (transitively), in source order.
+
+    A visible test that calls ``check(...)`` or a helper of the dataset's test code gets that
+    helper, and nothing else of the hidden test code (HumanEval/38, /50)."""
+    module = parse(test_code, "the test code")
+    defines: dict[str, list[int]] = {}
+    for i, stmt in enumerate(module.body):
+        for name in _defined_by(stmt):
+            defines.setdefault(name, []).append(i)
+    keep = {i for i, s in enumerate(module.body) if isinstance(s, ast.Import | ast.ImportFrom)}
+    todo = list(_loaded(parse(body, "the test")))
+    seen: set[str] = set()
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        for i in defines.get(name, []):
+            if i not in keep:
+                keep.add(i)
+                todo += _loaded(module.body[i])
+    parts = [ast.get_source_segment(test_code, module.body[i]) or ast.unparse(module.body[i]) for i in sorted(keep)]
+    return "\n\n\n".join(parts)
+
+
+def _defined_by(stmt: ast.stmt) -> list[str]:
+    if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return [stmt.name]
+    if isinstance(stmt, ast.Assign | ast.AnnAssign | ast.AugAssign):
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+        return [n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)]
+    return []
+
+
+def _loaded(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}

@@ -64,9 +64,15 @@ def humaneval_task(record: dict[str, Any], *, source: str, line: int, profile: s
         visible = [(f"example_{i}", a) for i, a in enumerate(examples, start=1)]
         visible_note = "the doctest examples of the prompt"
     else:  # no runnable example in the prompt: show the first check instead (docs/importers.md)
-        first = split.asserts[0] if split.asserts else f"check({entry})"
-        visible = [("example_1", f"candidate = {entry}\n{first}")]
-        visible_note = "the first assert of check(candidate) (the prompt has no doctest example)"
+        first = split.asserts[0] if split.asserts else _python.first_standalone_assert(test)
+        if first is not None:
+            visible = [("example_1", f"candidate = {entry}\n{first}")]
+            visible_note = "the first assert of check(candidate) (the prompt has no doctest example)"
+        else:  # every assert reads check's own locals (a loop over random inputs): run check whole
+            visible = [("example_1", f"check({entry})")]
+            visible_note = "check(candidate) run whole (the prompt has no doctest example)"
+    # A visible test is self-contained: it gets the imports and helpers of the test code it reads.
+    helpers = _python.helpers_for(test, "\n".join(body for _, body in visible))
     if split.asserts is None:
         hidden = [("check", f"check({entry})")]
     else:
@@ -76,21 +82,20 @@ def humaneval_task(record: dict[str, Any], *, source: str, line: int, profile: s
         f"the task):\n\n{prompt.rstrip()}\n\nThe visible tests are {visible_note}; more tests are held back.\n\n"
         + LICENSE.format(task=task)
     )
-    files = _layout.challenge_files(
+    layout = _layout.Layout(
         id=cid,
         title=f"HumanEval {task}: complete {entry}()",
         description=description,
         profile=profile,
         starter=starter,
         reference=reference,
-        visible=visible,
-        hidden=hidden,
+        visible=tuple(visible),
+        hidden=tuple(hidden),
         docstrings=(
             f"HumanEval {task}: {visible_note}.",
             f"HumanEval {task}: check(candidate) from the task's test code.",
         ),
-        preambles=([], [test]),
-        task_names=names,
+        preambles=((helpers,) if helpers.strip() else (), (test,)),
+        task_names=tuple(names),
     )
-    return ImportedChallenge(id=cid, files=files, line=line, visible_tests=len(visible), hidden_tests=len(hidden))
-
+    return ImportedChallenge.build(layout, line=line)

@@ -79,21 +79,20 @@ def mbpp_task(record: dict[str, Any], *, source: str, line: int, profile: str = 
         starter = _python.stub(code, entry, text, keep=keep)
     except _python.SourceError as e:
         raise f.error(str(e), "code") from None
-    files = _layout.challenge_files(
+    layout = _layout.Layout(
         id=cid,
         title=f"MBPP {task}: {_layout.title_line(text)}",
         description=description,
         profile=profile,
         starter=starter,
         reference=code,
-        visible=visible,
-        hidden=hidden,
+        visible=tuple(visible),
+        hidden=tuple(hidden),
         docstrings=(
             f"MBPP task {task}: the first test of test_list (the one the prompt shows).",
             f"MBPP task {task}: the rest of test_list, then challenge_test_list.",
         ),
-        preambles=(preamble, preamble),
-        task_names=names,
+        preambles=(tuple(preamble), tuple(preamble)),
+        task_names=tuple(names),
     )
-    return ImportedChallenge(id=cid, files=files, line=line, visible_tests=len(visible), hidden_tests=len(hidden))
-
+    return ImportedChallenge.build(layout, line=line)
