@@ -127,7 +127,7 @@ def test_an_endpoint_that_trickles_its_answer_cannot_overrun_the_panel_budget(ma
         elapsed, judged, _ = _timed(judges, make_input())
     assert elapsed < 1.2 + MARGIN_S, f"returned after {elapsed:.2f} s for a 1.2 s budget"
     (verdict,) = judged.verdicts
-    assert isinstance(verdict.score, NotScored) and "still answering" in verdict.score.reason
+    assert isinstance(verdict.score, NotScored) and "a request was still open" in verdict.score.reason
     assert len(server.requests) == 1
 
 

@@ -88,11 +88,12 @@ def _llm_usage(card: Scorecard) -> Table:
     usage = card.llm_usage
     assert usage is not None
     table = Table(title="LLM judges")
-    for col in ("judge", "status", "requests", "cache hits", "tokens in", "tokens out", "cost USD"):
-        table.add_column(col, justify="left" if col in ("judge", "status") else "right")
-    for j in usage.judges:
-        status = j.status if j.reason is None else f"{j.status}: {j.reason}"
-        table.add_row(plain(j.judge), plain(status[:120]), str(j.requests), str(j.cache_hits), str(j.tokens_in),
+    table.add_column("judge", overflow="fold")  # the judge's name is the model id: never cut it
+    table.add_column("status", overflow="fold")
+    for col in ("requests", "cache hits", "tokens in", "tokens out", "cost USD"):
+        table.add_column(col, justify="right")
+    for j in usage.judges:  # why a judge did not score is in the flags and the component's math
+        table.add_row(plain(j.judge), plain(j.status), str(j.requests), str(j.cache_hits), str(j.tokens_in),
                       str(j.tokens_out), f"{j.cost_usd:.4f}")  # fmt: skip
     table.add_row("total", "", str(usage.requests), str(usage.cache_hits), str(usage.tokens_in),
                   str(usage.tokens_out), f"{usage.cost_usd:.4f}", style="bold")  # fmt: skip

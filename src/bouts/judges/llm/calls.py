@@ -163,8 +163,9 @@ def call(
             error = exc
         else:
             if completion is None:
-                raise LLMUnavailableError(f"{name}: no answer within {deadline.cap}; the endpoint was still "
-                                          f"answering ({_sent(usage)})")
+                raise LLMUnavailableError(
+                    f"{name}: no answer within {deadline.cap}; a request was still open ({_sent(usage)})"
+                )
             usage.add(completion, config)
             return completion
         finally:
