@@ -262,3 +262,16 @@ def test_public_names_are_frozen() -> None:
     assert sorted(bouts.loading.__all__) == [
         "check_matches", "extract_archive", "load_challenge", "load_submission", "severity_for",
     ]
+
+
+def test_a_javascript_challenge_cannot_declare_a_working_path_yet(tmp_path: Path) -> None:
+    import shutil
+
+    root = tmp_path / "js"
+    shutil.copytree(Path(__file__).parents[2] / "examples" / "rate-limiter-js", root,
+                    ignore=shutil.ignore_patterns("node_modules"))  # fmt: skip
+    toml = root / "challenge.toml"
+    toml.write_text(toml.read_text().replace("[tests]\nseed = 1234", '[tests]\nseed = 1234\nworkdir = "/srv/limiter"'))
+    with pytest.raises(ChallengeError) as err:
+        load_challenge(root)
+    assert err.value.field == "tests.workdir"

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from bouts.models.results import Outcome
-from bouts.runner import grade
+from bouts.runner import grade, reference_run
 from bouts.sandbox import Sandbox
 
 pytestmark = pytest.mark.sandbox
@@ -213,3 +213,32 @@ def test_patching_a_per_test_driver_function_is_caught_by_the_fingerprint(make_c
     challenge, code = _challenge(make_challenge, forger)
     report = grade(challenge, code, sandbox=bwrap, fresh_seed=99)
     assert _passed(report) == [] and any("_run_in_child" in t for t in report.tampering), report.tampering
+
+
+def test_a_challenge_declared_working_path_is_where_the_code_and_tests_run(make_challenge, bwrap) -> None:
+    # Grader detection by path: the code sits where the challenge says, an ordinary project path.
+    from bouts.models.challenge import TestsConfig
+
+    challenge, code = make_challenge(
+        {"visible": {"test_w.py": "import os, where\ndef test_w():\n    assert where.here() == os.getcwd()\n"}},
+        {"where.py": "import os\ndef here():\n    return os.path.dirname(os.path.abspath(__file__))\n"},
+    )
+    spec = challenge.spec.model_copy(update={"tests": TestsConfig(workdir="/home/dev/ledger")})
+    challenge = challenge.model_copy(update={"spec": spec})
+    ref = challenge.root / "reference"
+    ref.mkdir()
+    (ref / "where.py").write_text((code / "where.py").read_text())
+    report = grade(challenge, code, sandbox=bwrap)
+    assert _passed(report) == ["test_w"], report.results
+    golden = reference_run(challenge, bwrap, seed=challenge.spec.tests.seed).occurrences
+    assert "/home/dev/ledger" in str(golden) and "/workspace" not in str(golden)
+
+
+@pytest.mark.parametrize("bad", ["workspace", "/usr/app", "/tmp/x", "/home/dev", "/srv/../etc", "/srv//x", "/a b"])
+def test_a_working_path_that_would_hide_the_system_is_refused(bad: str) -> None:
+    from pydantic import ValidationError
+
+    from bouts.models.challenge import TestsConfig
+
+    with pytest.raises(ValidationError, match="workdir"):
+        TestsConfig(workdir=bad)

@@ -16,7 +16,7 @@ from bouts._pyast import parse as parse_python
 from bouts.errors import ChallengeError, WeightsError
 from bouts.loading._common import TreeEntry, read_toml, tree_hash, validate, walk_tree
 from bouts.loading._js_severity import parse_js_severities
-from bouts.models.challenge import SUITES, Challenge, ChallengeSpec, Severity, Suite
+from bouts.models.challenge import SUITES, Challenge, ChallengeSpec, Severity, Suite, TestsConfig
 from bouts.scoring.weights import resolve_weights
 
 REQUIRED_DIRS = ("starter", "tests/visible", "tests/hidden", "reference")
@@ -108,6 +108,10 @@ def _check_framework(root: Path, spec: ChallengeSpec, toml_shown: str, test_file
                              field=field)  # fmt: skip
     if framework == "pytest":
         return
+    if spec.tests.workdir != TestsConfig.model_fields["workdir"].default:
+        raise ChallengeError(f"a working path of its own is supported for Python challenges only; "
+                             f"{spec.language} tests run in /workspace", file=toml_shown,
+                             field="tests.workdir")  # fmt: skip
     typescript = any(f.endswith(_TS) for f in test_files)
     needed = {"vitest": "vitest", "jest": "jest", "node:test": "tsx" if typescript else None}[framework]
     if needed is not None and needed not in _declared_dependencies(root):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Literal
 
@@ -108,6 +109,11 @@ class Weights(_Strict):
     efficiency: float
 
 
+_SYSTEM_DIRS = frozenset({"usr", "bin", "sbin", "lib", "lib32", "lib64", "etc", "proc", "dev", "sys", "tmp", "run",
+                          "var", "root", "bouts", "boot", "mnt", "media"})  # fmt: skip
+"""Top-level directories a challenge's working path may not sit in (the sandbox needs them)."""
+
+
 class TestsConfig(_Strict):
     seed: int = 1234
     """The published seed of the hidden tests' first phase."""
@@ -115,6 +121,22 @@ class TestsConfig(_Strict):
     """The test framework of the challenge's tests; by default ``pytest`` for Python and ``node:test``
     for JavaScript/TypeScript. ``vitest`` and ``jest`` come from the challenge's own
     ``package.json`` + lock file (docs/javascript.md); checked against ``language`` when loaded."""
+    workdir: str = "/workspace"
+    """Where the code sits inside the sandbox, and the tests' working directory (e.g.
+    ``/home/dev/inventory``): an ordinary project path, so code cannot tell the grader by it.
+    Python challenges only, for now."""
+
+    @field_validator("workdir")
+    @classmethod
+    def _ordinary_path(cls, value: str) -> str:
+        parts = value.split("/")
+        if not value.startswith("/") or value != "/" + "/".join(p for p in parts if p) or len(parts) < 2:
+            raise ValueError(f"must be an absolute, normalised path such as /home/dev/project, not {value!r}")
+        if any(not re.fullmatch(r"[A-Za-z0-9._-]+", p) or p in (".", "..") for p in parts[1:]):
+            raise ValueError(f"each part of the path must be letters, digits, '.', '_' or '-': {value!r}")
+        if parts[1] in _SYSTEM_DIRS or value in ("/home", "/home/dev"):
+            raise ValueError(f"{value!r} would hide part of the system; use e.g. /home/dev/project or /srv/app")
+        return value
 
 
 class ChallengeSpec(_Strict):

@@ -32,7 +32,7 @@ from bouts.runner._integrity import CanaryIds, findings, void
 from bouts.runner._supervise import supervise
 from bouts.runner._verdicts import RunEnd, assemble, to_result
 from bouts.runner._workspace import assemble_workspace, plant_canaries, seal_tests
-from bouts.sandbox import WORKSPACE, Mount, Sandbox, user_env
+from bouts.sandbox import Mount, Sandbox, user_env
 
 DRIVER_LIB = Path(__file__).with_name("sandboxed")
 """Holds the ``_bouts_driver`` package; mounted read-only, never inside the workspace."""
@@ -161,6 +161,7 @@ def run_detailed(
         return DetailedRun(RunReport(results=[], sandbox=sandbox.name, seeds=[seed]))
     start = time.monotonic()
     limits = challenge.spec.limits
+    workdir = challenge.spec.tests.workdir  # an ordinary project path a challenge may declare
     n_suites = len(set(file_suite.values()))
     isolated = sandbox.isolated
     with tempfile.TemporaryDirectory(prefix="bouts-run-") as tmp:
@@ -183,13 +184,14 @@ def run_detailed(
             "suite_timeout_s": limits.suite_timeout_s,
             "max_output_kb": limits.max_output_kb,
             "memory_mb": limits.memory_mb,
-            "workspace": WORKSPACE if isolated else str(workspace),
+            "workspace": workdir if isolated else str(workspace),
             "lib": lib,
             "workers": max(1, options.workers),
             "postgres": options.postgres,
             "deps": None if deps is None else (_DEPS_TARGET if isolated else str(deps.path)),
         }
-        mounts = [Mount(DRIVER_LIB, _LIB_TARGET), *seal_tests(workspace, Path(tmp) / "tests")] if isolated else []
+        sealed = seal_tests(workspace, Path(tmp) / "tests", workdir) if isolated else []
+        mounts = [Mount(DRIVER_LIB, _LIB_TARGET), *sealed] if isolated else []
         if isolated and deps is not None:
             mounts.append(Mount(deps.path, _DEPS_TARGET))
         if isolated and options.postgres_socket_dir is not None:
@@ -199,7 +201,7 @@ def run_detailed(
             limits=limits,
             timeout_s=limits.suite_timeout_s * n_suites + _STARTUP_GRACE_S,
             on_result=_progress_adapter(challenge, file_suite, CanaryIds(canaries), progress),
-            seed=seed,
+            seed=seed, workdir=workdir if isolated else None,
         )  # fmt: skip
     if not any(r.kind == "hello" for r in records):
         raise SandboxError(f"the test supervisor did not start in sandbox '{sandbox.name}' ({end})")
@@ -350,6 +352,7 @@ def _drive(
     timeout_s: float,
     on_result: Callable[[Record], None],
     seed: int,
+    workdir: str | None = None,
 ) -> tuple[list[Record], RunEnd]:
     """Run the supervisor in a worker thread while this thread reads the result pipe."""
     read_fd, write_fd = os.pipe()
@@ -365,5 +368,5 @@ def _drive(
 
     return supervise(
         sandbox, argv, workspace=workspace, env=_driver_env(seed, sandbox.isolated), limits=limits, timeout_s=timeout_s,
-        mounts=mounts, read_fd=read_fd, pass_fds=[write_fd], to_record=to_record,
+        mounts=mounts, read_fd=read_fd, pass_fds=[write_fd], to_record=to_record, workdir=workdir,
     )  # fmt: skip

@@ -37,6 +37,7 @@ def supervise(
     pass_fds: Sequence[int],
     to_record: Callable[[bytes], Record],
     name: str = "bouts-sandbox",
+    workdir: str | None = None,
 ) -> tuple[list[Record], RunEnd]:
     """Run ``argv`` in ``sandbox`` with ``pass_fds`` (closed here once it started) and read
     ``read_fd`` until EOF; each line becomes ``to_record(line)``. Re-raises the sandbox's error."""
@@ -52,9 +53,10 @@ def supervise(
 
     def work() -> None:
         try:
+            where = {"workdir": workdir} if workdir is not None else {}  # a backend of old keeps working
             outcome["result"] = sandbox.run(
                 argv, workspace=workspace, env=env, limits=limits, timeout_s=timeout_s,
-                mounts=mounts, pass_fds=pass_fds, on_spawn=close_ours,
+                mounts=mounts, pass_fds=pass_fds, on_spawn=close_ours, **where,
             )  # fmt: skip
         except BaseException as exc:  # handed to the caller's thread below
             outcome["error"] = exc

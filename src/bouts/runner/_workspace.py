@@ -137,7 +137,7 @@ def plant_canaries(workspace: Path, test_files: Iterable[str], rng: random.Rando
     return ids
 
 
-def seal_tests(workspace: Path, outside: Path) -> list[Mount]:
+def seal_tests(workspace: Path, outside: Path, workdir: str = WORKSPACE) -> list[Mount]:
     """Move the assembled ``tests/`` (pristine tests, canaries, generated tests) out of the
     workspace copy and return the read-only mount that puts it back at ``/workspace/tests``.
 
@@ -150,4 +150,4 @@ def seal_tests(workspace: Path, outside: Path) -> list[Mount]:
     if not tests.is_dir():
         return []
     shutil.move(tests, outside)
-    return [Mount(outside, f"{WORKSPACE}/tests")]
+    return [Mount(outside, f"{workdir}/tests")]

@@ -91,10 +91,12 @@ class Sandbox(Protocol):
 
     Contract:
 
-    - ``workspace`` is visible read-write at :data:`WORKSPACE` (the ``none`` backend runs
-      in the directory itself and says so); each of ``mounts`` read-only at its target. A mount
-      whose target lies inside :data:`WORKSPACE` sits on top of the workspace's copy, so the
-      command can neither change nor replace what it holds (the runners put the tests there).
+    - ``workspace`` is visible read-write at ``workdir`` (default :data:`WORKSPACE`; a challenge
+      may declare an ordinary project path instead), which is also the command's working directory
+      (the ``none`` backend runs in the directory itself and says so); each of ``mounts`` read-only
+      at its target. A mount whose target lies inside ``workdir`` sits on top of the workspace's
+      copy, so the command can neither change nor replace what it holds (the runners put the tests
+      there).
     - The environment is exactly ``env``: nothing leaks in from the host.
     - ``limits`` bound memory (address space), processes, file size and CPU of everything the
       command starts; standard output and error are each kept up to ``limits.max_output_kb``
@@ -128,6 +130,7 @@ class Sandbox(Protocol):
         limits: Limits,
         timeout_s: float,
         mounts: Sequence[Mount] = (),
+        workdir: str = WORKSPACE,
         pass_fds: Sequence[int] = (),
         on_spawn: Callable[[], None] | None = None,
     ) -> SandboxResult:

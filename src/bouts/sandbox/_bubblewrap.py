@@ -94,8 +94,8 @@ def _bwrap_path() -> str:
     return path
 
 
-def _under_workspace(target: str) -> bool:
-    return Path(target).is_relative_to(WORKSPACE) and Path(target) != Path(WORKSPACE)
+def _under_workspace(target: str, workdir: str = WORKSPACE) -> bool:
+    return Path(target).is_relative_to(workdir) and Path(target) != Path(workdir)
 
 
 def _ro_bind(args: list[str], source: str, target: str) -> None:
@@ -156,6 +156,7 @@ class BubblewrapSandbox:
         timeout_s: float,
         mounts: Sequence[Mount] = (),
         setup: Setup = Setup(),
+        workdir: str = WORKSPACE,
     ) -> list[str]:
         """The full command line (exposed for tests and for ``--explain`` style debugging)."""
         source = _Sources(setup.stage)
@@ -175,7 +176,7 @@ class BubblewrapSandbox:
         home_size = str(min(_HOME_MB, self._tmp_mb, limits.memory_mb) * 1024 * 1024)
         args += ["--perms", "0755", "--dir", "/home", "--perms", "0755", "--size", home_size, "--tmpfs", SANDBOX_HOME]
         _python_binds(args, set(), source)
-        inside = [m for m in mounts if _under_workspace(m.target)]
+        inside = [m for m in mounts if _under_workspace(m.target, workdir)]
         for m in mounts:
             if m not in inside:
                 _ro_bind(args, source(m.source), m.target)
@@ -184,19 +185,19 @@ class BubblewrapSandbox:
         # writes ever reaches the host.
         _ro_bind(args, source(workspace), _WORKSPACE_SOURCE)
         size = _tree_bytes(workspace) + int(tmp_size)
-        args += ["--perms", "1777", "--size", str(size), "--tmpfs", WORKSPACE]
+        args += ["--perms", "1777", "--size", str(size), "--tmpfs", workdir]
         # Mounts inside the workspace lie on top of the copy, read-only: the graded code can
         # neither edit nor replace them (the pristine tests are one), and a mount point cannot be
         # renamed or removed.
         for m in inside:
             args += ["--ro-bind", source(m.source), m.target]
         # The root bwrap built (owned by the sandbox user in its namespace) is made read-only last.
-        args += ["--remount-ro", "/", "--chdir", WORKSPACE]
+        args += ["--remount-ro", "/", "--chdir", workdir]
         if setup.seccomp_fd is not None:
             args += ["--seccomp", str(setup.seccomp_fd)]
         for key, value in env.items():
             args += ["--setenv", key, value]
-        copy_in = ["/bin/sh", "-c", f'cp -R {_WORKSPACE_SOURCE}/. {WORKSPACE}/ && exec "$@"', "sh"]
+        copy_in = ["/bin/sh", "-c", f'cp -R {_WORKSPACE_SOURCE}/. {workdir}/ && exec "$@"', "sh"]
         command = args + ["--"] + rlimit_args(limits, timeout_s) + copy_in + list(argv)
         if setup.uid is not None:
             # No capabilities, no supplementary groups: bubblewrap is an ordinary user's process.
@@ -222,6 +223,7 @@ class BubblewrapSandbox:
         mounts: Sequence[Mount] = (),
         pass_fds: Sequence[int] = (),
         on_spawn: Callable[[], None] | None = None,
+        workdir: str = WORKSPACE,
     ) -> SandboxResult:
         """Run ``argv`` under bubblewrap (contract: :class:`bouts.sandbox.Sandbox`)."""
         root = os.geteuid() == 0
@@ -253,6 +255,7 @@ class BubblewrapSandbox:
                     timeout_s=timeout_s,
                     mounts=mounts,
                     setup=setup,
+                    workdir=workdir,
                 ),  # fmt: skip
             )
             if log is not None and setup.uid is not None:

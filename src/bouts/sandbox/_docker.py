@@ -105,6 +105,7 @@ class DockerSandbox:
     def build_argv(
         self, argv: Sequence[str], *, container: str, workspace: Path, fifo_dir: Path, fds: Sequence[int],
         env: Mapping[str, str], limits: Limits, mounts: Sequence[Mount], etc_dir: Path | None = None,
+        workdir: str = WORKSPACE,
     ) -> list[str]:  # fmt: skip
         """The ``docker run`` command line (exposed for tests). ``etc_dir`` holds the files
         :func:`write_etc` wrote (default: ``etc`` next to ``fifo_dir``)."""
@@ -120,11 +121,11 @@ class DockerSandbox:
             "--ulimit", "core=0", "--ulimit", "nofile=1024",
             "--ulimit", f"fsize={limits.max_file_mb * 1024 * 1024}",
             "--tmpfs", f"/tmp:rw,exec,size={scratch},mode=1777",
-            "--tmpfs", f"{WORKSPACE}:rw,exec,size={scratch * 2},mode=1777",
+            "--tmpfs", f"{workdir}:rw,exec,size={scratch * 2},mode=1777",
             "--tmpfs", f"{SANDBOX_HOME}:rw,exec,size={min(scratch, 64 * 1024 * 1024)},mode=0755,uid={SANDBOX_UID},"
                        f"gid={SANDBOX_UID}",
             "-v", f"{etc / 'passwd'}:/etc/passwd:ro", "-v", f"{etc / 'group'}:/etc/group:ro",
-            "-v", f"{workspace}:{_SOURCE}:ro", "-v", f"{fifo_dir}:/bouts/fds", "-w", WORKSPACE,
+            "-v", f"{workspace}:{_SOURCE}:ro", "-v", f"{fifo_dir}:/bouts/fds", "-w", workdir,
         ]  # fmt: skip
         for prefix in {os.path.realpath(sys.base_prefix), os.path.realpath(sys.prefix)}:
             args += ["-v", f"{prefix}:{prefix}:ro"]
@@ -134,9 +135,9 @@ class DockerSandbox:
             args += ["-e", f"{key}={value}"]
         reopen = " ".join(f"{fd}>/bouts/fds/{fd}" for fd in fds)
         script = (
-            f'exec {reopen}; cp -R {_SOURCE}/. {WORKSPACE}/ && exec "$@"'
+            f'exec {reopen}; cp -R {_SOURCE}/. {workdir}/ && exec "$@"'
             if fds
-            else f'cp -R {_SOURCE}/. {WORKSPACE}/ && exec "$@"'
+            else f'cp -R {_SOURCE}/. {workdir}/ && exec "$@"'
         )
         return args + [self._image, "/bin/bash", "-c", script, "bash", *argv]
 
@@ -151,6 +152,7 @@ class DockerSandbox:
         mounts: Sequence[Mount] = (),
         pass_fds: Sequence[int] = (),
         on_spawn: Callable[[], None] | None = None,
+        workdir: str = WORKSPACE,
     ) -> SandboxResult:
         """Run ``argv`` in a container (contract: :class:`bouts.sandbox.Sandbox`)."""
         container = f"bouts-{secrets.token_hex(8)}"
@@ -171,7 +173,7 @@ class DockerSandbox:
                 for relay in relays:
                     relay.start()
                 return self.build_argv(marked, container=container, workspace=workspace, fifo_dir=fifo_dir,
-                                       fds=fds, env=env, limits=limits, mounts=mounts)  # fmt: skip
+                                       fds=fds, env=env, limits=limits, mounts=mounts, workdir=workdir)  # fmt: skip
 
             def settle() -> None:
                 # The docker client is gone; make sure the container is too, then flush the relays.

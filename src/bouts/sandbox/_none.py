@@ -43,6 +43,7 @@ class NoSandbox:
         mounts: Sequence[Mount] = (),
         pass_fds: Sequence[int] = (),
         on_spawn: Callable[[], None] | None = None,
+        workdir: str = "",
     ) -> SandboxResult:
         """Run ``argv`` unsandboxed (contract: :class:`bouts.sandbox.Sandbox`, minus the isolation)."""
         if mounts:
