@@ -4,6 +4,7 @@ log gives. Each test names the misreading it stops."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -135,3 +136,39 @@ def _write(tmp_path, text: str):
     path = tmp_path / "trajectory.jsonl"
     path.write_text(text)
     return path
+
+
+AIDER = Path(__file__).parent / "fixtures" / "aider_creations.md"
+"""Hand-made in the shape aider 0.86 writes (copied from public chat histories: "> F" then "> Create new
+file? (Y)es/(N)o [Yes]: y" for the whole format, an empty SEARCH block for the diff format), plus the
+older "Create new file? y", a `/test` run whose output aider quotes and an answer on a line of its own."""
+
+
+def test_aider_file_creations_are_writes_not_edits_of_unread_files():
+    events = parse_trajectory(AIDER.read_text()).events
+    changes = [(e.source_line, e.kind, e.path) for e in events if e.kind in {"edit", "write"}]
+    assert changes == [
+        (22, "write", "lru_cache.py"),  # whole format: "> lru_cache.py / > Create new file? … y / > Applied"
+        (36, "edit", "lru_cache.py"),  # the lint fix rewrites the file it made
+        (42, "write", "tests/test_lru.py"),  # empty SEARCH block + "Create new file? y"
+        (51, "edit", "lru_cache.py"),  # empty SEARCH on a file it already has: an append
+    ]
+
+
+def test_aider_usage_follows_the_reply_it_paid_for_in_log_order():
+    events = parse_trajectory(AIDER.read_text()).events
+    lines = [e.source_line or 0 for e in events]
+    assert lines == sorted(lines)
+    assert [(e.tokens_in, e.tokens_out) for e in events if e.kind == "usage"] == [(811, 377), (2100, 382), (1200, 50)]
+
+
+def test_aider_an_answer_typed_at_a_prompt_is_the_users():
+    events = parse_trajectory(AIDER.read_text()).events
+    (answer,) = [e for e in events if e.kind == "message" and e.text == "n"]
+    assert answer.role == "user"
+    assert all(e.role == "user" for e in events if e.kind == "message" and e.source_line in {9, 38, 67})
+
+
+def test_aider_test_runs_have_an_outcome_read_from_their_summary():
+    runs = [e for e in parse_trajectory(AIDER.read_text()).events if e.kind == "run"]
+    assert [(r.tests.passed, r.tests.failed, r.ok) for r in runs if r.tests] == [(1, 1, False), (2, 0, True)]

@@ -27,6 +27,9 @@ _APPLIED = re.compile(r"^> Applied edit to (\S+)")
 _FAILED = re.compile(r"failed to exactly match lines in (\S+)")
 _CONFIRM_FILES = re.compile(r"^> Add (?:these files|file) to the chat\?.*\b(y|yes)\s*$", re.I)
 _CONFIRM_RUN = re.compile(r"^> Run shell commands?\?.*\b(y|yes)\s*$", re.I)
+_CONFIRM_CREATE = re.compile(r"^> (?:Create new file|Allow creation of new file)\b.*\?.*\b(y|yes)\s*$", re.I)
+_PROMPT = re.compile(r"(\?|\[Y/n\]|\[y/N\]|\[(?:Yes|No)\]:?)\s*$")
+_ANSWER = re.compile(r"^(y|yes|n|no|a|all|s|skip|d|don't ask again)$", re.I)
 _OUTPUT_END = re.compile(r"^> Add (?:the |command )?output to the chat\?")
 _FENCE = re.compile(r"^(```|<source>)")
 
@@ -49,21 +52,36 @@ class _Reply:
         self.t = t
         self.line: int | None = None  # where the reply starts: its evidence line
         self.text: list[str] = []
-        self.blocks: list[tuple[str, int]] = []
-        self.applied: dict[str, int] = {}
+        self.blocks: list[tuple[str, int, bool]] = []  # path, line, empty SEARCH (a new file, or an append)
+        self.after: list[Event] = []  # what aider noted after the reply (usage, confirmed reads, runs)
+        self.created: set[str] = set()
+        self.applied: list[tuple[str, int]] = []  # "Applied edit to F", in order
         self.failed: set[str] = set()
         self.last_plain = ""
         self.fenced_name = ""
 
-    def close(self) -> Iterator[Event]:
+    def close(self, known: set[str]) -> Iterator[Event]:
+        """The reply, its edits with their outcome, then aider's notes after it, in the log's order.
+
+        A block with an empty SEARCH part creates its file ("Create new file? y", or a file the log
+        never showed the model): a write, not an edit of an unread file. ``known`` holds the files the
+        model has seen or made (an empty SEARCH on one of them appends: an edit)."""
         yield from message_event(self.t, "\n".join(self.text), "assistant", self.line)
-        seen = {path for path, _ in self.blocks}
-        for path, line in self.blocks:
-            ok = True if path in self.applied else (False if path in self.failed else None)
-            yield Event(t=self.t, kind="edit", path=path, ok=ok, source_line=line)
-        for path, line in self.applied.items():  # whole-file / udiff formats: only the outcome is logged
+        changes: list[Event] = []
+        seen = {path for path, _, _ in self.blocks}
+        applied = {path for path, _ in self.applied}
+        for path, line, empty in self.blocks:
+            ok = True if path in applied else (False if path in self.failed else None)
+            new = path in self.created or (empty and path not in known)
+            changes.append(Event(t=self.t, kind="write" if new else "edit", path=path, ok=ok, source_line=line))
+            known.add(path)
+        for path, line in self.applied:  # whole-file / udiff formats: only the outcome is logged
             if path not in seen:
-                yield Event(t=self.t, kind="edit", path=path, ok=True, source_line=line)
+                kind = "write" if path in self.created and path not in known else "edit"
+                changes.append(Event(t=self.t, kind=kind, path=path, ok=True, source_line=line))
+                known.add(path)
+        # In the log's order: a reply's usage line comes before the "Applied edit" lines it paid for.
+        yield from sorted([*changes, *self.after], key=lambda e: e.source_line or 0)
 
 
 class AiderAdapter(TrajectoryAdapter):
@@ -83,6 +101,10 @@ class AiderAdapter(TrajectoryAdapter):
         run: tuple[str, int, list[str]] | None = None  # command, line, output lines
         quoted: list[str] = []  # consecutive "> x" lines (candidate file names / suggested commands)
         user: list[str] = []
+        known: set[str] = set()  # files the model has been shown or has written
+        prompt = False  # the previous line was a question aider asked the user
+        question, asked = "", []  # the question and what it was about (the quoted lines before it)
+        searching = 0  # the line of the last "<<<<<<< SEARCH"
         for number, raw in lines:
             line = raw.rstrip()
             if run is not None:
@@ -94,12 +116,14 @@ class AiderAdapter(TrajectoryAdapter):
                     yield from command_events(t, command, ToolResult(output="\n".join(output)), at)
                     run = None
                     if echo or _OUTPUT_END.match(line):
+                        prompt = _PROMPT.search(line) is not None  # its answer may follow on a line of its own
+                        question, asked = line, []
                         continue
                 else:
                     run[2].append(line[2:] if not run[2] and line.startswith("> ") else line)
                     continue
             if (started := _STARTED.match(line)) is not None:
-                yield from reply.close()
+                yield from reply.close(known)
                 stamp = datetime.fromisoformat(started.group(1))
                 start = start or stamp
                 t = max(0.0, (stamp - start).total_seconds())
@@ -107,7 +131,7 @@ class AiderAdapter(TrajectoryAdapter):
                 continue
             if line.startswith("####"):
                 if not user:
-                    yield from reply.close()
+                    yield from reply.close(known)
                     reply = _Reply(t)
                 text = line[4:].strip()
                 if text.startswith(("/run ", "/test ", "/r ")):
@@ -121,25 +145,37 @@ class AiderAdapter(TrajectoryAdapter):
             if line.startswith(">"):
                 note = line[2:].strip() if line.startswith("> ") else ""
                 if (m := _ADDED.match(line)) is not None:
-                    yield Event(t=t, kind="read", path=m.group(1), source_line=number)
+                    reply.after.append(Event(t=t, kind="read", path=m.group(1), source_line=number))
+                    known.add(m.group(1))
                 elif (m := _APPLIED.match(line)) is not None:
-                    reply.applied[m.group(1)] = number
-                elif (m := _TOKENS.match(line)) is not None:
+                    reply.applied.append((m.group(1), number))
+                elif (m := _TOKENS.match(line)) is not None:  # after the reply it paid for, not before
                     sent = sum(_tokens(m.group(i)) for i in (1, 2, 3))
-                    yield from usage_event(t, sent, _tokens(m.group(4)), number)
-                elif _CONFIRM_FILES.match(line):
-                    for path in quoted:
-                        yield Event(t=t, kind="read", path=path, source_line=number)
-                elif _CONFIRM_RUN.match(line):
-                    for command in quoted:
-                        yield from command_events(t, command, None, number)
+                    reply.after.extend(usage_event(t, sent, _tokens(m.group(4)), number))
+                else:
+                    self._confirmed(line, quoted, reply, known, t, number)
                 for m in _FAILED.finditer(line):
                     reply.failed.add(m.group(1))
-                quoted = [*quoted, note] if note and not note.endswith("?") and "[Y/n]" not in note else []
+                prompt = bool(note) and _PROMPT.search(note) is not None
+                question, asked = (line, quoted) if prompt else ("", [])
+                quoted = [*quoted, note] if note and not _PROMPT.search(note) and "[Y/n]" not in note else []
                 continue
+            if prompt and _ANSWER.match(line.strip()):
+                # The user's answer to aider's question, on a line of its own: theirs, not the model's.
+                prompt = False
+                reply.after.extend(message_event(t, line.strip(), "user", number))
+                if line.strip().lower() in {"y", "yes", "a", "all"}:
+                    self._confirmed(f"{question} {line.strip()}", asked, reply, known, t, number)
+                quoted = []
+                continue
+            prompt = False
             quoted = []
             if line.startswith("<<<<<<< SEARCH"):
-                reply.blocks.append((_path(reply.fenced_name or reply.last_plain), number))
+                reply.blocks.append((_path(reply.fenced_name or reply.last_plain), number, False))
+                searching = number
+            elif line.startswith("=======") and searching == number - 1 and reply.blocks:
+                path, at, _ = reply.blocks[-1]
+                reply.blocks[-1] = (path, at, True)  # nothing to search for: a new file (or an append)
             elif _FENCE.match(line):
                 reply.fenced_name = reply.last_plain
             elif line.strip() and not line.startswith("[Y/n"):
@@ -150,7 +186,21 @@ class AiderAdapter(TrajectoryAdapter):
         if run is not None:
             command, at, output = run
             yield from command_events(t, command, ToolResult(output="\n".join(output)), at)
-        yield from reply.close()
+        yield from reply.close(known)
+
+    @staticmethod
+    def _confirmed(line: str, quoted: list[str], reply: _Reply, known: set[str], t: float, number: int) -> None:
+        """What a question the user answered yes to did: files shown to the model, a file created, or
+        suggested shell commands run (the quoted lines before the question name them)."""
+        if _CONFIRM_FILES.match(line):
+            for path in quoted:
+                reply.after.append(Event(t=t, kind="read", path=path, source_line=number))
+                known.add(path)
+        elif _CONFIRM_CREATE.match(line):
+            reply.created.update(quoted[-1:])
+        elif _CONFIRM_RUN.match(line):
+            for command in quoted:
+                reply.after.extend(command_events(t, command, None, number))
 
 
 @adapters.register("aider")

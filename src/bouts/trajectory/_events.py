@@ -69,9 +69,10 @@ def _test_verdict(command: str, ok: bool | None, tests: TestCounts | None, outpu
     if tests is None and output and "Traceback (most recent call last):" in output:
         return False  # the runner crashed before printing a summary (e.g. django's ImproperlyConfigured)
     segments = command_segments(command)
+    clean = tests is not None and tests.passed > 0
     if segments and not is_test_command(segments[-1]):
-        return True if tests is not None and tests.passed > 0 else None
-    return ok
+        return True if clean else None
+    return ok if ok is not None else (True if clean else None)  # no exit status logged (aider's /test)
 
 
 def command_events(t: float, command: str, result: ToolResult | None, line: int | None) -> list[Event]:
