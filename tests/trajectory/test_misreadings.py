@@ -172,3 +172,37 @@ def test_aider_an_answer_typed_at_a_prompt_is_the_users():
 def test_aider_test_runs_have_an_outcome_read_from_their_summary():
     runs = [e for e in parse_trajectory(AIDER.read_text()).events if e.kind == "run"]
     assert [(r.tests.passed, r.tests.failed, r.ok) for r in runs if r.tests] == [(1, 1, False), (2, 0, True)]
+
+
+GEMINI = Path(__file__).parent / "fixtures" / "gemini_session.json"
+"""Hand-made in the shape gemini-cli's ChatRecordingService writes (ConversationRecord: sessionId,
+projectHash, startTime, lastUpdated, messages with toolCalls and tokens; the shell tool's output ends
+with "Exit Code: N"); the .jsonl twin is the later append-only layout (header, "$set", re-appended
+messages)."""
+
+
+@pytest.mark.parametrize("name", ["gemini_session.json", "gemini_session.jsonl"])
+def test_a_gemini_cli_session_is_the_eighth_harness_not_a_broken_claude_code_log(name):
+    trajectory = parse_trajectory((GEMINI.parent / name).read_text(), source=name)
+    assert trajectory.harness == "gemini-cli"
+    actions = [(e.kind, e.path or e.query, e.ok) for e in trajectory.events if e.kind not in {"message", "usage"}]
+    assert actions == [
+        ("read", "/w/calc.py", True),
+        ("search", "subtract", True),
+        ("edit", "/w/calc.py", True),
+        ("run", None, False),
+        ("write", "/w/helpers.py", True),
+        ("run", None, True),
+    ]
+    runs = [e for e in trajectory.events if e.kind == "run"]
+    assert [(r.exit_code, r.tests.passed, r.tests.failed) for r in runs if r.tests] == [(1, 1, 1), (0, 2, 0)]
+    # tokens_in = input (cached is part of it) + tool; tokens_out = output + thoughts, per message
+    assert trajectory.tokens == (5200 + 5600 + 6100 + 6300, 200 + 60 + 100 + 20)
+
+
+def test_an_unknown_json_document_is_refused_naming_the_harnesses_tried():
+    with pytest.raises(TrajectoryError) as caught:
+        parse_trajectory('{\n  "sessionId": "x",\n  "type": "user",\n  "events": []\n}\n', source="t.json")
+    message = str(caught.value)
+    assert "not a trajectory log of any known harness" in message
+    assert "gemini-cli" in message and "claude-code" in message

@@ -66,7 +66,7 @@ class Trajectory(BaseModel):
     schema_: str = Field(SCHEMA, alias="schema")
     harness: str
     """Which adapter read it: canonical, swe-agent, mini-swe-agent, claude-code, codex-cli, openhands,
-    aider, inspect-ai."""
+    aider, inspect-ai, gemini-cli."""
     events: list[Event]
     source: str = ""
     """The file it was read from, as given."""

@@ -12,7 +12,16 @@ Adapters live in one registry, ``adapters`` (kind "trajectory adapter"); a plugi
 from __future__ import annotations
 
 # Built-in adapters register on import, like plugins.
-from bouts.trajectory import _aider, _canonical, _claude_code, _codex, _inspect, _openhands, _swe_agent  # noqa: F401
+from bouts.trajectory import (  # noqa: F401
+    _aider,
+    _canonical,
+    _claude_code,
+    _codex,
+    _gemini,
+    _inspect,
+    _openhands,
+    _swe_agent,
+)
 from bouts.trajectory._base import EXCERPT_CHARS, TrajectoryAdapter, adapters, excerpt
 from bouts.trajectory._classify import Action, classify_command, command_segments, is_test_command, status_program
 from bouts.trajectory._events import command_events

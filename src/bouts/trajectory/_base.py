@@ -97,9 +97,9 @@ def json_lines(lines: NumberedLines) -> Iterator[tuple[int, dict[str, Any]]]:
             raise TrajectoryError("expected a JSON object on each line", line=number)
         yield number, record
     if broken is not None:
-        if not isinstance(lines, LogLines) or broken.line is None:
+        if broken.line is None or not hasattr(lines, "truncated_line"):
             raise broken
-        lines.truncated_line = broken.line
+        lines.truncated_line = broken.line  # type: ignore[attr-defined]
 
 
 class LogLines:
