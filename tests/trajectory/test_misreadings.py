@@ -206,3 +206,33 @@ def test_an_unknown_json_document_is_refused_naming_the_harnesses_tried():
     message = str(caught.value)
     assert "not a trajectory log of any known harness" in message
     assert "gemini-cli" in message and "claude-code" in message
+
+
+def test_mini_swe_agent_heredoc_write_and_failing_script_in_one_call_is_no_rejected_write():
+    # The shape of mini-swe-agent 2.x (as in the django-11099 sample): an assistant turn with
+    # extra.actions, the tool message with extra.returncode / raw_output.
+    command = "cat > /testbed/repro.py <<'EOF'\nfrom django.conf import settings\nEOF\npython /testbed/repro.py"
+    doc = {
+        "info": {"mini_version": "2.2.7"},
+        "trajectory_format": "mini-swe-agent-1.1",
+        "messages": [
+            {"role": "system", "content": "You are a helpful assistant."},
+            {
+                "role": "assistant",
+                "content": "Reproduce first.",
+                "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "bash", "arguments": "{}"}}],
+                "extra": {"actions": [{"command": command, "tool_call_id": "c1"}]},
+            },
+            {
+                "role": "tool",
+                "tool_call_id": "c1",
+                "content": "<returncode>1</returncode>\n<output>\nImproperlyConfigured\n</output>",
+                "extra": {"returncode": 1, "raw_output": "Traceback (most recent call last):\nImproperlyConfigured\n"},
+            },
+        ],
+    }
+    events = parse_trajectory(json.dumps(doc)).events
+    assert [(e.kind, e.path, e.ok) for e in events if e.kind != "message"] == [
+        ("write", "/testbed/repro.py", None),
+        ("run", None, False),
+    ]
