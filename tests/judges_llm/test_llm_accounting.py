@@ -179,3 +179,24 @@ def test_the_text_scorecard_shows_tokens_cost_and_cache_hits(make_input, make_ju
     assert lines["llm-c"].split("│")[5].strip() == "1000"  # tokens in
     assert "2000" not in lines["total"] and "1000" in lines["total"] and "0.0000" in lines["total"]
     assert usage_of([]).requests == 0
+
+
+def test_a_deliverables_verdict_has_one_time_cap_for_all_its_documents(make_input, make_judges):
+    """Stops: the verdict's ``max_total_s`` restarting with every document (n documents, n × the cap)."""
+    from bouts.models.challenge import Deliverable
+
+    text = ("# Root cause\n\nThe add function subtracted its second argument instead of adding it, so every\n"
+            "sum with a non-zero second operand was wrong. The fix replaces the minus with a plus.\n")
+    docs = dict.fromkeys(("ROOT_CAUSE.md", "NOTES.md"), text)
+    wanted = tuple(Deliverable(path=name, kind="root-cause-analysis") for name in docs)
+    answer = answer_json({"accuracy": 4, "clarity": 4, "completeness": 4, "actionability": 4})
+    slow = Reply(body=openai_reply(answer).body, delay_s=0.6)
+    with FakeLLMServer(slow, lifetime_s=40) as server:
+        (judge,) = make_judges(server.url, {"component": "deliverables", "max_total_s": 1.0, "timeout_s": 30},
+                               cache=False)
+        started = time.monotonic()
+        verdict = judge.judge(make_input(docs=docs, deliverables=wanted))
+        elapsed = time.monotonic() - started
+    assert elapsed < 1.0 + MARGIN_S
+    assert isinstance(verdict.score, NotScored) and "the 1 s cap" in verdict.score.reason
+    assert len(server.requests) == 2 and verdict.versions["llm.requests"] == "2"
