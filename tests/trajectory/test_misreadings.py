@@ -236,3 +236,14 @@ def test_mini_swe_agent_heredoc_write_and_failing_script_in_one_call_is_no_rejec
         ("write", "/testbed/repro.py", None),
         ("run", None, False),
     ]
+
+
+def test_show_says_where_a_cut_log_ends(tmp_path):
+    from typer.testing import CliRunner
+
+    from bouts.cli.main import app
+
+    cut = _claude({"type": "user", "message": {"content": "a"}}, {"type": "user", "message": {"content": "b"}})[:-10]
+    result = CliRunner().invoke(app, ["trajectory", "show", str(_write(tmp_path, cut))])
+    assert result.exit_code == 0
+    assert "log cut in its last line (2)" in result.output

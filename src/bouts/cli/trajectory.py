@@ -54,6 +54,9 @@ def show(file: Annotated[Path, typer.Argument(help="A trajectory log from any su
     console = terminal()
     head = Text.assemble(plain(file, "bold"), "  harness ", plain(summary.harness, "cyan"))
     console.print(head.append(f"  {summary.events} events  {summary.duration:.0f}s"), highlight=False)
+    if summary.truncated_line is not None:
+        cut = summary.truncated_line
+        console.print(f"log cut in its last line ({cut}): read up to the line before", highlight=False)
     kinds = Table("kind", "events", title="Events by kind", title_justify="left")
     for kind, count in summary.by_kind.items():
         if count:

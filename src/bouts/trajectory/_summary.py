@@ -43,6 +43,8 @@ class TrajectorySummary:
     tokens_in: int = 0
     tokens_out: int = 0
     duration: float = 0.0
+    truncated_line: int | None = None
+    """The line a JSONL log was cut in (kept: the lines before it), when it was."""
 
 
 def summarize(trajectory: Trajectory) -> TrajectorySummary:
@@ -65,4 +67,5 @@ def summarize(trajectory: Trajectory) -> TrajectorySummary:
         tokens_in=tokens_in,
         tokens_out=tokens_out,
         duration=max((e.t for e in trajectory.events), default=0.0),
+        truncated_line=trajectory.truncated_line,
     )
