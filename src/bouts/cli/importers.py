@@ -4,6 +4,7 @@ parsing lives in ``bouts.importers`` (pure), writing in ``bouts.importers.write_
 from __future__ import annotations
 
 import gzip
+import itertools
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -71,7 +72,14 @@ def _run(
             from bouts.sandbox import get_sandbox
 
             started = time.perf_counter()
-            verdicts = verify_challenges(challenges, sandbox=get_sandbox("bubblewrap"), jobs=jobs)
+            done = itertools.count(1)
+
+            def progress(_: object) -> None:  # every 100 tasks, so a long import shows it is alive
+                n = next(done)
+                if n % 100 == 0:
+                    err.print(f"verified {n}/{len(challenges)} task(s)", highlight=False)
+
+            verdicts = verify_challenges(challenges, sandbox=get_sandbox("bubblewrap"), jobs=jobs, on_verified=progress)
             report = summarise(
                 verdicts, dataset=dataset, source=str(file), tasks_read=len(challenges),
                 seconds=time.perf_counter() - started,
