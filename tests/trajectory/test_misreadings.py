@@ -247,3 +247,19 @@ def test_show_says_where_a_cut_log_ends(tmp_path):
     result = CliRunner().invoke(app, ["trajectory", "show", str(_write(tmp_path, cut))])
     assert result.exit_code == 0
     assert "log cut in its last line (2)" in result.output
+
+
+SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "trajectories"
+
+
+@pytest.mark.skipif(not SHARED.is_dir(), reason="the shared real logs are not here")
+def test_aider_a_notes_raw_continuation_line_is_aiders_not_the_models():
+    # aider 0.5x wraps "> Tokens: 3.7k sent, 89 received." onto a raw "Cost: $0.01 message, …  " line:
+    # it is aider's note, not part of the model's reply (and names no file for a later "Add files? y").
+    log = SHARED / "aider" / "aider__chat-history__2024-08-21_11-16-05.md"
+    events = load_trajectory(log).events
+    assert not any("Cost: $" in (e.text or "") for e in events if e.kind == "message")
+    assert [(e.kind, e.path) for e in events if e.kind in {"read", "edit"}] == [
+        ("read", "tests/basic/test_editblock.py"),
+        ("edit", "tests/basic/test_editblock.py"),
+    ]

@@ -30,6 +30,7 @@ _CONFIRM_RUN = re.compile(r"^> Run shell commands?\?.*\b(y|yes)\s*$", re.I)
 _CONFIRM_CREATE = re.compile(r"^> (?:Create new file|Allow creation of new file)\b.*\?.*\b(y|yes)\s*$", re.I)
 _PROMPT = re.compile(r"(\?|\[Y/n\]|\[y/N\]|\[(?:Yes|No)\]:?)\s*$")
 _ANSWER = re.compile(r"^(y|yes|n|no|a|all|s|skip|d|don't ask again)$", re.I)
+_NOTES = re.compile(r"^> (?:Added \S+ to the chat|Applied edit to|Tokens: |Commit [0-9a-f]+ |You can use /undo)")
 _OUTPUT_END = re.compile(r"^> Add (?:the |command )?output to the chat\?")
 _FENCE = re.compile(r"^(```|<source>)")
 
@@ -103,6 +104,7 @@ class AiderAdapter(TrajectoryAdapter):
         user: list[str] = []
         known: set[str] = set()  # files the model has been shown or has written
         prompt = False  # the previous line was a question aider asked the user
+        note_open = False  # aider's note goes on: it quotes ("> ") only a note's first line, ends its last with "  "
         question, asked = "", []  # the question and what it was about (the quoted lines before it)
         searching = 0  # the line of the last "<<<<<<< SEARCH"
         for number, raw in lines:
@@ -158,7 +160,9 @@ class AiderAdapter(TrajectoryAdapter):
                     reply.failed.add(m.group(1))
                 prompt = bool(note) and _PROMPT.search(note) is not None
                 question, asked = (line, quoted) if prompt else ("", [])
-                quoted = [*quoted, note] if note and not _PROMPT.search(note) and "[Y/n]" not in note else []
+                note_open = not raw.endswith("  ")
+                named = note and not _PROMPT.search(note) and not _NOTES.match(line)  # a file or command aider names
+                quoted = [*quoted, note] if named else []
                 continue
             if prompt and _ANSWER.match(line.strip()):
                 # The user's answer to aider's question, on a line of its own: theirs, not the model's.
@@ -168,6 +172,12 @@ class AiderAdapter(TrajectoryAdapter):
                     self._confirmed(f"{question} {line.strip()}", asked, reply, known, t, number)
                 quoted = []
                 continue
+            if note_open and line.strip():
+                # A raw line continuing aider's note ("Cost: $0.01 message, …" under "> Tokens: …"): aider's
+                # words, not the model's.
+                note_open = not raw.endswith("  ")
+                continue
+            note_open = False
             prompt = False
             quoted = []
             if line.startswith("<<<<<<< SEARCH"):
