@@ -156,6 +156,8 @@ def call(
             raise LLMUnavailableError(f"{name}: no answer within {deadline.cap} ({_sent(usage)})")
         try:
             remaining = deadline.at - runtime.clock()
+            if remaining <= 0:  # the slot came free just as the deadline passed: send nothing
+                raise LLMUnavailableError(f"{name}: no answer within {deadline.cap} ({_sent(usage)})")
             usage.requests += 1
             completion = _complete_within(provider, replace(request, timeout_s=min(config.timeout_s, remaining)),
                                           remaining)
@@ -194,12 +196,12 @@ def _complete_within(provider: Provider, request: ChatRequest, seconds: float) -
     server sends), so the request runs on a daemon thread and is abandoned at the deadline; the
     client's own timeout ends it soon after.
     """
-    box: list[Completion | ProviderError] = []
+    box: list[Completion | BaseException] = []
 
     def run() -> None:
         try:
             box.append(provider.complete(request))
-        except ProviderError as exc:
+        except BaseException as exc:  # noqa: BLE001 (handed to the waiting thread, which raises it)
             box.append(exc)
 
     worker = threading.Thread(target=run, name="llm-request", daemon=True)
@@ -207,6 +209,6 @@ def _complete_within(provider: Provider, request: ChatRequest, seconds: float) -
     worker.join(max(0.0, seconds))
     if not box:
         return None
-    if isinstance(box[0], ProviderError):
+    if isinstance(box[0], BaseException):
         raise box[0]
     return box[0]
