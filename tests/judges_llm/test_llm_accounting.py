@@ -3,6 +3,7 @@ the panel's time budget against a hanging endpoint, and the text scorecard's LLM
 
 from __future__ import annotations
 
+import json
 import time
 from datetime import UTC, datetime
 
@@ -34,20 +35,27 @@ def _score(judges, inp):
 def test_two_llm_judges_sum_into_one_cost_record_with_a_line_per_judge(make_input, make_judges):
     """Stops: a flat merge of the verdicts' ``llm.*`` keys keeping only the last judge's spending."""
     with FakeLLMServer(openai_reply(GOOD)) as server:
-        judges = make_judges(server.url, {"name": "a", "price_per_1k_in": 0.01, "seed": 1},
-                             {"name": "b", "price_per_1k_out": 0.05, "seed": 2}, cache=False)
+        judges = make_judges(
+            server.url,
+            {"name": "a", "price_per_1k_in": 0.01, "seed": 1},
+            {"name": "b", "price_per_1k_out": 0.05, "seed": 2},
+            cache=False,
+        )
         _, card = _score(judges, make_input())
     usage = card.llm_usage
     assert usage is not None and len(server.requests) == 2
     assert (usage.requests, usage.tokens_in, usage.tokens_out, usage.cache_hits) == (2, 2000, 400, 0)
     assert usage.cost_usd == pytest.approx(0.01 + 0.01)  # a: 1000 in × 0.01/1k; b: 200 out × 0.05/1k
     assert [(j.judge, j.status, j.requests, j.tokens_in) for j in usage.judges] == [
-        ("a", "scored", 1, 1000), ("b", "scored", 1, 1000)]
+        ("a", "scored", 1, 1000),
+        ("b", "scored", 1, 1000),
+    ]
     # Each judge's seed survives as a version; spending is not a version.
     rules = card.reproducibility.rule_sets
     assert rules["a llm.seed"] == "1" and rules["b llm.seed"] == "2"
     assert not any(k.endswith(("llm.requests", "llm.cost_usd", "llm.tokens_in")) for k in rules)
     assert card.components["code_quality"].score is not None
+    assert json.loads(card.to_json())["llm_usage"]["tokens_in"] == 2000  # what `bouts score --json` prints
 
 
 def test_cache_hits_are_counted_for_every_judge(make_input, make_judges):
@@ -66,16 +74,21 @@ def test_no_llm_judge_no_cost_record(make_input):
     assert card.llm_usage is None
 
 
-@pytest.mark.parametrize("reply", [
-    openai_reply("Sure! {readability: great"),
-    openai_reply(None, refusal="I can't help with grading this."),
-    openai_reply(GOOD, finish="content_filter"),
-], ids=["malformed", "refused", "content-filter"])
+@pytest.mark.parametrize(
+    "reply",
+    [
+        openai_reply("Sure! {readability: great"),
+        openai_reply(None, refusal="I can't help with grading this."),
+        openai_reply(GOOD, finish="content_filter"),
+    ],
+    ids=["malformed", "refused", "content-filter"],
+)
 def test_an_unusable_answer_raises_a_flag_that_opens_a_review_item(make_input, make_judges, reply):
     """Stops: a judge that silently drops to *not scored* without anyone being told."""
     with FakeLLMServer(reply) as server:
-        judges = make_judges(server.url, {"name": "a", "max_answer_retries": 1},
-                             {"name": "b", "max_answer_retries": 1}, cache=False)
+        judges = make_judges(
+            server.url, {"name": "a", "max_answer_retries": 1}, {"name": "b", "max_answer_retries": 1}, cache=False
+        )
         _, card = _score(judges, make_input())
     assert len(server.requests) == 4  # each judge asked, then re-asked once
     flags = [f for f in card.flags if f.code == "llm_answer_unusable"]
@@ -115,8 +128,7 @@ def test_an_endpoint_that_never_answers_cannot_overrun_the_panel_budget(make_inp
     assert [f.code for f in card.flags if f.code == "judge_unavailable"] == ["judge_unavailable"] * 4
     comp = card.components["code_quality"]
     assert {j.judge for j in comp.judges if j.score is None and "budget" in j.reason} == set("abcd")
-    assert [(j.judge, j.status, j.requests) for j in card.llm_usage.judges] == [
-        (n, "unavailable", 1) for n in "abcd"]
+    assert [(j.judge, j.status, j.requests) for j in card.llm_usage.judges] == [(n, "unavailable", 1) for n in "abcd"]
 
 
 def test_an_endpoint_that_trickles_its_answer_cannot_overrun_the_panel_budget(make_input, make_judges):
@@ -136,8 +148,9 @@ def test_judges_that_answer_in_time_score_and_the_rest_are_not_scored_with_the_r
     answers, the second is cut off mid-request, the third never gets to ask."""
     slow = Reply(body=openai_reply(GOOD).body, delay_s=0.6)
     with FakeLLMServer(slow, lifetime_s=40) as server:
-        judges = make_judges(server.url, *({"name": n, "timeout_s": 30} for n in "abc"), max_concurrency=1,
-                             budget_s=1.0, cache=False)
+        judges = make_judges(
+            server.url, *({"name": n, "timeout_s": 30} for n in "abc"), max_concurrency=1, budget_s=1.0, cache=False
+        )
         elapsed, judged, card = _timed(judges, make_input())
     assert elapsed < 1.0 + MARGIN_S
     scored = [v.judge for v in judged.verdicts if isinstance(v.score, Explained)]
@@ -164,8 +177,9 @@ def test_the_budget_is_per_scorecard_not_per_process(make_input, make_judges):
 def test_the_text_scorecard_shows_tokens_cost_and_cache_hits(make_input, make_judges):
     """Stops: the LLM judges' spending visible only with ``--json``."""
     with FakeLLMServer(openai_reply(GOOD)) as server:
-        judges = make_judges(server.url, {"name": "llm-a", "price_per_1k_in": 0.01},
-                             {"name": "llm-b", "price_per_1k_out": 0.05})
+        judges = make_judges(
+            server.url, {"name": "llm-a", "price_per_1k_in": 0.01}, {"name": "llm-b", "price_per_1k_out": 0.05}
+        )
         _score(judges, make_input())
         _, card = _score([*judges[:1], *make_judges(server.url, {"name": "llm-c"}, cache=False)], make_input())
     console = Console(record=True, width=160, color_system=None)
@@ -185,15 +199,18 @@ def test_a_deliverables_verdict_has_one_time_cap_for_all_its_documents(make_inpu
     """Stops: the verdict's ``max_total_s`` restarting with every document (n documents, n × the cap)."""
     from bouts.models.challenge import Deliverable
 
-    text = ("# Root cause\n\nThe add function subtracted its second argument instead of adding it, so every\n"
-            "sum with a non-zero second operand was wrong. The fix replaces the minus with a plus.\n")
+    text = (
+        "# Root cause\n\nThe add function subtracted its second argument instead of adding it, so every\n"
+        "sum with a non-zero second operand was wrong. The fix replaces the minus with a plus.\n"
+    )
     docs = dict.fromkeys(("ROOT_CAUSE.md", "NOTES.md"), text)
     wanted = tuple(Deliverable(path=name, kind="root-cause-analysis") for name in docs)
     answer = answer_json({"accuracy": 4, "clarity": 4, "completeness": 4, "actionability": 4})
     slow = Reply(body=openai_reply(answer).body, delay_s=0.6)
     with FakeLLMServer(slow, lifetime_s=40) as server:
-        (judge,) = make_judges(server.url, {"component": "deliverables", "max_total_s": 1.0, "timeout_s": 30},
-                               cache=False)
+        (judge,) = make_judges(
+            server.url, {"component": "deliverables", "max_total_s": 1.0, "timeout_s": 30}, cache=False
+        )
         started = time.monotonic()
         verdict = judge.judge(make_input(docs=docs, deliverables=wanted))
         elapsed = time.monotonic() - started
