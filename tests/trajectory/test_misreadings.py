@@ -72,7 +72,7 @@ def test_a_piped_test_run_is_judged_by_its_summary_not_by_the_pipe_status():
 
 
 def _claude(*records: dict) -> str:
-    base = {"sessionId": "s", "timestamp": "2025-10-01T00:00:00Z", "version": "2.0.26"}
+    base = {"sessionId": "s", "parentUuid": None, "timestamp": "2025-10-01T00:00:00Z", "version": "2.0.26"}
     return "\n".join(json.dumps({**base, **r}) for r in records)
 
 
@@ -263,3 +263,9 @@ def test_aider_a_notes_raw_continuation_line_is_aiders_not_the_models():
         ("read", "tests/basic/test_editblock.py"),
         ("edit", "tests/basic/test_editblock.py"),
     ]
+
+
+def test_a_jsonl_of_another_tool_with_session_ids_is_not_taken_for_claude_code():
+    text = '{"sessionId": "s", "type": "user", "text": "hi"}\n{"sessionId": "s", "type": "assistant", "text": "yo"}\n'
+    with pytest.raises(TrajectoryError, match="not a trajectory log of any known harness"):
+        parse_trajectory(text)

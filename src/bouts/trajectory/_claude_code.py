@@ -61,6 +61,7 @@ class ClaudeCodeAdapter(TrajectoryAdapter):
             first.startswith('{"')  # one record per line: a pretty-printed document (Gemini CLI) is not this
             and re.search(r'"sessionId"\s*:', head) is not None
             and re.search(r'"type"\s*:\s*"(user|assistant|summary|queue-operation)"', head) is not None
+            and re.search(r'"(parentUuid|leafUuid)"\s*:', head) is not None  # its records chain by uuid
         )
 
     def events(self, lines: NumberedLines) -> Iterator[Event]:
