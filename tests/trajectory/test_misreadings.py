@@ -269,3 +269,19 @@ def test_a_jsonl_of_another_tool_with_session_ids_is_not_taken_for_claude_code()
     text = '{"sessionId": "s", "type": "user", "text": "hi"}\n{"sessionId": "s", "type": "assistant", "text": "yo"}\n'
     with pytest.raises(TrajectoryError, match="not a trajectory log of any known harness"):
         parse_trajectory(text)
+
+
+def _jsonl_samples() -> list[Path]:
+    return sorted(p for p in SHARED.glob("*/*.jsonl")) if SHARED.is_dir() else []
+
+
+@pytest.mark.parametrize("path", _jsonl_samples(), ids=lambda p: p.name[:40])
+def test_every_real_jsonl_log_cut_in_its_last_line_keeps_the_lines_before_it(path, tmp_path):
+    text = path.read_text().rstrip("\n")
+    last = text.count("\n") + 1
+    cut = _write(tmp_path, text[: text.rindex("\n") + 1 + 20])  # 20 characters into the last line
+    whole, kept = load_trajectory(path), load_trajectory(cut)
+    assert kept.truncated_line == last and whole.truncated_line is None
+    assert kept.harness == whole.harness
+    before_last = [e for e in whole.events if (e.source_line or 0) < last and e.kind not in {"usage"}]
+    assert len([e for e in kept.events if e.kind != "usage"]) >= len(before_last) > 0
