@@ -285,3 +285,24 @@ def test_every_real_jsonl_log_cut_in_its_last_line_keeps_the_lines_before_it(pat
     assert kept.harness == whole.harness
     before_last = [e for e in whole.events if (e.source_line or 0) < last and e.kind not in {"usage"}]
     assert len([e for e in kept.events if e.kind != "usage"]) >= len(before_last) > 0
+
+
+def test_gemini_cli_jsonl_a_message_repushed_as_its_tool_call_runs_counts_once_in_its_last_state():
+    header = {"sessionId": "s", "projectHash": "h", "startTime": "2026-01-01T10:00:00Z", "kind": "main"}
+    user = {"id": "u1", "timestamp": "2026-01-01T10:00:00Z", "type": "user", "content": [{"text": "list it"}]}
+    tokens = {"input": 400, "output": 21, "cached": 120, "thoughts": 9, "tool": 0, "total": 430}
+    g1 = {"id": "g1", "timestamp": "2026-01-01T10:00:01Z", "type": "gemini", "content": "", "tokens": tokens}
+    call = {"id": "c1", "name": "run_shell_command", "args": {"command": "make build"}, "status": "executing"}
+    done = {**call, "status": "success", "result": [{"functionResponse": {"response": {"output": "README.md\n"}}}]}
+    later = {"id": "g2", "timestamp": "2026-01-01T10:00:03Z", "type": "gemini", "content": "Done."}
+    records = [header, user, g1, {**g1, "toolCalls": [call]}, {"$set": {"lastUpdated": "x"}}, later]
+    records.append({**g1, "toolCalls": [done]})  # a late re-push, after another message
+    trajectory = parse_trajectory("\n".join(json.dumps(r) for r in records))
+    assert trajectory.harness == "gemini-cli"
+    assert [(e.kind, e.ok, e.source_line) for e in trajectory.events] == [
+        ("message", None, 2),
+        ("run", True, 3),
+        ("usage", None, 3),
+        ("message", None, 6),
+    ]
+    assert trajectory.tokens == (400, 30)

@@ -143,21 +143,28 @@ class GeminiCliAdapter(TrajectoryAdapter):
                 yield from _message_events(clock, message, index)
 
     def _jsonl(self, first: tuple[int, str], rest: Iterator[tuple[int, str]], lines: NumberedLines) -> Iterator[Event]:
-        # A message is appended again as its tool calls complete; the last copy of an id wins. Messages
-        # are kept by id until a message with another id follows (copies are adjacent in practice).
+        # A message is appended again, whole, each time one of its tool calls changes state (scheduled,
+        # executing, success): the last copy of an id wins, at the place of its first copy. A user
+        # message opens a new turn, by which time the turn before it is final: it is released then, so
+        # memory holds one turn.
         clock = Clock()
-        held: tuple[str, dict[str, Any], int] | None = None
+        turn: dict[str, tuple[dict[str, Any], int]] = {}
         for number, record in json_lines(_Lines(_chain(first, rest), lines)):
             if "$set" in record or ("type" not in record and any(k in record for k in _SESSION_KEYS)):
                 if "startTime" in record:
                     clock.at(record["startTime"])
                 continue
             message_id = str(record.get("id") or f"line-{number}")
-            if held is not None and held[0] != message_id:
-                yield from _message_events(clock, held[1], held[2])
-            held = (message_id, record, number if held is None or held[0] != message_id else held[2])
-        if held is not None:
-            yield from _message_events(clock, held[1], held[2])
+            if record.get("type") == "user" and message_id not in turn:
+                yield from self._release(clock, turn)
+            turn[message_id] = (record, turn[message_id][1] if message_id in turn else number)
+        yield from self._release(clock, turn)
+
+    @staticmethod
+    def _release(clock: Clock, turn: dict[str, tuple[dict[str, Any], int]]) -> Iterator[Event]:
+        for record, number in turn.values():
+            yield from _message_events(clock, record, number)
+        turn.clear()
 
 
 def _chain(first: tuple[int, str], rest: Iterator[tuple[int, str]]) -> Iterator[tuple[int, str]]:
