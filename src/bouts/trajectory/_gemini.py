@@ -57,15 +57,16 @@ def _result(call: dict[str, Any]) -> ToolResult:
     parts = call.get("result")
     texts: list[str] = []
     for part in parts if isinstance(parts, list) else [parts]:
-        response = (part or {}).get("functionResponse", {}).get("response") if isinstance(part, dict) else None
+        function = part.get("functionResponse") if isinstance(part, dict) else None
+        response = function.get("response") if isinstance(function, dict) else None
         if isinstance(response, dict):
             texts.append(as_text(response.get("output", response.get("error", ""))))
         elif part is not None:
             texts.append(as_text(part))
     output = "\n".join(t for t in texts if t) or as_text(call.get("resultDisplay"))
     match = _EXIT.search(output)
-    status = call.get("status")
-    ok = None if status is None else status == "success"
+    # "scheduled"/"executing" (a log cut before the call ended) says nothing; "cancelled" is the user's no
+    ok = {"success": True, "error": False, "cancelled": False}.get(str(call.get("status")))
     return ToolResult(output=output or None, exit_code=int(match.group(1)) if match else None, ok=ok)
 
 
