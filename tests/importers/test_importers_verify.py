@@ -79,10 +79,11 @@ BROKEN = {
 
 
 @pytest.mark.sandbox
-def test_verification_keeps_the_good_drops_the_wrong_example_and_excludes_the_broken(six) -> None:
+@pytest.mark.parametrize("batch", [1, 4], ids=["task-by-task", "batched"])
+def test_verification_keeps_the_good_drops_the_wrong_example_and_excludes_the_broken(six, batch: int) -> None:
     broken = humaneval_task(BROKEN, source="he.jsonl", line=7)
     tasks = [*six.values(), broken]
-    verdicts = verify_challenges(tasks, sandbox=get_sandbox("bubblewrap"), jobs=2)
+    verdicts = verify_challenges(tasks, sandbox=get_sandbox("bubblewrap"), jobs=2, batch=batch)
     by_id = {task.id: verdict for task, verdict in zip(tasks, verdicts, strict=True)}
     for cid in ("humaneval-32", "humaneval-38", "humaneval-50", "humaneval-129", "humaneval-151"):
         assert by_id[cid].dropped == () and by_id[cid].challenge == six[cid], cid  # every test passes
@@ -147,3 +148,12 @@ def test_a_gz_file_that_is_not_gzip_is_a_clear_error(tmp_path: Path) -> None:
     data.write_text("not gzip at all")
     result = CliRunner().invoke(app, ["import", "humaneval", str(data), "-o", str(tmp_path / "o")])
     assert result.exit_code == 2 and "cannot be read" in result.output
+
+
+@pytest.mark.sandbox
+def test_a_batch_reports_clean_only_the_tasks_whose_tests_all_pass(six, tmp_path: Path) -> None:
+    from bouts.importers._batch import run_batch
+    from bouts.runner import RunOptions
+
+    clean = run_batch(list(six.values()), tmp_path, sandbox=get_sandbox("bubblewrap"), options=RunOptions(workers=1))
+    assert clean == set(six) - {"humaneval-47"}  # each task's tests ran against its own reference

@@ -34,7 +34,10 @@ NoVerifyOpt = Annotated[
         "--no-verify", help="Skip running each reference against its own tests (faster; may ship failing tests)."
     ),
 ]
-JobsOpt = Annotated[int, typer.Option("--jobs", min=1, help="Tasks verified at once (one sandbox each).")]
+JobsOpt = Annotated[int, typer.Option("--jobs", min=1, help="Sandbox runs at once while verifying.")]
+BatchOpt = Annotated[
+    int, typer.Option("--batch", min=1, help="Tasks verified per sandbox run (1: each task on its own).")
+]
 ReportOpt = Annotated[Path | None, typer.Option("--report", help="Also write the import summary as JSON here.")]
 
 
@@ -60,6 +63,7 @@ def _run(
     overwrite: bool,
     verify: bool,
     jobs: int,
+    batch: int,
     report_path: Path | None,
 ) -> None:
     err = terminal(stderr=True)
@@ -79,7 +83,9 @@ def _run(
                 if n % 100 == 0:
                     err.print(f"verified {n}/{len(challenges)} task(s)", highlight=False)
 
-            verdicts = verify_challenges(challenges, sandbox=get_sandbox("bubblewrap"), jobs=jobs, on_verified=progress)
+            verdicts = verify_challenges(
+                challenges, sandbox=get_sandbox("bubblewrap"), jobs=jobs, batch=batch, on_verified=progress
+            )
             report = summarise(
                 verdicts, dataset=dataset, source=str(file), tasks_read=len(challenges),
                 seconds=time.perf_counter() - started,
@@ -128,12 +134,13 @@ def humaneval(
     overwrite: OverwriteOpt = False,
     no_verify: NoVerifyOpt = False,
     jobs: JobsOpt = 2,
+    batch: BatchOpt = 50,
     report: ReportOpt = None,
 ) -> None:
     """Import HumanEval tasks: doctest examples visible, check(candidate) hidden."""
     _run(
         "humaneval", parse_humaneval, file, out, limit=limit, profile=profile, overwrite=overwrite,
-        verify=not no_verify, jobs=jobs, report_path=report,
+        verify=not no_verify, jobs=jobs, batch=batch, report_path=report,
     )  # fmt: skip
 
 
@@ -146,10 +153,11 @@ def mbpp(
     overwrite: OverwriteOpt = False,
     no_verify: NoVerifyOpt = False,
     jobs: JobsOpt = 2,
+    batch: BatchOpt = 50,
     report: ReportOpt = None,
 ) -> None:
     """Import MBPP tasks: the first test visible, the rest and challenge_test_list hidden."""
     _run(
         "mbpp", parse_mbpp, file, out, limit=limit, profile=profile, overwrite=overwrite,
-        verify=not no_verify, jobs=jobs, report_path=report,
+        verify=not no_verify, jobs=jobs, batch=batch, report_path=report,
     )  # fmt: skip

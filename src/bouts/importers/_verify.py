@@ -84,11 +84,16 @@ def verify_challenges(
     *,
     sandbox: Sandbox,
     jobs: int = 2,
+    batch: int = 1,
     options: RunOptions | None = None,
     on_verified: Callable[[Verdict], None] | None = None,
 ) -> list[Verdict]:
-    """Run each challenge's reference against its visible and hidden tests (``jobs`` tasks at
-    once, one test worker each) and return, in order, what to keep of each."""
+    """Run each challenge's reference against its visible and hidden tests (``jobs`` runs at
+    once, one test worker each) and return, in order, what to keep of each.
+
+    ``batch`` > 1 runs that many tasks in one sandbox run (``_batch.py``: each task's test
+    modules load its own reference as ``solution``); a task whose batched run is not clean is
+    run again on its own, so a batch never decides a drop or an exclusion."""
     options = options or RunOptions(workers=1)
     with tempfile.TemporaryDirectory(prefix="bouts-verify-") as tmp:
 
@@ -98,8 +103,26 @@ def verify_challenges(
                 on_verified(verdict)
             return verdict
 
+        def group(chunk: Sequence[ImportedChallenge]) -> list[Verdict]:
+            from bouts.importers._batch import run_batch
+
+            clean = run_batch(chunk, Path(tmp), sandbox=sandbox, options=options)
+            out = []
+            for challenge in chunk:
+                if challenge.id in clean:
+                    verdict = Verdict(challenge, (), None)
+                    if on_verified is not None:
+                        on_verified(verdict)
+                    out.append(verdict)
+                else:
+                    out.append(one(challenge))
+            return out
+
         with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-            return list(pool.map(one, challenges))
+            if batch <= 1 or any(c.layout is None for c in challenges):
+                return list(pool.map(one, challenges))
+            chunks = [challenges[i : i + batch] for i in range(0, len(challenges), batch)]
+            return [v for verdicts in pool.map(group, chunks) for v in verdicts]
 
 
 def verify_one(challenge: ImportedChallenge, workdir: Path, *, sandbox: Sandbox, options: RunOptions) -> Verdict:
