@@ -224,3 +224,10 @@ def test_stripped_pytest_table_reported_by_the_runner(tmp_path) -> None:
     verdict = judge(code, report(removed=["pyproject.toml [tool.pytest.ini_options]"]))
     assert_bright(verdict, "integrity.steering-file", "pyproject.toml")
     assert sum(1 for f in verdict.findings if f.file == "pyproject.toml") == 1
+
+
+def test_a_run_with_many_tampering_findings_is_one_exploit_attempt(tmp_path) -> None:
+    code = honest_copy(tmp_path)
+    verdict = judge(code, report(tampering=[f"a canary passed: t{i}" for i in range(30)]))
+    [attempt] = verdict.integrity.exploit_attempts
+    assert attempt.kind == "grader_tampering" and "29 more" in attempt.evidence
