@@ -1,4 +1,5 @@
-"""The importers' parsers are pure (STYLE §1): only ``_write.py`` may touch the disk."""
+"""The importers' parsers are pure (STYLE §1): only ``_write.py`` and the verification
+(``_verify.py``, ``_batch.py``, which run the sandbox) may touch the disk."""
 
 from __future__ import annotations
 

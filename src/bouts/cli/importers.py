@@ -14,8 +14,8 @@ import typer
 
 from bouts.cli._errors import print_error, terminal
 from bouts.errors import BoutsError, InfrastructureError, InputError
-from bouts.importers import ImportedChallenge, parse_humaneval, parse_mbpp, write_challenges
-from bouts.importers._verify import ImportReport, summarise, verify_challenges
+from bouts.importers import ImportedChallenge, ImportReport, parse_humaneval, parse_mbpp, write_challenges
+from bouts.importers._verify import summarise, verify_challenges
 
 import_app = typer.Typer(help="Import public coding-task datasets as challenges.", no_args_is_help=True)
 EXIT_INPUT, EXIT_INFRA = 2, 3

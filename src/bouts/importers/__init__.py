@@ -1,22 +1,29 @@
 """Importers: turn public coding-task datasets (HumanEval, MBPP) into bouts challenges.
 
 The parsers are pure (``parse_mbpp(text, source=...)`` → :class:`ImportedChallenge` values);
-:func:`write_challenges` is the only part that touches the disk. Design notes: docs/importers.md.
+:func:`write_challenges` is the only part that touches the disk; :func:`verify_challenges` runs each
+reference against its own tests in the sandbox and says what to drop. Design notes: docs/importers.md.
 """
 
 from bouts.importers._model import DatasetError, ImportedChallenge
+from bouts.importers._verify import DroppedExample, ExcludedTask, ImportReport, Verdict, verify_challenges
 from bouts.importers._write import write_challenges
 from bouts.importers.humaneval import humaneval_task, iter_humaneval, parse_humaneval
 from bouts.importers.mbpp import iter_mbpp, mbpp_task, parse_mbpp
 
 __all__ = [
     "DatasetError",
+    "DroppedExample",
+    "ExcludedTask",
+    "ImportReport",
     "ImportedChallenge",
+    "Verdict",
     "humaneval_task",
     "iter_humaneval",
     "iter_mbpp",
     "mbpp_task",
     "parse_humaneval",
     "parse_mbpp",
+    "verify_challenges",
     "write_challenges",
 ]
