@@ -84,7 +84,7 @@ def verify_challenges(
     *,
     sandbox: Sandbox,
     jobs: int = 2,
-    batch: int = 1,
+    batch: int = 50,
     options: RunOptions | None = None,
     on_verified: Callable[[Verdict], None] | None = None,
 ) -> list[Verdict]:
