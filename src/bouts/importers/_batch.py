@@ -16,9 +16,9 @@ from pathlib import Path
 
 from bouts.importers import _layout
 from bouts.importers._model import ImportedChallenge
-from bouts.loading import load_challenge
+from bouts.importers._verify import run_reference
 from bouts.models.results import Outcome
-from bouts.runner import RunOptions, run_suites
+from bouts.runner import RunOptions
 from bouts.sandbox import Sandbox
 
 STAR = f"from {_layout.MODULE} import *"
@@ -55,14 +55,7 @@ def run_batch(chunk: Sequence[ImportedChallenge], workdir: Path, *, sandbox: San
             (challenge.layout.paths["visible"], challenge.layout.visible),
             (challenge.layout.paths["hidden"], challenge.layout.hidden),
         ) for n, _ in tests}  # fmt: skip
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    loaded = load_challenge(root)
-    report = run_suites(
-        loaded, loaded.reference, sandbox=sandbox, suites=("visible", "hidden"), options=options, assertions="golden"
-    )
+    report = run_reference(files, root, sandbox=sandbox, options=options)
     passed: set[tuple[str, str]] = set()
     unclean: set[str] = set()
     for result in report.results:

@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from bouts.importers._model import ImportedChallenge
 from bouts.loading import load_challenge
-from bouts.models.results import Outcome
+from bouts.models.results import Outcome, RunReport
 from bouts.runner import RunOptions, run_suites
 from bouts.sandbox import Sandbox
 
@@ -125,17 +125,22 @@ def verify_challenges(
             return [v for verdicts in pool.map(group, chunks) for v in verdicts]
 
 
-def verify_one(challenge: ImportedChallenge, workdir: Path, *, sandbox: Sandbox, options: RunOptions) -> Verdict:
-    """Write ``challenge`` under ``workdir``, run its reference, and drop what the reference fails."""
-    root = workdir / challenge.id
-    for rel, text in challenge.files.items():
+def run_reference(files: dict[str, str], root: Path, *, sandbox: Sandbox, options: RunOptions) -> RunReport:
+    """Write a challenge's ``files`` under ``root`` and run its reference against its visible and
+    hidden tests, as the reference's golden run at scoring does (one task, or a batch of them)."""
+    for rel, text in files.items():
         path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
     loaded = load_challenge(root)
-    report = run_suites(
+    return run_suites(
         loaded, loaded.reference, sandbox=sandbox, suites=("visible", "hidden"), options=options, assertions="golden"
     )
+
+
+def verify_one(challenge: ImportedChallenge, workdir: Path, *, sandbox: Sandbox, options: RunOptions) -> Verdict:
+    """Write ``challenge`` under ``workdir``, run its reference, and drop what the reference fails."""
+    report = run_reference(challenge.files, workdir / challenge.id, sandbox=sandbox, options=options)
     paths = challenge.layout.paths if challenge.layout else {}
     expected = {
         (suite, f"test_{name}")
