@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from bouts import __version__
-from bouts.combine import Combined, combine, integrity_score, merge_integrity, stated_calibration
+from bouts.combine import Combined, combine, integrity_score, listing, merge_integrity, stated_calibration
 from bouts.judges.base import IntegritySignals, Verdict
 from bouts.judges.llm.usage import COST_KEYS, usage_flags, usage_of
 from bouts.models.challenge import Challenge
@@ -255,10 +255,14 @@ def build_scorecard(challenge: Challenge, meta: SubmissionMeta, m: Measurements)
     if run.infra_error:
         flags.append(Flag("infrastructure_failure", run.infra_error))
 
+    # Integrity is scored from the merged signals, not a panel; its judges and findings (every gray
+    # instance with its points, not only the bright lines the flag names) are listed all the same.
+    judged_integrity = Combined(scores["integrity"], *listing("integrity", verdicts))
     comps = {
-        name: _component(scores[name], _nominal(chosen, name), chosen.contributions.get(name), judged.get(name))
+        name: _component(scores[name], _nominal(chosen, name), chosen.contributions.get(name),
+                         judged.get(name) or (judged_integrity if name == "integrity" else None))
         for name in COMPONENT_ORDER
-    }
+    }  # fmt: skip
     math = [line for name in COMPONENT_ORDER for line in scores[name].math] + list(chosen.math)
     versions = {_version_key(v, k): val for v in verdicts for k, val in v.versions.items() if k not in COST_KEYS}
     return Scorecard(

@@ -37,11 +37,9 @@ def findings_of(verdict: Verdict) -> list[FindingModel]:
     ]
 
 
-def combine(component: str, verdicts: Sequence[Verdict], pending: str) -> Combined:
-    """The component's result from its judges' verdicts; ``pending`` is the reason when none sat."""
+def listing(component: str, verdicts: Sequence[Verdict]) -> tuple[tuple[JudgeScore, ...], tuple[FindingModel, ...]]:
+    """What each judge of ``component`` said, and every finding they gave: the scorecard's evidence."""
     mine = [v for v in verdicts if v.component == component]
-    if not mine:
-        return Combined(NotScored(pending))
     judges = tuple(
         JudgeScore(
             judge=v.judge,
@@ -51,7 +49,15 @@ def combine(component: str, verdicts: Sequence[Verdict], pending: str) -> Combin
         )
         for v in mine
     )
-    findings = tuple(f for v in mine for f in findings_of(v))
+    return judges, tuple(f for v in mine for f in findings_of(v))
+
+
+def combine(component: str, verdicts: Sequence[Verdict], pending: str) -> Combined:
+    """The component's result from its judges' verdicts; ``pending`` is the reason when none sat."""
+    mine = [v for v in verdicts if v.component == component]
+    if not mine:
+        return Combined(NotScored(pending))
+    judges, findings = listing(component, verdicts)
     scored = [v for v in mine if isinstance(v.score, Explained)]
     if not scored:
         reasons = "; ".join(f"{v.judge}: {v.score.reason}" for v in mine if isinstance(v.score, NotScored))
