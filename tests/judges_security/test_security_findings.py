@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from bouts.judges.security import ToolFinding, baseline, dedupe, normalise
+from bouts.judges.security import SecurityReport, ToolFinding, baseline, dedupe, normalise, severity_for, verdict_from
+from bouts.judges.security._severity import BANDIT_CWE_OVERRIDES
 
 
 def tf(tool: str, rule: str, cwe: int | None, severity: str, line: int, *, file: str = "app/db.py",
@@ -95,3 +96,14 @@ def test_new_findings_in_test_code_are_shown_but_not_counted() -> None:
     assert marked["tests/test_login.py"].status == "test-code" and not marked["tests/test_login.py"].counted
     assert marked["app/conftest.py"].status == "test-code"
     assert marked["app/settings.py"].counted
+
+
+def test_hard_coded_credentials_are_critical() -> None:
+    # Seed 000 lists hard-coded credentials as critical (-25): CWE-798 and its children, the hard-coded
+    # password (259) and cryptographic key (321), whichever tool reports them, bandit's B105-B107 included.
+    for cwe in (798, 259, 321, BANDIT_CWE_OVERRIDES["B105"], BANDIT_CWE_OVERRIDES["B107"]):
+        assert severity_for(cwe, "low") == "critical", cwe
+    found = dedupe([tf("detect-secrets", "detect-secrets:AWS Access Key", 798, severity_for(798, "high"), 4)])
+    verdict = verdict_from(SecurityReport(tuple(baseline(found, [])), {}))
+    assert verdict.score.value == 75
+    assert [(f.severity, f.points) for f in verdict.findings] == [("critical", 25.0)]

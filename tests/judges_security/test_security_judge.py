@@ -88,16 +88,16 @@ def test_a_new_flaw_counts(baseline_report: SecurityReport) -> None:
 def test_suppression_comments_and_ignore_files_in_the_submission_hide_nothing(baseline_report: SecurityReport) -> None:
     found = counted(baseline_report)
     assert found[("app/hidden_nosem.py", 502)] == "high"
-    assert found[("app/ignored/secret.py", 798)] == "high"
+    assert found[("app/ignored/secret.py", 798)] == "critical"
 
 
 def test_the_verdict_scores_introduced_findings_with_the_spec_formula(baseline_report: SecurityReport) -> None:
     verdict = verdict_from(baseline_report)
-    # critical (command injection) + high (pickle) + high (hard-coded password)
-    assert verdict.score.value == 100 - 25 - 15 - 15
+    # critical (command injection) + high (pickle) + critical (hard-coded password, CWE-798)
+    assert verdict.score.value == 100 - 25 - 15 - 25
     assert verdict.component == "security" and verdict.judge == JUDGE_NAME
     paid = [f for f in verdict.findings if f.points > 0]
-    assert sorted(f.points for f in paid) == [15, 15, 25]
+    assert sorted(f.points for f in paid) == [15, 25, 25]
     assert all(f.file and f.line and f.severity and f.rule and f.message for f in paid)
     info = [f for f in verdict.findings if f.points == 0 and f.file == "app/db.py"]
     assert info and info[0].message.startswith("pre-existing in starter/")

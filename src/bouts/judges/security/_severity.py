@@ -22,17 +22,19 @@ CWE_SEVERITY: Mapping[int, Severity] = {
     94: "critical",  # code injection (eval/exec)
     95: "critical",  # eval injection
     287: "critical",  # improper authentication (tautologies, plaintext compare, unverified JWT)
+    # Hard-coded credentials (seed 000 lists them as critical): whoever reads the code, the repository or
+    # the built artifact holds the key. CWE-259 (password) and CWE-321 (cryptographic key) are its children.
+    259: "critical",  # hard-coded password
+    321: "critical",  # hard-coded cryptographic key
+    798: "critical",  # hard-coded credentials
     # high: a serious, usually directly exploitable weakness.
     22: "high",  # path traversal
     79: "high",  # cross-site scripting
-    259: "high",  # hard-coded password
     295: "high",  # TLS certificate verification disabled
-    321: "high",  # hard-coded cryptographic key
     489: "high",  # active debug code (Werkzeug debugger = remote console)
     502: "high",  # deserialization of untrusted data
     611: "high",  # XML external entities
     838: "high",  # code that reads differently from how it runs (bidi controls, invisible characters)
-    798: "high",  # hard-coded credentials
     916: "high",  # password hash with insufficient effort
     918: "high",  # server-side request forgery
     # medium: exploitable with help, or leaks what makes the next attack easier.
