@@ -10,14 +10,13 @@
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import secrets
-import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bouts.cache import Store
 from bouts.models.challenge import SUITES, Challenge, Suite
 from bouts.models.results import Outcome, RunReport, StabilitySignals, TestResult
 from bouts.runner._exploits import merged
@@ -73,7 +72,9 @@ def reference_run(
 ) -> Reference | None:
     """Run the reference solution (``None`` if the challenge has none), cached by content and seed.
 
-    ``cache_dir`` must be private to the engine: whoever can write it decides what is expected.
+    ``cache_dir`` is the engine's cache (``bouts.cache.Store``, namespace ``reference``; the key
+    also holds the engine's fingerprint): private to the engine, as whoever can write it decides
+    what is expected. A damaged or foreign entry is a miss: the reference runs again.
     """
     ref_dir = challenge.root / "reference"
     if not ref_dir.is_dir():
@@ -81,29 +82,32 @@ def reference_run(
     key = _key(challenge, suites, seed, options)
     if key in _MEMORY:
         return _MEMORY[key]
-    path = cache_dir / f"{key}.json" if cache_dir else None
-    if path is not None and path.is_file():
-        data = json.loads(path.read_text())
-        if data.get("schema") == CACHE_SCHEMA:
-            ref = Reference(
-                tuple(data["ids"]), {k: tuple(v) for k, v in data["observations"].items()},
-                {k: tuple(v) for k, v in data.get("occurrences", {}).items()},
-            )  # fmt: skip
-            _MEMORY[key] = ref
-            return ref
+    store = Store.open(cache_dir, "reference") if cache_dir else None
+    cached = _decoded(store.get({"schema": CACHE_SCHEMA, "run": key})) if store else None
+    if cached is not None:
+        _MEMORY[key] = cached
+        return cached
     mode = "golden" if challenge.spec.language == "python" else "inline"
     run = run_detailed(challenge, ref_dir, sandbox=sandbox, suites=suites, seed=seed, options=options,
                        assertions=mode)  # fmt: skip
     ids = tuple(r.id for r in run.report.results if "::" in r.id)
     ref = Reference(ids, dict(run.observations), dict(run.occurrences))
     _MEMORY[key] = ref
-    if path is not None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile("w", dir=path.parent, delete=False, suffix=".tmp") as fh:
-            json.dump({"schema": CACHE_SCHEMA, "ids": list(ids), "observations": ref.observations,
-                       "occurrences": ref.occurrences}, fh)  # fmt: skip
-        os.replace(fh.name, path)  # atomic: a concurrent reader never sees half a file
+    if store is not None:
+        store.put({"schema": CACHE_SCHEMA, "run": key},
+                  {"ids": list(ids), "observations": ref.observations, "occurrences": ref.occurrences})  # fmt: skip
     return ref
+
+
+def _decoded(data: object) -> Reference | None:
+    """A stored reference run (``bouts.cache.Store`` checked the entry); None if it is not one."""
+    try:
+        return Reference(
+            tuple(data["ids"]), {k: tuple(v) for k, v in data["observations"].items()},  # type: ignore[index]
+            {k: tuple(v) for k, v in data["occurrences"].items()},  # type: ignore[index]
+        )  # fmt: skip
+    except (TypeError, KeyError, AttributeError):
+        return None
 
 
 def grade(

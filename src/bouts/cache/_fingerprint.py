@@ -1,0 +1,56 @@
+"""The engine's fingerprint: what, besides a challenge and a submission, decides a score.
+
+``__version__`` alone is not enough: it does not move while the engine is developed, so a cache
+keyed on it would serve scores computed by older code. The fingerprint is a sha256 over
+
+- the engine's version and every file of the installed ``bouts`` package (code, rules, the OSV
+  snapshot, templates), byte for byte;
+- the engine's ``tools/`` (ESLint's lock file and configs; ``node_modules`` follows the lock);
+- every installed Python distribution and its version (Semgrep, Bandit, pytest, plugins, …);
+- the Python version, and the executables the engine runs (``bwrap``, ``node``, ``docker``):
+  their path, size and modification time.
+
+Computed once per process (about 0.1 s, mostly listing the distributions).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import platform
+import shutil
+import sys
+from importlib.metadata import distributions
+from pathlib import Path
+
+import bouts
+
+EXECUTABLES = ("bwrap", "node", "docker")
+
+
+@functools.cache
+def engine_fingerprint() -> str:
+    """sha256 hex digest of the engine as installed (see the module docstring)."""
+    h = hashlib.sha256()
+    h.update(f"{bouts.__version__}\0{sys.version}\0{platform.machine()}\0".encode())
+    package = Path(bouts.__file__).resolve().parent
+    _tree(h, package, skip={"__pycache__"})
+    tools = package.parents[1] / "tools"
+    if tools.is_dir():
+        _tree(h, tools, skip={"node_modules", "__pycache__"})
+    for name in sorted(f"{d.metadata['Name']}=={d.version}" for d in distributions()):
+        h.update(name.encode() + b"\0")
+    for exe in EXECUTABLES:
+        found = shutil.which(exe)
+        if found:
+            st = Path(found).resolve().stat()
+            h.update(f"{exe}={found}:{st.st_size}:{st.st_mtime_ns}\0".encode())
+    return h.hexdigest()
+
+
+def _tree(h: hashlib._Hash, root: Path, *, skip: set[str]) -> None:
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root)
+        if skip.intersection(rel.parts) or path.suffix == ".pyc" or not path.is_file():
+            continue
+        h.update(str(rel).encode("utf-8", "surrogateescape") + b"\0" + hashlib.sha256(path.read_bytes()).digest())
