@@ -22,14 +22,20 @@ _TOKENS = re.compile(
     r"^> Tokens: ([\d.,]+k?) sent(?:, ([\d.,]+k?) cache write)?(?:, ([\d.,]+k?) cache hit)?, "
     r"([\d.,]+k?) received"
 )
-_ADDED = re.compile(r"^> Added (\S+) to the chat")
-_APPLIED = re.compile(r"^> Applied edit to (\S+)")
-_FAILED = re.compile(r"failed to exactly match lines in (\S+)")
-_CONFIRM_FILES = re.compile(r"^> Add (?:these files|file) to the chat\?.*\b(y|yes)\s*$", re.I)
-_CONFIRM_RUN = re.compile(r"^> Run shell commands?\?.*\b(y|yes)\s*$", re.I)
-_CONFIRM_CREATE = re.compile(r"^> (?:Create new file|Allow creation of new file)\b.*\?.*\b(y|yes)\s*$", re.I)
+_ADDED = re.compile(r"^> Added (.+?) to the chat")
+_APPLIED = re.compile(r"^> Applied edit to (.+?)\s*$")  # a file name may hold spaces
+_FAILED = re.compile(r"failed to exactly match lines in (\S+)|^> Skipping edits to (.+?)\s*$")
+_BLOCK_START = re.compile(r"^<<<<<<< (?:SEARCH|ORIGINAL|HEAD)\s*$")
+"""An edit block opens with SEARCH (aider ≥0.2x), ORIGINAL or HEAD (aider 0.1x: ``>>>>>>> UPDATED``/``updated``)."""
+_BLOCK_END = ("=======", ">>>>>>> REPLACE", ">>>>>>> UPDATED", ">>>>>>> updated")
+# A "yes" is y/yes, or a/all ("yes to all"; aider ≥0.5x asks once per file: "> F" then the question).
+_CONFIRM_FILES = re.compile(r"^> Add (?:these files|file) to the chat\?.*\s(y|yes|a|all)\s*$", re.I)
+_CONFIRM_RUN = re.compile(r"^> Run shell commands?\?.*\s(y|yes|a|all)\s*$", re.I)
+_CONFIRM_CREATE = re.compile(r"^> (?:Create new file|Allow creation of new file)\b.*\?.*\s(y|yes|a|all)\s*$", re.I)
 _PROMPT = re.compile(r"(\?|\[Y/n\]|\[y/N\]|\[(?:Yes|No)\]:?)\s*$")
 _ANSWER = re.compile(r"^(y|yes|n|no|a|all|s|skip|d|don't ask again)$", re.I)
+_ANSWERED = re.compile(r"\?.*\s(?:y|yes|n|no|a|all|s|skip|d|don't ask again)\s*$", re.I)
+"""Aider's question with the user's answer on the same line ("Add file to the chat? … [Yes]: n")."""
 _NOTES = re.compile(r"^> (?:Added \S+ to the chat|Applied edit to|Tokens: |Commit [0-9a-f]+ |You can use /undo)")
 _OUTPUT_END = re.compile(r"^> Add (?:the |command )?output to the chat\?")
 _FENCE = re.compile(r"^(```|<source>)")
@@ -60,6 +66,7 @@ class _Reply:
         self.failed: set[str] = set()
         self.last_plain = ""
         self.fenced_name = ""
+        self.fence_just_opened = False  # the previous line opened a fence
 
     def close(self, known: set[str]) -> Iterator[Event]:
         """The reply, its edits with their outcome, then aider's notes after it, in the log's order.
@@ -136,6 +143,13 @@ class AiderAdapter(TrajectoryAdapter):
                     yield from reply.close(known)
                     reply = _Reply(t)
                 text = line[4:].strip()
+                if _ANSWERED.search(text) and (
+                    _CONFIRM_FILES.match(f"> {text}") or _PROMPT.search(text.rsplit(":", 1)[0])
+                ):
+                    # aider echoing an automatic answer ("yes to all") as input: the question, answered
+                    self._confirmed(f"> {text}", quoted, reply, known, t, number)
+                    quoted = []
+                    continue
                 if text.startswith(("/run ", "/test ", "/r ")):
                     run = (text.split(" ", 1)[1], number, [])
                 elif not text.startswith("/"):
@@ -157,11 +171,12 @@ class AiderAdapter(TrajectoryAdapter):
                 else:
                     self._confirmed(line, quoted, reply, known, t, number)
                 for m in _FAILED.finditer(line):
-                    reply.failed.add(m.group(1))
+                    reply.failed.add(m.group(1) or m.group(2))
                 prompt = bool(note) and _PROMPT.search(note) is not None
                 question, asked = (line, quoted) if prompt else ("", [])
                 note_open = not raw.endswith("  ")
-                named = note and not _PROMPT.search(note) and not _NOTES.match(line)  # a file or command aider names
+                # a file or command aider names (not its question, answered or not, nor its own notes)
+                named = note and not _PROMPT.search(note) and not _ANSWERED.search(note) and not _NOTES.match(line)
                 quoted = [*quoted, note] if named else []
                 continue
             if prompt and _ANSWER.match(line.strip()):
@@ -179,19 +194,23 @@ class AiderAdapter(TrajectoryAdapter):
                 continue
             note_open = False
             prompt = False
-            quoted = []
-            if line.startswith("<<<<<<< SEARCH"):
-                reply.blocks.append((_path(reply.fenced_name or reply.last_plain), number, False))
+            if line.strip():  # a blank line keeps the file names aider is about to ask about
+                quoted = []
+            after_fence, reply.fence_just_opened = reply.fence_just_opened, False
+            if _BLOCK_START.match(line):
+                # The file is named on the line before the block, or (diff format) before its fence.
+                named = reply.fenced_name if after_fence else reply.last_plain
+                reply.blocks.append((_path(named or reply.last_plain), number, False))
                 searching = number
             elif line.startswith("=======") and searching == number - 1 and reply.blocks:
                 path, at, _ = reply.blocks[-1]
                 reply.blocks[-1] = (path, at, True)  # nothing to search for: a new file (or an append)
             elif _FENCE.match(line):
-                reply.fenced_name = reply.last_plain
+                reply.fenced_name, reply.fence_just_opened = reply.last_plain, True
             elif line.strip() and not line.startswith("[Y/n"):
                 reply.line = reply.line or number
                 reply.last_plain = line
-                if not line.startswith(("=======", ">>>>>>> REPLACE")):
+                if not line.startswith(_BLOCK_END):
                     reply.text.append(line)
         if run is not None:
             command, at, output = run

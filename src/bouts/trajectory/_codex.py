@@ -38,15 +38,25 @@ _ITEM_TYPES = {
     "local_shell_call",
     "reasoning",
 }
-SHELL_TOOLS = {"shell", "container.exec", "exec_command", "local_shell"}
+SHELL_TOOLS = {"shell", "shell_command", "container.exec", "exec_command", "local_shell"}
+"""Codex's shell tools by era: ``shell`` (argv list, ≤0.4x), ``shell_command`` (one command string, 0.5x+),
+``exec_command`` (unified exec, ``cmd``), ``local_shell`` (a ``local_shell_call`` item)."""
 _PLAIN_OUTPUT = re.compile(
     r"^Exit code: (-?\d+)\n(?:Wall time: [^\n]*\n)?(?:Total output lines: \d+\n)?Output:\n", re.S
+)
+# unified exec (exec_command / write_stdin): "Chunk ID: …\nWall time: …\nProcess exited with code 0\n
+# Original token count: …\nOutput:\n…"; a process still running says "Process running with session ID N"
+_EXEC_OUTPUT = re.compile(
+    r"^(?:Chunk ID: [^\n]*\n)?(?:Wall time: [^\n]*\n)?"
+    r"(?:Process exited with code (-?\d+)|Process running with session ID \d+)\n"
+    r"(?:Original token count: \d+\n)?(?:Total output lines: \d+\n)?Output:\n?",
+    re.S,
 )
 
 
 def _command(args: Any) -> str:
     """A shell call's argv as one command line, unwrapping ``bash -lc '<script>'``."""
-    argv = args.get("command") if isinstance(args, dict) else args
+    argv = (args.get("command") or args.get("cmd")) if isinstance(args, dict) else args
     if isinstance(argv, str):
         return argv
     if not isinstance(argv, list) or not argv:
@@ -67,9 +77,10 @@ def _output(raw: Any) -> ToolResult:
         code = meta.get("exit_code")
         return ToolResult(output=as_text(decoded.get("output")), exit_code=code if isinstance(code, int) else None)
     text = as_text(decoded)
-    match = _PLAIN_OUTPUT.match(text)
+    match = _PLAIN_OUTPUT.match(text) or _EXEC_OUTPUT.match(text)
     if match:
-        return ToolResult(output=text[match.end() :], exit_code=int(match.group(1)))
+        code = match.group(1)
+        return ToolResult(output=text[match.end() :], exit_code=int(code) if code is not None else None)
     return ToolResult(output=text)
 
 

@@ -155,6 +155,15 @@ EDIT_REJECTED = (
 """Phrases with which file tools (str_replace_editor, Claude Code Edit, SWE-agent edit) reject an edit."""
 
 
+_DIRECTORY_LISTING = re.compile(r"^\s*Here's the files and directories up to \d+ levels? deep in ")
+"""How str_replace_editor (OpenHands, SWE-agent 1.x, Anthropic's editor) answers ``view`` on a directory:
+the path alone does not say (``/workspace`` has no trailing slash)."""
+
+
+def _lists_directory(output: str | None) -> bool:
+    return bool(output) and _DIRECTORY_LISTING.match(output) is not None
+
+
 def rejected(output: str | None) -> bool:
     """Whether a file tool's reply says the action was refused (only its first lines are looked at)."""
     return bool(output) and any(p in output[:400] for p in EDIT_REJECTED)
@@ -169,8 +178,8 @@ def file_events(
     if ok is None and result.output is not None and kind in {"edit", "write", "delete"}:
         ok = not rejected(result.output)
     output = excerpt(result.output) if kind in {"read", "search"} else None
-    if kind == "read" and path and path.rstrip("/") != path:  # viewing a directory lists it
-        kind = "search"
+    if kind == "read" and path and (path.rstrip("/") != path or _lists_directory(result.output)):
+        kind = "search"  # viewing a directory lists it
     return [
         Event(
             t=t,

@@ -77,6 +77,8 @@ def history_events(history: list[Any], line: int | None, count_usage: bool) -> I
         elif observation and event.get("cause") is not None:
             extras = event.get("extras") or {}
             code = extras.get("exit_code", (extras.get("metadata") or {}).get("exit_code"))
+            if code == -1:  # OpenHands' "no exit status": still running, or timed out with no new output
+                code = None
             ok = False if observation == "error" else None
             pending.result(
                 str(event["cause"]),

@@ -86,15 +86,18 @@ class SweAgentAdapter(TrajectoryAdapter):
     priority = 30
 
     def detect(self, head: str) -> bool:
-        return (
-            head.lstrip().startswith("{")
-            and re.search(r'"trajectory"\s*:\s*\[', head) is not None
-            and '"observation"' in head
-            and '"action"' in head
-        )
+        if not head.lstrip().startswith("{") or '"action"' not in head:
+            return False
+        steps = re.search(r'"trajectory"\s*:\s*\[', head) is not None and '"observation"' in head
+        # a 1.x demonstration keeps only its chat: {"history": [… "message_type": "action" …]}
+        history = re.search(r'"history"\s*:\s*\[', head) is not None and '"message_type"' in head
+        return steps or history
 
     def events(self, lines: NumberedLines) -> Iterator[Event]:
         doc = json_document(lines)
+        chat_only = isinstance(doc, dict) and not isinstance(doc.get("trajectory"), list)
+        if chat_only and isinstance(doc.get("history"), list):
+            doc = {**doc, "trajectory": _history_steps(doc["history"])}
         if not isinstance(doc, dict) or not isinstance(doc.get("trajectory"), list):
             raise_shape("a SWE-agent .traj needs a 'trajectory' list")
         t, current = 0.0, None
@@ -108,6 +111,19 @@ class SweAgentAdapter(TrajectoryAdapter):
         yield from usage_event(
             t, int(stats.get("tokens_sent") or 0), int(stats.get("tokens_received") or 0), len(steps) or None
         )
+
+
+def _history_steps(history: list[Any]) -> list[dict[str, Any]]:
+    """Steps rebuilt from a chat-only .traj: each assistant ``action`` message with the observation after it."""
+    steps: list[dict[str, Any]] = []
+    for message in history:
+        if not isinstance(message, dict):
+            continue
+        if message.get("message_type") == "action" and message.get("role") == "assistant":
+            steps.append({"action": message.get("action") or "", "thought": message.get("thought") or ""})
+        elif message.get("message_type") == "observation" and steps and "observation" not in steps[-1]:
+            steps[-1]["observation"] = as_text(message.get("content"))
+    return steps
 
 
 def raise_shape(message: str) -> None:
