@@ -49,6 +49,9 @@ class ServiceSettings:
     """Token-bucket capacity."""
     upload_rate_per_minute: float = 20.0
     """Separate, tighter bucket for uploads."""
+    orphan_grace_s: float = 3600.0
+    """At start, files an interrupted upload left under the data dir (staged uploads, archives no
+    submission names) older than this are removed; younger ones may be another API's upload."""
     operator_key: str = ""
     """If set, a plaintext operator key registered (hashed) at start: the bootstrap credential."""
     host: str = "127.0.0.1"

@@ -5,7 +5,9 @@ queued. The route only parses the request and calls ``accept_submission``."""
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
+import time
 import uuid
 from pathlib import Path
 from typing import BinaryIO
@@ -15,10 +17,13 @@ from bouts.loading import load_submission
 from bouts.loading.archive import ARCHIVE_SUFFIXES
 from bouts.models.submission import SubmissionMeta
 from bouts.service.errors import ConflictError, ForbiddenError, NotFoundError, PayloadTooLargeError
+from bouts.service.limits import check_member_names, check_meta
 from bouts.service.storage import DuplicateSubmissionError, Repository
 from bouts.service.storage.records import Principal, SubmissionInfo
 
 _CHUNK = 1 << 16
+INCOMING, ARCHIVES, SCRATCH = "incoming", "submissions", "tmp"
+"""Under the data dir: uploads being received, accepted archives, extraction scratch."""
 
 
 def accept_submission(
@@ -42,9 +47,10 @@ def accept_submission(
         raise SubmissionError(f"must be a {', '.join(ARCHIVE_SUFFIXES)} archive", file=shown, field="archive")
 
     submission_id = uuid.uuid4().hex
-    incoming = data_dir / "incoming"
+    incoming = data_dir / INCOMING
     incoming.mkdir(parents=True, exist_ok=True)
     staged = incoming / f"{submission_id}{suffix}"
+    final = data_dir / ARCHIVES / f"{submission_id}{suffix}"
     try:
         _store(upload, staged, max_bytes)
         meta, content_hash = _inspect(staged, shown, data_dir)
@@ -54,21 +60,52 @@ def accept_submission(
         if principal.role == "agent" and meta.agent != principal.agent:
             raise ForbiddenError(f"this key belongs to agent '{principal.agent}', not '{meta.agent}'",
                                  file=f"{shown}!submission.toml", field="agent")  # fmt: skip
-        final = data_dir / "submissions" / f"{submission_id}{suffix}"
         final.parent.mkdir(parents=True, exist_ok=True)
-        os.replace(staged, final)
-    except BaseException:
-        staged.unlink(missing_ok=True)
-        raise
-    try:
+
+        def place() -> None:  # inside the row's transaction: the commit follows the move
+            os.replace(staged, final)
+
         return repo.submissions.create(
             submission_id=submission_id, challenge_version_id=info.version_id, agent=meta.agent,
             iteration=meta.iteration, elapsed_s=meta.elapsed_s, content_hash=content_hash,
-            archive_path=str(final.resolve()), submitted_by=principal.key_pk,
+            archive_path=str(final.resolve()), submitted_by=principal.key_pk, place=place,
         )  # fmt: skip
     except DuplicateSubmissionError as exc:
-        final.unlink(missing_ok=True)
         raise ConflictError(str(exc), file=f"{shown}!submission.toml", field="iteration") from None
+    except BaseException:
+        final.unlink(missing_ok=True)  # the row did not commit: neither does the archive
+        raise
+    finally:
+        staged.unlink(missing_ok=True)
+
+
+def sweep_orphans(repo: Repository, data_dir: Path, *, older_than_s: float) -> list[Path]:
+    """Remove what an interrupted upload left behind: staged files, scratch directories, and
+    archives under ``submissions/`` that no submission row names (the process died between the
+    move and the commit). Only files older than ``older_than_s`` go, so an upload another API
+    process is landing right now is left alone. The removed paths."""
+    cutoff = time.time() - older_than_s
+    removed: list[Path] = []
+    for sub in (INCOMING, SCRATCH):
+        for path in sorted((data_dir / sub).glob("*")):
+            if _older(path, cutoff):
+                shutil.rmtree(path) if path.is_dir() and not path.is_symlink() else path.unlink(missing_ok=True)
+                removed.append(path)
+    archives = data_dir / ARCHIVES
+    candidates = [p for p in sorted(archives.glob("*")) if p.is_file() and _older(p, cutoff)]
+    known = repo.submissions.archive_paths([str(p.resolve()) for p in candidates])
+    for path in candidates:
+        if str(path.resolve()) not in known:
+            path.unlink(missing_ok=True)
+            removed.append(path)
+    return removed
+
+
+def _older(path: Path, cutoff: float) -> bool:
+    try:
+        return path.lstat().st_mtime <= cutoff
+    except FileNotFoundError:
+        return False
 
 
 def _store(upload: BinaryIO, target: Path, max_bytes: int) -> None:
@@ -85,11 +122,16 @@ def _store(upload: BinaryIO, target: Path, max_bytes: int) -> None:
 
 def _inspect(archive: Path, shown: str, data_dir: Path) -> tuple[SubmissionMeta, str]:
     """Load the archive exactly as a worker will; server paths in messages become the upload's name."""
-    scratch = data_dir / "tmp"
+    scratch = data_dir / SCRATCH
     scratch.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=scratch) as tmp:
         try:
             submission = load_submission(archive, Path(tmp))
+            extracted = [p.relative_to(tmp).parts[1:] for p in Path(tmp).rglob("*")]  # under submission-*/
+            names = ["/".join(parts) for parts in extracted if parts]
+            names += [n for link in submission.dropped_links for n in (link.path, link.target)]
+            check_member_names(names, archive=shown)
+            check_meta(submission.meta, file=f"{shown}!submission.toml")
         except SubmissionError as exc:
             exc.message = exc.message.replace(str(archive), shown).replace(str(tmp), "")
             exc.file = (exc.file or shown).replace(str(archive), shown)

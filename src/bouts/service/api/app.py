@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
 
@@ -28,7 +29,9 @@ from bouts.service.api.ratelimit import TokenBuckets
 from bouts.service.config import ServiceSettings
 from bouts.service.dispatch import CeleryDispatcher, Dispatcher, LocalPoolDispatcher
 from bouts.service.errors import ServiceInputError
+from bouts.service.intake import sweep_orphans
 from bouts.service.jobs import Scorer, pipeline_scorer
+from bouts.service.limits import storable
 from bouts.service.storage import Repository, open_repository
 
 log = logging.getLogger("bouts.service.api")
@@ -60,6 +63,9 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        swept = sweep_orphans(ctx.repo, settings.data_dir, older_than_s=settings.orphan_grace_s)
+        if swept:
+            log.warning("removed %d files interrupted uploads left behind", len(swept))
         recovered = _recover(ctx)
         if recovered:
             log.info("enqueued %d unfinished jobs again", recovered)
@@ -73,6 +79,7 @@ def create_app(
     app.state.ctx = ctx
     app.add_middleware(ServiceMiddleware, max_body_bytes=max(settings.max_upload_bytes, JSON_BODY_LIMIT))
     app.add_exception_handler(BoutsError, _bouts_error)  # type: ignore[arg-type]
+    app.add_exception_handler(RequestValidationError, _invalid_request)  # type: ignore[arg-type]
     routers = (routes_submissions.router, routes_rescores.router, routes_challenges.router,
                routes_calibration.router, routes_admin.router, web.router)  # fmt: skip
     for router in routers:
@@ -94,7 +101,7 @@ def _recover(ctx: ServiceContext) -> int:
 
 async def _bouts_error(request: Request, exc: BoutsError) -> JSONResponse:
     """An engine error becomes an HTTP answer naming the field; an infrastructure one is a 503."""
-    request_id = request.scope.get("state", {}).get("request_id")
+    request_id = _request_id(request)
     if isinstance(exc, InfrastructureError):
         log.error("infrastructure error, request %s: %s", request_id, exc.describe())
         return JSONResponse({"detail": "the service's environment failed; try again", "request_id": request_id},
@@ -102,3 +109,20 @@ async def _bouts_error(request: Request, exc: BoutsError) -> JSONResponse:
     status = exc.status if isinstance(exc, ServiceInputError) else 422
     field = f"{exc.file}:{exc.field}" if exc.file and exc.field else (exc.field or exc.file)
     return JSONResponse({"detail": exc.describe(), "field": field, "request_id": request_id}, status_code=status)
+
+
+async def _invalid_request(request: Request, exc: RequestValidationError) -> JSONResponse:
+    """A request that fails validation: 422 with ``ErrorOut`` (one ``detail`` string naming every
+    problem, ``field`` the first one's location), never the input echoed back (it may be text the
+    response could not even encode)."""
+    problems = []
+    for error in exc.errors():
+        where = ".".join(str(part) for part in error.get("loc", ()))
+        problems.append((where, f"{where}: {storable(error.get('msg', 'invalid'))}"))
+    field = problems[0][0] if problems else None
+    detail = "; ".join(text for _, text in problems) or "invalid request"
+    return JSONResponse({"detail": detail, "field": field, "request_id": _request_id(request)}, status_code=422)
+
+
+def _request_id(request: Request) -> str | None:
+    return request.scope.get("state", {}).get("request_id")  # type: ignore[no-any-return]

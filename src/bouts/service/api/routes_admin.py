@@ -12,6 +12,7 @@ from bouts import __version__
 from bouts.calibration import review
 from bouts.calibration.store import ReviewConflictError
 from bouts.service.api.deps import Caller, Ctx, Operator
+from bouts.service.api.params import ChallengeFilter, NameFilter, ReviewItemFilter
 from bouts.service.api.schemas import (
     ErrorOut,
     FlagOut,
@@ -54,7 +55,7 @@ def revoke_key(key_id: Annotated[str, Path(pattern=r"^[0-9a-f]{16}$")], ctx: Ctx
 
 @router.get("/flags", response_model=list[FlagOut], responses=ERRORS)
 def list_flags(
-    ctx: Ctx, who: Operator, code: Annotated[str | None, Query(max_length=80)] = None,
+    ctx: Ctx, who: Operator, code: NameFilter = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 500,
 ) -> list[FlagOut]:
     """Flags the scorecards raised (any code), oldest first."""  # fmt: skip
@@ -63,9 +64,9 @@ def list_flags(
 
 @router.get("/reviews", response_model=list[ReviewItemOut], responses=ERRORS)
 def list_reviews(
-    ctx: Ctx, who: Operator, challenge: Annotated[str | None, Query(max_length=80)] = None,
+    ctx: Ctx, who: Operator, challenge: ChallengeFilter = None,
     status: Annotated[Literal["open", "decided"] | None, Query()] = "open",
-    level: Annotated[int | None, Query(ge=1, le=3)] = None, id: Annotated[str | None, Query(max_length=400)] = None,
+    level: Annotated[int | None, Query(ge=1, le=3)] = None, id: ReviewItemFilter = None,
 ) -> list[ReviewItemOut]:
     """The review queue (SPEC §3): items with their whole history; ``id`` picks one."""  # fmt: skip
     if id is not None:

@@ -7,10 +7,11 @@ from __future__ import annotations
 import logging
 from typing import Annotated
 
-from fastapi import APIRouter, Path, Query, Response
+from fastapi import APIRouter, Query, Response
 
 from bouts.calibration import CheckReport
 from bouts.service.api.deps import Caller, Ctx, Operator
+from bouts.service.api.params import ChallengeId, JobId
 from bouts.service.api.schemas import CheckIn, CheckRunOut, ErrorOut, StatsOut
 from bouts.service.calibration import challenge_stats, request_check
 from bouts.service.errors import NotFoundError
@@ -18,8 +19,7 @@ from bouts.service.storage.records import ChallengeInfo
 
 router = APIRouter(prefix="/api/v1", tags=["calibration"])
 log = logging.getLogger(__name__)
-ChallengeId = Annotated[str, Path(min_length=1, max_length=80)]
-CheckId = Annotated[str, Path(pattern=r"^[0-9a-f]{32}$")]
+CheckId = JobId
 ERRORS = {c: {"model": ErrorOut} for c in (401, 403, 404, 422, 429)}
 STATS_LIMIT = 2000
 """Scorecards read by default (the newest), as the calibration page."""

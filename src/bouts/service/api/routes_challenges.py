@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path as FsPath
-from typing import Annotated
 
-from fastapi import APIRouter, HTTPException, Path, Response
+from fastapi import APIRouter, HTTPException, Response
 
 from bouts.service.api.deps import Caller, Ctx, Operator
+from bouts.service.api.params import ChallengeId
 from bouts.service.api.schemas import ChallengeIn, ChallengeOut, ChallengePatch, ErrorOut, LeaderboardOut, StandingOut
 from bouts.service.challenges import register_challenge
 from bouts.service.standings import standings
 
 router = APIRouter(prefix="/api/v1", tags=["challenges"])
-ChallengeId = Annotated[str, Path(min_length=1, max_length=80)]
 ERRORS = {c: {"model": ErrorOut} for c in (401, 403, 404, 422, 429)}
 
 

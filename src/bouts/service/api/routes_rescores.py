@@ -3,19 +3,17 @@
 
 from __future__ import annotations
 
-from typing import Annotated
-
-from fastapi import APIRouter, Path
+from fastapi import APIRouter
 
 from bouts.service.api.deps import Ctx, Member, Operator
+from bouts.service.api.params import JobId, SubmissionId
 from bouts.service.api.schemas import ErrorOut, RescoreIn, RescoreOut
 from bouts.service.errors import NotFoundError
 from bouts.service.rescoring import request_rescore
 from bouts.service.storage.records import Principal
 
 router = APIRouter(prefix="/api/v1", tags=["submissions"])
-SubmissionId = Annotated[str, Path(pattern=r"^[0-9a-f]{32}$")]
-RescoreId = Annotated[str, Path(pattern=r"^[0-9a-f]{32}$")]
+RescoreId = JobId
 ERRORS = {c: {"model": ErrorOut} for c in (401, 403, 404, 409, 422, 429)}
 
 

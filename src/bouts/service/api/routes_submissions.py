@@ -4,17 +4,16 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, File, HTTPException, Path, Query, UploadFile
+from fastapi import APIRouter, Depends, File, HTTPException, Query, UploadFile
 
 from bouts.service.api.deps import Caller, Ctx, Member, upload_limit
+from bouts.service.api.params import ChallengeFilter, ChallengeId, SubmissionId, Version
 from bouts.service.api.schemas import ErrorOut, ScorecardOut, SubmissionOut
 from bouts.service.intake import accept_submission
 from bouts.service.storage.records import Principal, SubmissionInfo
 from bouts.service.views import scorecard_view
 
 router = APIRouter(prefix="/api/v1", tags=["submissions"])
-SubmissionId = Annotated[str, Path(pattern=r"^[0-9a-f]{32}$")]
-ChallengeId = Annotated[str, Path(min_length=1, max_length=80)]
 ERRORS = {c: {"model": ErrorOut} for c in (401, 403, 404, 409, 413, 422, 429)}
 
 
@@ -35,7 +34,7 @@ def submit(
 
 @router.get("/submissions", response_model=list[SubmissionOut], responses=ERRORS)
 def list_submissions(
-    ctx: Ctx, who: Member, challenge: Annotated[str | None, Query(max_length=80)] = None,
+    ctx: Ctx, who: Member, challenge: ChallengeFilter = None,
     limit: Annotated[int, Query(ge=1, le=500)] = 100,
 ) -> list[SubmissionOut]:
     """Submissions, newest first: an agent sees its own, an operator everyone's."""  # fmt: skip
@@ -51,7 +50,7 @@ def get_submission(submission_id: SubmissionId, ctx: Ctx, who: Member) -> Submis
 
 @router.get("/submissions/{submission_id}/scorecard", response_model=ScorecardOut, responses=ERRORS)
 def get_scorecard(
-    submission_id: SubmissionId, ctx: Ctx, who: Caller, version: Annotated[int | None, Query(ge=1)] = None
+    submission_id: SubmissionId, ctx: Ctx, who: Caller, version: Version = None
 ) -> ScorecardOut:
     """A submission's current scorecard (or ``version``); public, hidden tests' detail kept for operators."""
     stored = ctx.repo.submissions.scorecard(submission_id, version)

@@ -5,13 +5,33 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 from bouts.calibration.review import ReviewItem, current_score
 from bouts.calibration.stats_report import StatsReport
+from bouts.service.limits import unstorable
 from bouts.service.standings import Standing
 from bouts.service.storage.records import ChallengeInfo, CheckRunInfo, FlagInfo, RescoreInfo, SubmissionInfo
 
+
+def _text(value: str) -> str:
+    why = unstorable(value)
+    if why:
+        raise ValueError(why)
+    return value
+
+
+def _name(value: str) -> str:
+    why = unstorable(value, name=True)
+    if why:
+        raise ValueError(why)
+    return value
+
+
+Text = Annotated[str, AfterValidator(_text)]
+"""Free text the service stores (a reason, a path): no NUL, valid UTF-8."""
+Name = Annotated[str, AfterValidator(_name)]
+"""A name the service stores and shows (an agent, a label, an item id): no control character either."""
 JobStateOut = Literal["queued", "running", "done", "failed_infra", "rejected"]
 MAX_CHECK_RUNS = 10
 
@@ -45,7 +65,7 @@ class ChallengeOut(_Out):
 
 class ChallengeIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    path: str = Field(min_length=1, max_length=4096)
+    path: Text = Field(min_length=1, max_length=4096)
     """Absolute path of the challenge directory on the server."""
 
 
@@ -111,8 +131,8 @@ class LeaderboardOut(BaseModel):
 class KeyIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
     role: Literal["agent", "operator"]
-    agent: str | None = Field(None, min_length=1, max_length=200)
-    label: str = Field("", max_length=200)
+    agent: Name | None = Field(None, min_length=1, max_length=200)
+    label: Name = Field("", max_length=200)
 
 
 class KeyOut(BaseModel):
@@ -139,9 +159,9 @@ class FlagOut(_Out):
 
 class ReviewActionIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    item_id: str = Field(min_length=1, max_length=400)
+    item_id: Name = Field(min_length=1, max_length=400)
     action: Literal["escalate", "decide", "appeal"]
-    reason: str = Field(min_length=1, max_length=10_000)
+    reason: Text = Field(min_length=1, max_length=10_000)
     """Why: recorded with who and when."""
     score: float | None = Field(None, ge=0, le=100)
     """The decided score (``decide`` only)."""
@@ -241,7 +261,7 @@ class CheckRunOut(BaseModel):
 
 class RescoreIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    reason: str = Field(min_length=1, max_length=10_000)
+    reason: Text = Field(min_length=1, max_length=10_000)
     """Why: recorded with who and when, and as the new scorecard version's reason."""
     challenge_version: Literal["current", "submitted"] = "current"
     """Score against the challenge's current version (after a fix) or the one submitted to."""

@@ -12,13 +12,15 @@ from typing import Annotated
 
 import jinja2
 import markupsafe
-from fastapi import APIRouter, HTTPException, Path, Query, Request
+from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
 
 from bouts._controls import escape_controls
 from bouts.service.api import pages
 from bouts.service.api.deps import Caller, Ctx
+from bouts.service.api.params import ChallengeId, SubmissionId, Version
+from bouts.service.limits import NAME_PATTERN
 from bouts.service.standings import standings
 from bouts.service.views import scorecard_view
 
@@ -42,9 +44,7 @@ _env.filters["location"] = pages.location
 _env.filters["pval"] = pages.pval
 templates = Jinja2Templates(env=_env)
 router = APIRouter(include_in_schema=False)
-ChallengeId = Annotated[str, Path(min_length=1, max_length=80)]
-SubmissionId = Annotated[str, Path(pattern=r"^[0-9a-f]{32}$")]
-ComponentName = Annotated[str | None, Query(max_length=40)]
+ComponentName = Annotated[str | None, Query(max_length=40, pattern=NAME_PATTERN)]
 CALIBRATION_LIMIT = 2000
 """The calibration page reads at most this many scorecards (the newest)."""
 
@@ -68,7 +68,7 @@ def leaderboard_page(request: Request, challenge: ChallengeId, ctx: Ctx, who: Ca
 @router.get("/submissions/{submission_id}", response_class=HTMLResponse)
 def scorecard_page(
     request: Request, submission_id: SubmissionId, ctx: Ctx, who: Caller,
-    version: Annotated[int | None, Query(ge=1)] = None,
+    version: Version = None,
 ) -> HTMLResponse:  # fmt: skip
     """A scorecard as the caller may see it (hidden tests' detail only for operators)."""
     stored = ctx.repo.submissions.scorecard(submission_id, version)

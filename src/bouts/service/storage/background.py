@@ -21,6 +21,7 @@ from sqlalchemy import Select, select, update
 from sqlalchemy.orm import Session, defer, sessionmaker
 
 from bouts.models.scorecard import Scorecard as ScorecardModel
+from bouts.service.limits import storable
 from bouts.service.storage.models import (
     JOB_TERMINAL_STATES,
     Agent,
@@ -103,7 +104,7 @@ class _JobRows(Generic[JobT]):
         moved = session.execute(
             update(self.model)
             .where(self.model.id == claim.job.id, self.model.state == "running", self.model.attempt == claim.attempt)
-            .values(state=state, last_error=error, finished_at=finished, **values)
+            .values(state=state, last_error=storable(error), finished_at=finished, **values)
         )  # fmt: skip
         return moved.rowcount == 1  # type: ignore[attr-defined]
 

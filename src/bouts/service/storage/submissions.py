@@ -8,6 +8,7 @@ as the ``running → scored`` transition, so a reader sees either both or neithe
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -17,6 +18,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
 from bouts.models.scorecard import Scorecard as ScorecardModel
+from bouts.service.limits import storable
 from bouts.service.storage.catalog import Catalog
 from bouts.service.storage.models import (
     TERMINAL_STATES,
@@ -47,8 +49,13 @@ class Submissions:
     def create(
         self, *, submission_id: str, challenge_version_id: int, agent: str, iteration: int,
         elapsed_s: float | None, content_hash: str, archive_path: str, submitted_by: int | None,
+        place: Callable[[], None] | None = None,
     ) -> SubmissionInfo:
-        """Insert a queued submission; ``DuplicateSubmissionError`` if the iteration exists."""  # fmt: skip
+        """Insert a queued submission; ``DuplicateSubmissionError`` if the iteration exists.
+
+        ``place`` (moving the archive to ``archive_path``) runs inside the transaction, after the
+        row is written and before the commit: a reader never sees the row without its archive, and
+        an archive whose commit failed is the caller's to remove (or the start-up sweep's)."""  # fmt: skip
         agent_pk = self.catalog.ensure_agent(agent)
         try:
             with self.sessions.begin() as session:
@@ -59,6 +66,9 @@ class Submissions:
                     content_hash=content_hash, archive_path=archive_path, state="queued", attempt=0,
                     submitted_by=submitted_by,
                 ))  # fmt: skip
+                session.flush()  # a duplicate iteration fails here, before the archive moves
+                if place is not None:
+                    place()
         except IntegrityError as exc:
             raise DuplicateSubmissionError(f"{agent} already submitted iteration {iteration}") from exc
         info = self.get(submission_id)
@@ -78,6 +88,15 @@ class Submissions:
             query = query.where(Challenge.slug == challenge)
         with self.sessions() as session:
             return [_info(*row) for row in session.execute(query)]
+
+    def archive_paths(self, paths: Sequence[str]) -> set[str]:
+        """Which of ``paths`` a submission row names (the start-up sweep keeps those)."""
+        found: set[str] = set()
+        with self.sessions() as session:
+            for i in range(0, len(paths), 500):
+                chunk = list(paths[i : i + 500])
+                found.update(session.scalars(select(Submission.archive_path).where(Submission.archive_path.in_(chunk))))
+        return found
 
     def pending(self, states: tuple[str, ...] = ("queued", "running"), older_than_s: float = 0.0) -> list[str]:
         """Ids of submissions in ``states`` (by default: not finished), oldest first."""
@@ -140,7 +159,7 @@ class Submissions:
             update(Submission)
             .where(Submission.id == claim.submission.id, Submission.state == "running",
                    Submission.attempt == claim.attempt)
-            .values(state=state, last_error=error, finished_at=finished)
+            .values(state=state, last_error=storable(error), finished_at=finished)
         )  # fmt: skip
         return moved.rowcount == 1  # type: ignore[attr-defined]
 
@@ -223,10 +242,13 @@ def add_version(session: Session, submission_id: str, card: ScorecardModel, *, r
 
 def insert_scorecard(session: Session, submission_id: str, card: ScorecardModel, *, version: int, reason: str,
                      by: str) -> Scorecard:  # fmt: skip
+    # Text the submission put in the card (file names, messages, test output) is made storable:
+    # PostgreSQL refuses NUL, and a lone surrogate cannot be encoded in a JSON answer.
     row = Scorecard(
         submission_id=submission_id, version=version, is_current=True, final=card.final, raw=card.raw,
         band=card.band, profile=card.profile, provisional=card.provisional,
-        engine_version=card.reproducibility.engine_version, card=card.model_dump(mode="json", by_alias=True),
+        engine_version=card.reproducibility.engine_version,
+        card=storable(card.model_dump(mode="json", by_alias=True)),
         reason=reason, created_by=by,
     )  # fmt: skip
     session.add(row)
@@ -236,10 +258,12 @@ def insert_scorecard(session: Session, submission_id: str, card: ScorecardModel,
         session.add(ComponentScore(scorecard_id=row.id, name=name, score=comp.score, weight=weight,
                                    points=comp.points))  # fmt: skip
         for judge in comp.judges:
-            session.add(JudgeOutput(scorecard_id=row.id, component=name, judge=judge.judge, score=judge.score,
-                                    reason=judge.reason, dimensions=dict(judge.dimensions)))  # fmt: skip
+            session.add(JudgeOutput(scorecard_id=row.id, component=name, judge=storable(judge.judge),
+                                    score=judge.score, reason=storable(judge.reason),
+                                    dimensions=storable(dict(judge.dimensions))))  # fmt: skip
     for flag in card.flags:
-        session.add(Flag(submission_id=submission_id, scorecard_id=row.id, code=flag.code, message=flag.message,
+        session.add(Flag(submission_id=submission_id, scorecard_id=row.id, code=flag.code,
+                         message=storable(flag.message),
                          level=flag.level or 1, source="scorecard"))  # fmt: skip
     return row
 
