@@ -62,6 +62,19 @@ def load_rules(root: Path) -> tuple[RuleInfo, ...]:
 
 
 @cache
+def compiled_rules(root: Path) -> str:
+    """Every rule under ``root`` as one JSON document, YAML anchors and aliases resolved: Semgrep's
+    OCaml CLI does not resolve aliases (``Expected a list for pattern-either``), and JSON is YAML.
+    Derived from the files ``ruleset_hash`` covers, so it needs no hash of its own."""
+    import yaml
+
+    rules: list[object] = []
+    for path in rule_files(root):
+        rules.extend((yaml.safe_load(path.read_text(encoding="utf-8")) or {}).get("rules", []))
+    return json.dumps({"rules": rules})
+
+
+@cache
 def ruleset_hash(root: Path, scanner_policy: str = "") -> str:
     """sha256 over the rule files, the severity policy and the scanners' settings (plugins,
     thresholds): changing any of them can change a score."""
