@@ -14,6 +14,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from bouts import __version__
 from bouts.cli._errors import json_safe, print_error, terminal
+from bouts.cli.advisories import advisories_app, store_digest, store_path
 from bouts.cli.calibration import register as register_calibration
 from bouts.cli.importers import import_app
 from bouts.cli.service import register as register_service
@@ -32,6 +33,7 @@ app = typer.Typer(
 )
 app.add_typer(trajectory_app, name="trajectory")
 app.add_typer(import_app, name="import")
+app.add_typer(advisories_app, name="advisories")
 register_calibration(app)
 register_service(app)
 err = terminal(stderr=True)
@@ -66,7 +68,29 @@ def score(
         Path | None,
         typer.Option(help="LLM judge panel file (TOML, docs/llm-judges.md) to seat beside the offline judges."),
     ] = None,
-    cache_dir: Annotated[Path | None, typer.Option(help="Engine cache (reference runs); default: memory only.")] = None,
+    cache_dir: Annotated[
+        Path | None,
+        typer.Option(help="Engine cache: reference runs and scorecards (default: $BOUTS_CACHE_DIR or ~/.cache/bouts)."),
+    ] = None,
+    no_cache: Annotated[
+        bool, typer.Option("--no-cache", help="Score afresh: do not read a cached scorecard (the new one is stored).")
+    ] = False,
+    tests_only: Annotated[
+        bool,
+        typer.Option(
+            "--tests-only",
+            help="Run only what feeds correctness: every test, no judge of the other components (the "
+            "scorecard says what was not run).",
+        ),
+    ] = False,
+    no_generated: Annotated[
+        bool, typer.Option("--no-generated", help="Do not generate adversarial tests from the submitted code.")
+    ] = False,
+    advisories: Annotated[
+        Path | None,
+        typer.Option(help="OSV advisory store (`bouts advisories import`) to check pinned dependencies against; "
+                     "default: $BOUTS_ADVISORIES; none: dependencies are not checked (the scorecard says so)."),
+    ] = None,
     postgres: Annotated[
         str | None,
         typer.Option(
@@ -76,20 +100,25 @@ def score(
     ] = None,
 ) -> None:
     """Score a submission against a challenge and print the breakdown."""
+    from bouts.cache import Store, default_cache_dir
+    from bouts.cache.results import score as run_score
     from bouts.cli import render
     from bouts.pipeline import ScoreConfig
-    from bouts.pipeline import score as run_score
 
     try:
-        if llm_panel is not None:
-            _seat_llm_panel(llm_panel)
+        panel = _seat_llm_panel(llm_panel) if llm_panel is not None else None
         chosen = (
             None if judges is None else tuple(j.strip() for j in judges.split(",") if j.strip() not in ("", "none"))
         )
+        if tests_only:
+            chosen = _correctness_judges(chosen)
+        cache_dir = cache_dir or default_cache_dir(os.environ)
         config = ScoreConfig(
             sandbox=sandbox or os.environ.get("BOUTS_SANDBOX", "bubblewrap"), seed=seed, judges=chosen,
-            cache_dir=cache_dir, **_postgres_settings(postgres or os.environ.get("BOUTS_POSTGRES_DSN")),
+            cache_dir=cache_dir, adversarial_generation=False if no_generated else None,
+            advisories=store_path(advisories), **_postgres_settings(postgres or os.environ.get("BOUTS_POSTGRES_DSN")),
         )  # fmt: skip
+        results = Store.open(cache_dir, "results")
     except BoutsError as exc:
         raise _fail(exc) from None
     console = terminal(stderr=as_json)
@@ -114,9 +143,16 @@ def score(
 
     try:
         with progress:
-            card = run_score(challenge, submission, config=config, progress=on_result, on_start=on_start)
+            scored = run_score(
+                challenge, submission, config=config, cache=results, refresh=no_cache, progress=on_result,
+                on_start=on_start, judge_material={"llm_panel": panel, "advisories": store_digest(config.advisories)},
+            )  # fmt: skip
     except BoutsError as exc:
         raise _fail(exc) from None
+    card = scored.card
+    if scored.cached:
+        err.print(f"cached scorecard from {cache_dir} (same challenge, submission, engine, judges and seeds); "
+                  "--no-cache scores afresh", highlight=False)  # fmt: skip
     if as_json:
         typer.echo(json_safe(card.to_json()))
     else:
@@ -137,8 +173,18 @@ def _postgres_settings(dsn: str | None) -> dict[str, Any]:
     return {"postgres_dsn": dsn, "postgres_socket_dir": Path(host)}
 
 
-def _seat_llm_panel(path: Path) -> None:
-    """Read an LLM panel file and register its judges; keys come from the variables it names."""
+def _correctness_judges(chosen: tuple[str, ...] | None) -> tuple[str, ...]:
+    """``--tests-only``: of the judges asked for (default: every registered one), those that feed
+    correctness (``bouts.modes``)."""
+    from bouts.judging import builtin_judges
+    from bouts.modes import correctness_judges
+
+    return correctness_judges(builtin_judges(chosen))
+
+
+def _seat_llm_panel(path: Path) -> dict[str, Any]:
+    """Read an LLM panel file and register its judges; keys come from the variables it names.
+    Returns the panel's settings (what the result cache keys on; no key is in them)."""
     from bouts.errors import InputError
     from bouts.judges.llm import LLMPanelConfig, resolve_keys, seat_llm_judges
     from bouts.judges.llm.config import DEFAULT_CACHE_DIR
@@ -151,6 +197,7 @@ def _seat_llm_panel(path: Path) -> None:
     if panel.cache_dir is None:
         panel = panel.model_copy(update={"cache_dir": Path(DEFAULT_CACHE_DIR).expanduser()})
     seat_llm_judges(panel, resolve_keys(panel, os.environ))
+    return panel.model_dump(mode="json", exclude={"cache_dir"})
 
 
 def _parse_values(pairs: list[str]) -> dict[str, list[float]]:
