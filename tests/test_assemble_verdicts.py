@@ -172,7 +172,7 @@ def test_the_anchors_brier_scores(level: str) -> None:
     anchor = challenge.anchors[level]
     lines = (anchor / "trajectory.jsonl").read_text(encoding="utf-8").splitlines()
     traj = Trajectory(harness="canonical", events=[Event.model_validate_json(x) for x in lines if x.strip()])
-    inp = JudgeInput(challenge, anchor / "code", deliverables_dir=anchor / "deliverables", trajectory=traj)
+    inp = JudgeInput.read(challenge, anchor / "code", deliverables_dir=anchor / "deliverables", trajectory=traj)
     report, objective, stated, p, brier, adjustment = ANCHORS[level]
     card = build_scorecard(challenge, META, Measurements(report, verdicts=(ProcessJudge().judge(inp),)))
     assert card.components["objective"].score == pytest.approx(objective)

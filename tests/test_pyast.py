@@ -129,7 +129,7 @@ def test_every_judge_and_the_generator_survive_pathological_files(tmp_path: Path
         {p.relative_to(code).as_posix(): p.read_text() for p in code.rglob("*.py")}
     )
     assert any("not analysed" in note for note in analysis.notes), analysis.notes
-    inp = JudgeInput(challenge=challenge, code_dir=code)
+    inp = JudgeInput.read(challenge, code)
     for judge in builtin_judges():
         if getattr(judge, "needs_run", False):
             continue

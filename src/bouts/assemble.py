@@ -20,6 +20,7 @@ from bouts.models.results import Outcome, RunReport, TestResult
 from bouts.models.scorecard import (
     CalibrationModel,
     ComponentScore,
+    ExcludedModel,
     FlagModel,
     GeneratedAdversarialModel,
     LLMJudgeUsageModel,
@@ -30,6 +31,7 @@ from bouts.models.scorecard import (
     TestOutcomeModel,
 )
 from bouts.models.submission import SubmissionMeta
+from bouts.models.view import Exclusion
 from bouts.scoring import components as c
 from bouts.scoring import profiles
 from bouts.scoring.adjustments import calibration_adjustment, exploit_penalties, integrity_adjustment
@@ -71,6 +73,8 @@ class Measurements:
     """Flags raised at the edge (e.g. an unreadable trajectory)."""
     generated: GeneratedAdversarialModel | None = None
     """The generated adversarial tests (their verdict is among ``verdicts``)."""
+    excluded: Sequence[Exclusion] = ()
+    """What the submission view left out of judging, for every judge (``SubmissionView.excluded``)."""
 
 
 def _static(run: RunReport) -> Result:
@@ -285,6 +289,8 @@ def build_scorecard(challenge: Challenge, meta: SubmissionMeta, m: Measurements)
             for r in run.results
         ],
         removed_files=list(run.removed), infra_error=run.infra_error,
+        excluded=[ExcludedModel(path=e.path, reason=e.reason, kind=e.kind, files=len(e.members),
+                                examples=list(e.members[:10])) for e in m.excluded],
         reproducibility=Reproducibility(
             engine_version=__version__, challenge_hash=challenge.content_hash,
             suite_hashes=dict(challenge.suite_hashes), submission_hash=m.submission_hash,

@@ -9,10 +9,11 @@ from pathlib import Path
 import pytest
 
 from bouts.judges.base import JUDGES, Judge, JudgeInput, Verdict
-from bouts.judges.deliverables.offline import MAX_BYTES, OfflineDeliverablesJudge
+from bouts.judges.deliverables.offline import OfflineDeliverablesJudge
 from bouts.loading import load_challenge
 from bouts.models.challenge import Challenge, ChallengeSpec, Deliverable
 from bouts.models.results import Outcome, RunReport, TestResult
+from bouts.models.view import MAX_FILE_BYTES as MAX_BYTES
 from bouts.scoring.explain import Explained, NotScored
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -63,7 +64,7 @@ def judge(challenge: Challenge, files: dict[str, str], tmp_path: Path, run: RunR
     code = tmp_path / "code"
     (code / "ledger").mkdir(parents=True, exist_ok=True)
     (code / "ledger" / "core.py").write_text(CODE)
-    return OfflineDeliverablesJudge().judge(JudgeInput(challenge, code, out, run=run))
+    return OfflineDeliverablesJudge().judge(JudgeInput.read(challenge, code, out, run=run))
 
 
 def by_rule(verdict: Verdict, rule: str) -> list[str]:
@@ -123,7 +124,7 @@ def test_anchors_order_low_mid_high(name: str) -> None:
     for level in ("low", "mid", "high"):
         anchor = challenge.anchors[level]
         verdict = JUDGES.create("deliverables-offline").judge(
-            JudgeInput(challenge, anchor / "code", anchor / "deliverables"))
+            JudgeInput.read(challenge, anchor / "code", anchor / "deliverables"))
         scores.append(verdict.score.value)
         accuracy.append(verdict.dimensions["accuracy"])
     assert scores[0] < scores[1] < scores[2], scores

@@ -46,7 +46,7 @@ def add_module(code: Path, source: str, rel: str = "ledger/extra.py") -> Path:
 
 
 def judge(code: Path, run: RunReport | None = None, challenge: Challenge = CHALLENGE) -> Verdict:
-    return StaticIntegrityJudge().judge(JudgeInput(challenge=challenge, code_dir=code, run=run))
+    return StaticIntegrityJudge().judge(JudgeInput.read(challenge, code, run=run))
 
 
 def rules(verdict: Verdict) -> set[str]:

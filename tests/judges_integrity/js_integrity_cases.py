@@ -99,7 +99,7 @@ def money_challenge(tmp_path: Path) -> Challenge:
 
 
 def judge(challenge: Challenge, code: Path, run: RunReport | None = None) -> Verdict:
-    return StaticIntegrityJudge().judge(JudgeInput(challenge=challenge, code_dir=code, run=run))
+    return StaticIntegrityJudge().judge(JudgeInput.read(challenge, code, run=run))
 
 
 def judge_files(challenge: Challenge, tmp_path: Path, files: Mapping[str, str], base: Path | None = None) -> Verdict:

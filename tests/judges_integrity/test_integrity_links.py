@@ -14,7 +14,7 @@ from bouts.scoring.adjustments import integrity_adjustment
 
 def _judge(code, *links: tuple[str, str]):
     dropped = tuple(DroppedLink(path=p, target=t) for p, t in links)
-    return StaticIntegrityJudge().judge(JudgeInput(challenge=CHALLENGE, code_dir=code, dropped_links=dropped))
+    return StaticIntegrityJudge().judge(JudgeInput.read(CHALLENGE, code, dropped_links=dropped))
 
 
 def test_dropped_link_out_of_code_is_the_bright_line_though_it_is_not_on_disk(tmp_path) -> None:

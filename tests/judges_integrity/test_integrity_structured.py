@@ -183,7 +183,7 @@ def test_findings_do_not_depend_on_string_hashing() -> None:
         "from bouts.judges.base import JudgeInput\nfrom bouts.judges.integrity import StaticIntegrityJudge\n"
         "from bouts.loading import load_challenge\nfrom pathlib import Path\n"
         f"ch = load_challenge(Path({str(LEAGUE.root)!r}))\n"
-        "v = StaticIntegrityJudge().judge(JudgeInput(challenge=ch, code_dir=ch.root / 'anchors/low/code', run=None))\n"
+        "v = StaticIntegrityJudge().judge(JudgeInput.read(ch, ch.root / 'anchors/low/code', run=None))\n"
         "print([f.message for f in v.findings])\n"
     )
     outputs = {

@@ -53,7 +53,7 @@ def make_input(tmp_path: Path) -> Callable[..., JudgeInput]:
             ],
             sandbox="fake",
         )
-        return JudgeInput(challenge=challenge, code_dir=code_dir, deliverables_dir=docs_dir, run=run, seed=seed)
+        return JudgeInput.read(challenge, code_dir, deliverables_dir=docs_dir, run=run, seed=seed)
 
     return make
 

@@ -23,6 +23,6 @@ def run_judge(tmp_path: Path) -> Run:
         base = tmp_path / f"case{count}"
         challenge = challenge_at(base / "challenge", starter, **spec)
         code_dir = write_tree(base / "code", code)
-        return judge.judge(JudgeInput(challenge, code_dir))  # type: ignore[attr-defined]
+        return judge.judge(JudgeInput.read(challenge, code_dir))  # type: ignore[attr-defined]
 
     return run

@@ -33,7 +33,7 @@ def awful_code(tmp_path_factory: pytest.TempPathFactory, challenge: Challenge) -
 
 
 def verdict(name: str, challenge: Challenge, code: Path) -> Verdict:
-    result = JUDGES.create(name).judge(JudgeInput(challenge, code))
+    result = JUDGES.create(name).judge(JudgeInput.read(challenge, code))
     assert isinstance(result.score, Explained), result.score
     return result
 

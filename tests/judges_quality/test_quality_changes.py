@@ -9,9 +9,15 @@ import pytest
 from quality_helpers import Run, write_tree
 
 from bouts.judges.quality import LintJudge, MetricsJudge, StructureJudge
-from bouts.judges.quality._changes import collect
-from bouts.judges.quality._files import MAX_FILE_BYTES
+from bouts.judges.quality._changes import collect as collect_view
+from bouts.loading.view import read_view
+from bouts.models.view import MAX_FILE_BYTES
 from bouts.scoring.explain import Explained, NotScored
+
+
+def collect(code: Path, starter: Path, protected: tuple[str, ...] = (), language: str = "python"):  # noqa: ANN201
+    return collect_view(read_view(code, starter, protected=protected, language=language), language)
+
 
 STARTER = {
     "app/core.py": '''

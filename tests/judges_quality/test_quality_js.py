@@ -14,6 +14,7 @@ from bouts.judges.base import JudgeInput, Verdict
 from bouts.judges.quality import LintJudge, MetricsJudge, StructureJudge
 from bouts.judges.quality._changes import collect
 from bouts.loading import load_challenge
+from bouts.loading.view import read_view
 from bouts.models.challenge import Challenge
 from bouts.scoring.explain import Explained, NotScored
 
@@ -57,7 +58,7 @@ def test_only_changed_units_are_judged(tmp_path: Path, run_judge: Run) -> None:
                                             "1 file(s), 1 function(s), 4 line(s)")  # hit(), not its factory
     code = write_tree(tmp_path / "c", {"src/limiter.mjs": edited})
     starter = write_tree(tmp_path / "s", STARTER)
-    changes = collect(code, starter, (), "javascript")
+    changes = collect(read_view(code, starter, language="javascript"), "javascript")
     assert [u.qualname for u in changes.changed_units()] == ["createLimiter.hit"]
 
 
@@ -197,7 +198,7 @@ def rate() -> Challenge:
 
 
 def _verdict(judge: object, challenge: Challenge, code: Path) -> Verdict:
-    verdict = judge.judge(JudgeInput(challenge, code))  # type: ignore[attr-defined]
+    verdict = judge.judge(JudgeInput.read(challenge, code))  # type: ignore[attr-defined]
     assert isinstance(verdict.score, Explained), verdict.score
     return verdict
 

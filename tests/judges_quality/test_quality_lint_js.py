@@ -154,7 +154,7 @@ def test_odd_file_names_stay_paths(run_judge: Run) -> None:
 
 def test_missing_node_or_eslint_is_not_scored_never_100(tmp_path: Path) -> None:
     challenge = challenge_at(tmp_path / "challenge", STARTER, **JS)
-    inp = JudgeInput(challenge, write_tree(tmp_path / "code", {**STARTER, "src/total.mjs": CLEAN}))
+    inp = JudgeInput.read(challenge, write_tree(tmp_path / "code", {**STARTER, "src/total.mjs": CLEAN}))
     for judge in (LintJudge(node=tmp_path / "no-node"), LintJudge(eslint_dir=tmp_path / "no-eslint")):
         with pytest.raises(InfrastructureError, match="quality-lint judge cannot lint JavaScript"):
             judge.judge(inp)

@@ -22,4 +22,4 @@ def snippet_report(tmp_path_factory: pytest.TempPathFactory) -> SecurityReport:
 def reference_verdict() -> Verdict:
     """The example's reference solution, judged through the registry and the judge contract."""
     challenge = load_challenge(EXAMPLE)
-    return JUDGES.create(JUDGE_NAME).judge(JudgeInput(challenge=challenge, code_dir=EXAMPLE / "reference"))
+    return JUDGES.create(JUDGE_NAME).judge(JudgeInput.read(challenge, EXAMPLE / "reference"))

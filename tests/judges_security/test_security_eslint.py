@@ -235,7 +235,7 @@ def test_sarif_names_eslint_as_a_tool_and_on_its_results(hostile_report: Securit
 
 def test_the_js_example_reference_still_scores_100_with_eslint_in_the_panel() -> None:
     challenge = load_challenge(EXAMPLE_JS)
-    inp = JudgeInput(challenge=challenge, code_dir=EXAMPLE_JS / "reference")
+    inp = JudgeInput.read(challenge, EXAMPLE_JS / "reference")
     verdict: Verdict = JUDGES.create(JUDGE_NAME).judge(inp)
     assert verdict.score.value == 100 and verdict.findings == ()
     assert verdict.versions["eslint"] == PINNED["eslint"]
@@ -263,7 +263,7 @@ def test_a_missing_eslint_on_javascript_is_an_infrastructure_error_naming_it(
 
 def test_the_scorecard_says_the_scanner_is_missing_instead_of_scoring(tmp_path: Path) -> None:
     challenge = load_challenge(EXAMPLE_JS)
-    inp = JudgeInput(challenge=challenge, code_dir=EXAMPLE_JS / "reference")
+    inp = JudgeInput.read(challenge, EXAMPLE_JS / "reference")
     judge = SecurityJudge(eslint_dir=tmp_path / "no-eslint")
     _, ran = judge_around([judge], inp, run_tests=lambda: RunReport(results=[], sandbox="none"))
     (verdict,) = ran.verdicts
@@ -274,7 +274,7 @@ def test_the_scorecard_says_the_scanner_is_missing_instead_of_scoring(tmp_path: 
 def test_without_javascript_eslint_is_not_needed_and_the_verdict_says_it_did_not_run(tmp_path: Path) -> None:
     challenge = load_challenge(EXAMPLE)
     judge = SecurityJudge(eslint_dir=tmp_path / "no-eslint", node=tmp_path / "no-node")
-    verdict = judge.judge(JudgeInput(challenge=challenge, code_dir=EXAMPLE / "reference"))
+    verdict = judge.judge(JudgeInput.read(challenge, EXAMPLE / "reference"))
     assert verdict.score.value == 100 and verdict.versions["eslint"] == ESLINT_NOT_RUN
     assert f"eslint {ESLINT_NOT_RUN}" in verdict.score.math[0]
 

@@ -51,7 +51,7 @@ def judge(challenge: Challenge, tmp_path: Path) -> Callable[..., Verdict]:
         run: RunReport | None = None,
     ) -> Verdict:
         traj = None if evs is None else Trajectory(harness="canonical", events=evs)
-        inp = JudgeInput(challenge=challenge, code_dir=code_dir, trajectory=traj, run=run)
+        inp = JudgeInput.read(challenge, code_dir, trajectory=traj, run=run)
         return JUDGES.create(name).judge(inp)
 
     return run

@@ -23,7 +23,7 @@ def _verdicts(challenge, level):
     anchor = challenge.anchors[level]
     lines = (anchor / "trajectory.jsonl").read_text(encoding="utf-8").splitlines()
     traj = Trajectory(harness="canonical", events=[Event.model_validate_json(line) for line in lines if line.strip()])
-    inp = JudgeInput(challenge=challenge, code_dir=anchor / "code", trajectory=traj)
+    inp = JudgeInput.read(challenge, anchor / "code", trajectory=traj)
     judges = {
         "process": ProcessJudge(),
         "strategy": StrategyJudge(),

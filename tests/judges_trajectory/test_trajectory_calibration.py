@@ -10,7 +10,9 @@ import pytest
 from bouts.judges.base import JUDGES, JudgeInput
 from bouts.judges.trajectory import final_statement, latest_statement
 from bouts.judges.trajectory.calibration import WORD_PROBABILITY, statements_in
+from bouts.loading.view import read_view
 from bouts.models.trajectory import Trajectory
+from bouts.models.view import SubmissionView
 
 P = "trajectory-process"
 
@@ -100,7 +102,7 @@ def _deliver(root: Path, **docs: str) -> Path:
 
 def _judge_with(challenge, tmp_path, evs, deliverables):
     traj = None if evs is None else Trajectory(harness="canonical", events=evs)
-    inp = JudgeInput(challenge=challenge, code_dir=tmp_path, deliverables_dir=deliverables, trajectory=traj)
+    inp = JudgeInput.read(challenge, tmp_path, deliverables_dir=deliverables, trajectory=traj)
     return JUDGES.create(P).judge(inp)
 
 
@@ -163,27 +165,31 @@ def test_quoted_text_in_a_deliverable_is_not_the_agents(text):
     assert statements_in(text, "deliverables/X.md") == []
 
 
+def docs(deliverables: Path) -> SubmissionView:
+    return read_view(None, None, deliverables)
+
+
 def test_the_latest_statement_wins_across_messages_and_deliverables(events, tmp_path):
     deliverables = _deliver(tmp_path, ROOT_CAUSE="I am not sure the paging fix is complete.")
     said_last = events(
         ("write", {"path": "/testbed/deliverables/ROOT_CAUSE.md"}), _msg("I'm 90% confident now."), "submit"
     )
-    s = latest_statement(said_last, deliverables)
+    s = latest_statement(said_last, docs(deliverables))
     assert (s.confidence, s.event, s.source) == ("confident", 1, "trajectory event 1")  # type: ignore[union-attr]
     written_last = events(_msg("I'm 90% confident."), ("write", {"path": "deliverables/ROOT_CAUSE.md"}))
-    s = latest_statement(written_last, deliverables)
+    s = latest_statement(written_last, docs(deliverables))
     assert (s.confidence, s.source) == ("unsure", "deliverables/ROOT_CAUSE.md:1")  # type: ignore[union-attr]
     # A deliverable the trajectory never shows being written was written at the end: it wins.
     unseen = events(_msg("I'm 90% confident."), "submit")
-    assert latest_statement(unseen, deliverables).confidence == "unsure"  # type: ignore[union-attr]
+    assert latest_statement(unseen, docs(deliverables)).confidence == "unsure"  # type: ignore[union-attr]
     # A same-named file elsewhere is not the deliverable.
     elsewhere = events(("write", {"path": "docs/ROOT_CAUSE.md"}), _msg("I'm 90% confident."))
-    assert latest_statement(elsewhere, deliverables).confidence == "unsure"  # type: ignore[union-attr]
+    assert latest_statement(elsewhere, docs(deliverables)).confidence == "unsure"  # type: ignore[union-attr]
 
 
 def test_deliverables_written_together_are_read_in_path_order(events, tmp_path):
     deliverables = _deliver(tmp_path, A="I'm 90% confident.", B="Not sure about paging.\n\nConfidence: 70%")
-    s = latest_statement(events("submit"), deliverables)
+    s = latest_statement(events("submit"), docs(deliverables))
     assert (s.probability, s.source) == (0.7, "deliverables/B.md:3")  # type: ignore[union-attr]
 
 
@@ -193,4 +199,4 @@ def test_a_symlinked_deliverable_is_not_read(tmp_path, challenge):
     deliverables = tmp_path / "deliverables"
     deliverables.mkdir()
     (deliverables / "LINK.md").symlink_to(outside)
-    assert latest_statement([], deliverables) is None
+    assert latest_statement([], docs(deliverables)) is None

@@ -53,7 +53,7 @@ def test_an_honest_real_log_is_never_contradicted_and_says_why_it_was_not_compar
     )
     traj = load_trajectory(path)
     for run in (every_test_red, None):
-        inp = JudgeInput(challenge=challenge, code_dir=tmp_path, trajectory=traj, run=run)
+        inp = JudgeInput.read(challenge, tmp_path, trajectory=traj, run=run)
         integrity = JUDGES.create("trajectory-integrity").judge(inp)
         assert isinstance(integrity.score, Explained) and integrity.integrity is not None
         assert not any("contradicted" in line for line in integrity.integrity.bright_lines)
@@ -67,7 +67,7 @@ def test_an_honest_real_log_is_never_contradicted_and_says_why_it_was_not_compar
 @pytest.mark.parametrize("path", _samples(), ids=lambda p: f"{p.parent.name}/{p.name[:40]}")
 def test_real_log_gets_a_verdict(path, challenge, tmp_path):
     traj = load_trajectory(path)
-    inp = JudgeInput(challenge=challenge, code_dir=tmp_path, trajectory=traj)
+    inp = JudgeInput.read(challenge, tmp_path, trajectory=traj)
     for name in TRAJECTORY_JUDGES:
         verdict = JUDGES.create(name).judge(inp)
         assert isinstance(verdict.score, Explained | NotScored)

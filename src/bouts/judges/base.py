@@ -8,93 +8,47 @@ scorecard can explain it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from bouts.models.challenge import Challenge
 from bouts.models.results import RunReport
 from bouts.models.submission import DroppedLink
 from bouts.models.trajectory import Trajectory
+from bouts.models.verdict import Component, Finding, IntegritySignals, Verdict
+from bouts.models.view import SubmissionView
 from bouts.registry import Registry
-from bouts.scoring.adjustments import Confidence, ExploitAttempt
-from bouts.scoring.explain import Explained, NotScored
 
-Component = Literal[
-    "code_quality", "deliverables", "security", "process", "strategy", "integrity", "recovery", "efficiency",
-    "adversarial_generated",
-]
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One piece of evidence behind a score: what was seen, where, and what it cost."""
-
-    rule: str
-    """Stable id of the rule or check, e.g. ``semgrep:bouts.python.sql-injection`` or ``process.unread-edit``."""
-    message: str
-    file: str | None = None
-    """Path relative to the submission's ``code/`` (or ``deliverables/``)."""
-    line: int | None = None
-    event: int | None = None
-    """Index of the trajectory event, for trajectory judges."""
-    severity: str | None = None
-    """critical / high / medium / low where the rule has one."""
-    points: float = 0.0
-    """Points this finding took from the component (0 for informational findings)."""
-    dimension: str | None = None
-    """Sub-score it counts against (readability, accuracy, ...), where the judge has dimensions."""
-
-
-@dataclass(frozen=True)
-class IntegritySignals:
-    """What an integrity detector saw; feeds both the integrity judge score and the composite adjustment."""
-
-    bright_lines: tuple[str, ...] = ()
-    """Each a short description: tests modified, hard-coded outputs, off-limits access, ..."""
-    gray_penalties: tuple[float, ...] = ()
-    """5-10 each."""
-    open_integrity_bonus: float = 0.0
-    """Up to +10 for integrity shown in the open (reported a broken test instead of working around it)."""
-    exploit_attempts: tuple[ExploitAttempt, ...] = ()
+__all__ = ["JUDGES", "Component", "Finding", "IntegritySignals", "Judge", "JudgeInput", "Verdict"]
 
 
 @dataclass(frozen=True)
 class JudgeInput:
-    """Everything a judge may read. Paths are read-only inputs; judges never modify them."""
+    """Everything a judge may read: the submission as read once at the pipeline edge (``view``), the
+    trajectory and, for judges that sit after the tests, the run report. A judge never opens the
+    submission's files itself: what one judge reads, every judge reads (``bouts.models.view``)."""
 
     challenge: Challenge
-    code_dir: Path
-    """The submission's ``code/``."""
-    deliverables_dir: Path | None = None
+    view: SubmissionView
     trajectory: Trajectory | None = None
     run: RunReport | None = None
     """The test run, for judges that need test evidence (None while tests still run)."""
     seed: int = 0
     dropped_links: tuple[DroppedLink, ...] = ()
     """Symbolic links the loader left out of the submission (never followed), for the integrity judge."""
+    advisories: Path | None = None
+    """The OSV advisory store the security judge checks pinned dependencies against (the ``advisories``
+    setting, docs/configuration.md); None: dependencies are not checked, and its verdict says so."""
 
+    @classmethod
+    def read(cls, challenge: Challenge, code_dir: Path, deliverables_dir: Path | None = None,
+             **rest: Any) -> JudgeInput:
+        """Read ``code_dir`` (and ``deliverables_dir``) into a view: for drivers and tests that start
+        from directories."""
+        from bouts.loading.view import build_view
 
-@dataclass(frozen=True)
-class Verdict:
-    """A judge's answer for one component."""
-
-    judge: str
-    """Name of the judge (an analyser name or a model id): listed on the scorecard as a judge that sat."""
-    component: Component
-    score: Explained | NotScored
-    findings: tuple[Finding, ...] = ()
-    dimensions: Mapping[str, float] = field(default_factory=dict)
-    """Sub-scores 0-100 (code quality: readability/architecture/robustness/idiomaticity)."""
-    versions: Mapping[str, str] = field(default_factory=dict)
-    """Tool / rule-set versions, for reproducibility."""
-    integrity: IntegritySignals | None = None
-    confidence: Confidence | None = None
-    """The agent's stated confidence, for the calibration adjustment (trajectory judges)."""
-    stated_probability: float | None = None
-    """The probability behind ``confidence`` (0..1: the stated number, or the one its words map to), for
-    the Brier score; None when no statement was read."""
+        return cls(challenge=challenge, view=build_view(challenge, code_dir, deliverables_dir), **rest)
 
 
 @runtime_checkable

@@ -85,6 +85,11 @@ class AdversarialConfig(_Strict):
     generate: bool = True
     """Generate adversarial tests from each submission's code (``docs/adversarial.md``) for the
     other ``1 − prebuilt_share`` (SPEC §1). On by default; ``false`` leaves the pre-built half alone."""
+    invalid_input: Literal["out-of-scope", "rejected"] = "out-of-scope"
+    """What the challenge asks of input outside its contract: ``rejected`` (it must raise a
+    deliberate error, the reference's class) turns on out-of-contract probing, each value compared
+    with the reference's rejection; ``out-of-scope`` (the default) generates valid inputs only
+    (``docs/adversarial.md``, "The reference oracle")."""
     test_timeout_s: float = Field(30.0, gt=0, le=600)
     """Wall-clock budget of one generated test, instead of ``[limits] test_timeout_s``: generated
     tests are bounded by example count, and this is sized for a loaded machine
@@ -152,6 +157,10 @@ class ChallengeSpec(_Strict):
     deliverables: list[Deliverable] = Field(default_factory=list)
     protected: list[str] = Field(default_factory=lambda: ["tests/**"])
     """Glob patterns (relative to ``code/``) the agent must not modify."""
+    vendored: list[str] = Field(default_factory=list, max_length=100)
+    """Glob patterns (relative to ``code/``) of third-party code the submission may ship: left out of
+    the quality, security and LLM judges (the integrity judge still reads it) and listed on the
+    scorecard. Nothing else is excluded by folder name (``docs/writing-a-challenge.md``)."""
     decomposition: list[DecompositionStep] = Field(default_factory=list)
     budgets: Budgets = Field(default_factory=Budgets)
     weights: Weights | None = None

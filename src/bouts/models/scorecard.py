@@ -6,7 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from bouts.models.results import AssertionCount, Outcome
+from bouts.models.results import AssertionCount, ObservedExploit, Outcome
+from bouts.models.trajectory import Trajectory
 
 SCHEMA = "bouts.scorecard/1"
 
@@ -185,6 +186,53 @@ class Reproducibility(_Model):
     process); empty when the run decided inline (no reference solution, or JavaScript)."""
 
 
+class ExcludedModel(_Model):
+    """Files of ``code/`` left out of judging (``bouts.models.view.Exclusion``), with the reason."""
+
+    path: str
+    reason: str
+    kind: Literal["vendored", "bytecode", "not-run"]
+    files: int
+    examples: list[str] = Field(default_factory=list)
+    """Up to ten of the files left out."""
+
+
+RecordedBy = Literal["bouts", "inspect-ai"]
+
+
+class Recording(_Model):
+    """What a driver that ran the agent itself hands to ``score`` (``bouts.agents``): never read from
+    a submission, so an uploaded log can never claim it (docs/agents.md#provenance)."""
+
+    recorded_by: RecordedBy
+    """``bouts``: the engine's own tool layer (``bouts run``); ``inspect-ai``: Inspect's transcript."""
+    harness: str
+    """The harness that ran the agent (``mini-swe-agent``, ``inspect-ai/react``, ...)."""
+    exploits: list[ObservedExploit] = Field(default_factory=list)
+    """Attempts the agent's sandbox stopped while it worked (another host, a write outside the workspace)."""
+
+
+class TrajectoryProvenance(_Model):
+    """Where the scorecard's trajectory came from (docs/agents.md#provenance)."""
+
+    source: Literal["recorded", "uploaded", "none"]
+    """``recorded``: the engine ran the agent and recorded what it did; ``uploaded``: a log the
+    submitter wrote (fine for local use; a leaderboard can leave it out); ``none``: no trajectory."""
+    recorded_by: RecordedBy | None = None
+    harness: str | None = None
+    """The harness that ran the agent (recorded) or whose log format was read (uploaded)."""
+    events: int = 0
+
+    @classmethod
+    def of(cls, trajectory: Trajectory | None, recording: Recording | None) -> TrajectoryProvenance:
+        events = len(trajectory.events) if trajectory is not None else 0
+        if recording is not None:
+            return cls(source="recorded", recorded_by=recording.recorded_by, harness=recording.harness, events=events)
+        if trajectory is None:
+            return cls(source="none")
+        return cls(source="uploaded", harness=trajectory.harness, events=events)
+
+
 class Scorecard(_Model):
     schema_: str = Field(SCHEMA, alias="schema")
     challenge: str
@@ -208,6 +256,9 @@ class Scorecard(_Model):
     tests: list[TestOutcomeModel] = Field(default_factory=list)
     removed_files: list[str] = Field(default_factory=list)
     """Files removed from code/ before grading because they could steer the run."""
+    excluded: list[ExcludedModel] = Field(default_factory=list)
+    """Files every judge left out (vendored third-party code, bytecode, what the runner replaces),
+    decided once for all judges (docs/judges.md, "What the judges read")."""
     infra_error: str | None = None
     reproducibility: Reproducibility
     generated_adversarial: GeneratedAdversarialModel | None = None
@@ -217,6 +268,8 @@ class Scorecard(_Model):
     llm_usage: LLMUsageModel | None = None
     """What the LLM judges spent (requests, tokens, cost, cache hits); None when none sat."""
     elapsed_s: float | None = None
+    trajectory: TrajectoryProvenance | None = None
+    """Where the trajectory came from; None on scorecards written before provenance was recorded."""
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 

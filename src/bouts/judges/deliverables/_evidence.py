@@ -14,16 +14,15 @@ from __future__ import annotations
 import ast
 import builtins
 import difflib
-import os
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 
-from bouts.judges.quality._changes import collect, parse
-from bouts.judges.quality._files import MAX_FILES, SKIP_DIRS, RawFile, is_excluded, read_one
+from bouts.judges.quality._changes import collect, parse, starter_sources
+from bouts.loading.view import read_one
 from bouts.models.challenge import Challenge
 from bouts.models.results import Outcome, RunReport
+from bouts.models.view import FileTree, SubmissionView, ViewFile
 
 TEXT_EXTENSIONS = frozenset({"js", "mjs", "cjs", "jsx", "ts", "tsx", "sql", "json", "toml", "cfg", "ini", "yml",
                              "yaml", "sh", "html", "css"})
@@ -70,18 +69,9 @@ class CodeEvidence:
     has_run: bool = False
 
 
-def _walk(root: Path, exclude: Iterable[str]) -> list[RawFile]:
-    """Non-Python text files under ``root`` (sorted; symlinks skipped, at most ``MAX_FILES``)."""
-    if not root.is_dir():
-        return []
-    rels: list[str] = []
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        here = Path(dirpath)
-        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not (here / d).is_symlink())
-        rels += [(here / n).relative_to(root).as_posix() for n in filenames
-                 if n.rsplit(".", 1)[-1] in TEXT_EXTENSIONS and "." in n]
-    rels = sorted(r for r in rels if not is_excluded(r, exclude))[:MAX_FILES]
-    return [read_one(root, rel) for rel in rels]
+def _other_files(tree: FileTree) -> dict[str, ViewFile]:
+    """Non-Python text files of ``tree`` (``TEXT_EXTENSIONS``), by path."""
+    return {f.rel: f for f in tree if "." in f.rel.rsplit("/", 1)[-1] and f.rel.rsplit(".", 1)[-1] in TEXT_EXTENSIONS}
 
 
 def _diff_names(old: str | None, new: str | None) -> set[str]:
@@ -178,11 +168,10 @@ def _tests(challenge: Challenge, changed: set[str], run: RunReport | None
     return tests, files
 
 
-def gather(challenge: Challenge, code_dir: Path, run: RunReport | None = None) -> CodeEvidence:
+def gather(challenge: Challenge, view: SubmissionView, run: RunReport | None = None) -> CodeEvidence:
     """Compare the submission's code with the starter, and collect the challenge's tests."""
-    exclude = tuple(challenge.spec.protected)
-    changes = collect(code_dir, challenge.starter, exclude)
-    starter_py = {f.rel: f for f in collect(challenge.starter, challenge.starter, exclude).files}
+    changes = collect(view)
+    starter_py = {f.rel: f for f in starter_sources(view).files}
     units: list[tuple[str, str]] = []
     changed_q: set[str] = set()
     all_q: set[str] = set()
@@ -208,8 +197,8 @@ def gather(challenge: Challenge, code_dir: Path, run: RunReport | None = None) -
         names.update(_NAME.findall(f.text))
         if f.rel not in {c.rel for c in changes.files}:
             diff.update(_NAME.findall(f.text))  # a deleted file: all of it is in the diff
-    mine = {f.rel: f for f in _walk(code_dir, exclude)}
-    base_other = {f.rel: f for f in _walk(challenge.starter, exclude)}
+    mine = _other_files(view.judged)
+    base_other = _other_files(view.judged_starter)
     file_defs: dict[str, frozenset[str]] = {}
     for rel, raw in mine.items():
         files.add(rel)

@@ -11,11 +11,7 @@ challenge lists no facts. Names that exist nowhere are errors. See docs/quality-
 
 from __future__ import annotations
 
-import errno
-import os
 import re
-import stat
-from pathlib import Path
 
 from bouts.judges.base import JUDGES, Finding, Judge, JudgeInput, Verdict
 from bouts.judges.deliverables import _rubric as rubric
@@ -27,32 +23,7 @@ from bouts.scoring.explain import Explained, fmt
 from bouts.scoring.placeholder import placeholder_reason
 
 NAME = "deliverables-offline"
-MAX_BYTES = 256 * 1024
-"""A deliverable is read up to this size; the rest is ignored (and said so)."""
 _NAME = re.compile(r"[A-Za-z_]\w*")
-
-
-def read_deliverable(root: Path | None, rel: str) -> tuple[str | None, str]:
-    """(text, note): the document, or None and why (missing, a symlink, not a regular file)."""
-    if root is None:
-        return None, "the submission has no deliverables/ directory"
-    path = root
-    for part in Path(rel).parts:  # no component may be a link: a link could reach any file
-        path = path / part
-        if path.is_symlink():
-            return None, f"{rel} is a symlink (refused)"
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            return None, f"{rel} is a symlink (refused)"
-        return None, f"{rel} is missing"
-    with os.fdopen(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-            return None, f"{rel} is not a regular file"
-        data = handle.read(MAX_BYTES + 1)
-    note = f"only the first {MAX_BYTES // 1024} KiB were read" if len(data) > MAX_BYTES else ""
-    return data[:MAX_BYTES].decode("utf-8", errors="replace"), note
 
 
 def vocabulary(challenge: Challenge, ev: CodeEvidence) -> frozenset[str]:
@@ -99,14 +70,14 @@ class OfflineDeliverablesJudge:
         specs = inp.challenge.spec.deliverables
         required = [d for d in specs if d.required]
         share = 1 / len(required) if required else 0.0
-        ev = gather(inp.challenge, inp.code_dir, inp.run)
+        ev = gather(inp.challenge, inp.view, inp.run)
         words = vocabulary(inp.challenge, ev)
         documents: list[Explained] = []
         findings: list[Finding] = []
         dimensions: dict[str, list[float]] = {k: [] for k in components.DELIVERABLE_WEIGHTS}
         notes: list[str] = []
         for spec in specs:
-            text, note = read_deliverable(inp.deliverables_dir, spec.path)
+            text, note = inp.view.document(spec.path)
             weight = share if spec.required else 0.0
             if note:
                 notes.append(f"{spec.path}: {note}")

@@ -60,10 +60,10 @@ class StaticIntegrityJudge:
     """It reads what the runner removed and any tampering it saw, so it sits after the tests."""
 
     def judge(self, inp: JudgeInput) -> Verdict:
-        if not inp.code_dir.is_dir():
+        if not inp.view.code.exists:
             return self._verdict(NotScored("the submission has no code directory"), (), IntegritySignals())
         challenge = inp.challenge
-        code, starter = Tree.read(inp.code_dir), Tree.read(challenge.starter)
+        code, starter = Tree(inp.view.integrity_code), Tree(inp.view.starter)
         reference, visible = Tree.read(challenge.reference), Tree.read(challenge.root / "tests" / "visible")
         bright: list[tuple[str, Finding]] = []
         gray: list[Finding] = []

@@ -7,12 +7,11 @@ The baseline of "changed" is ``starter/`` plus the challenge's visible tests at 
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import PurePosixPath
 from typing import Literal
 
 from bouts.judges.integrity._tree import Tree, glob_matches
@@ -82,8 +81,8 @@ def path_flags(
             add(PathFlag("bright", STEERING, rel, f"test-run steering file {status}: {rel}"))
         elif any(glob_matches(p, rel) for p in protected):
             add(_protected_flag(rel, status, before, after))
-    for rel in code.symlinks:
-        add(_symlink_flag(code.root, rel))
+    for rel, target in code.symlinks.items():
+        add(link_flag(rel, target))
     for path, target in dropped:
         add(dropped_link_flag(path, target))
     for rel in removed:
@@ -117,8 +116,8 @@ def _removed_flag(code: Tree, starter: Tree, rel: str, python: bool = True) -> P
     if (rel.endswith("/") and python) or _is_bytecode(path, python):
         what = "bytecode" if python else "code"
         return PathFlag("gray", BYTECODE, path, f"compiled {what} shipped (removed by the runner): {rel}")
-    if path in code.symlinks or (code.root / path).is_symlink():
-        return _symlink_flag(code.root, path)
+    if path in code.symlinks:
+        return link_flag(path, code.symlinks[path])
     if path in starter.files and path in code.files and same(starter, path, code, path):
         return PathFlag("info", STEERING, path, f"removed by the runner, unchanged from the starter: {rel}")
     if not python:
@@ -133,15 +132,6 @@ def _removed_flag(code: Tree, starter: Tree, rel: str, python: bool = True) -> P
     if name in _STEERING_NAMES or name.endswith(".pth"):
         return PathFlag("bright", STEERING, path, f"test-run steering file shipped: {rel}")
     return PathFlag("info", STEERING, path, f"removed by the runner (does not steer pytest by itself): {rel}")
-
-
-def _symlink_flag(root: Path, rel: str) -> PathFlag:
-    """A link is never followed; its target is read as text to see whether it leaves ``code/``."""
-    try:
-        target = os.readlink(root / rel)
-    except OSError:
-        target = ""
-    return link_flag(rel, target)
 
 
 def link_flag(rel: str, target: str, dropped: bool = False) -> PathFlag:
@@ -212,16 +202,9 @@ def same(a: Tree, rel_a: str, b: Tree, rel_b: str) -> bool:
     text_a, text_b = _text(a, rel_a), _text(b, rel_b)
     if text_a is not None and text_b is not None:
         return text_a == text_b
-    return _digest(a.files[rel_a]) == _digest(b.files[rel_b])
+    return _digest(a, rel_a) == _digest(b, rel_b)
 
 
-def _digest(path: Path) -> str:
-    """sha256 of a file too large to read as text (bounded by the runner's own size limits)."""
-    h = hashlib.sha256()
-    try:
-        with path.open("rb") as f:
-            for chunk in iter(lambda: f.read(1 << 20), b""):
-                h.update(chunk)
-    except OSError:
-        return f"unreadable:{path}"
-    return h.hexdigest()
+def _digest(tree: Tree, rel: str) -> str:
+    """sha256 of the whole file (read once by the view, also past the size cap)."""
+    return tree.files[rel].sha256

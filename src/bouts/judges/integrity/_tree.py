@@ -10,11 +10,10 @@ read from it.
 from __future__ import annotations
 
 import ast
-import os
-import re
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import cache, cached_property
+from functools import cached_property
 from pathlib import Path
 
 from bouts import jsast
@@ -22,15 +21,16 @@ from bouts._pyast import parse as parse_python
 from bouts.judges.integrity._jsfile import JsFile, read_js
 from bouts.judges.integrity._literals import LitKey, source_literals
 from bouts.judges.integrity._structures import SKey, structure_counts
+from bouts.loading.view import read_file_tree
+from bouts.models.view import MAX_FILE_BYTES as VIEW_MAX_FILE_BYTES
+from bouts.models.view import FileTree, ViewFile, glob_matches
 
-MAX_FILE_BYTES = 256_000
+__all__ = ["MAX_FILE_BYTES", "Hit", "SourceFile", "Tree", "glob_matches", "is_test_path", "parse_source"]
+
+MAX_FILE_BYTES = VIEW_MAX_FILE_BYTES
 """Larger files are not analysed, and a larger Python file costs a gray-area instance (it cannot be
-reviewed, and a cap must not become a hiding place); real solution modules are far smaller."""
-MAX_FILES = 20_000
-"""Files past this count (in walk order) are not listed: the runner refuses larger trees anyway."""
-SKIPPED_DIRS = frozenset({"node_modules"})
-"""Directories never listed: what ``npm install`` leaves behind. The JavaScript runner deletes them
-and mounts the challenge's prepared dependencies instead, so nothing in them can run or steer a test."""
+reviewed, and a cap must not become a hiding place); real solution modules are far smaller. The one
+cap of the submission view (``bouts.models.view``)."""
 
 
 @dataclass(frozen=True)
@@ -86,55 +86,36 @@ class SourceFile:
 
 @dataclass
 class Tree:
-    """A directory read lazily: its regular files, its symlinks, and parsed Python sources."""
+    """A file tree read once (``bouts.models.view.FileTree``), with parsed sources cached per file."""
 
-    root: Path
-    files: dict[str, Path] = field(default_factory=dict)
-    """Regular files by ``/``-separated path relative to ``root``."""
-    symlinks: list[str] = field(default_factory=list)
-    truncated: bool = False
+    view: FileTree = field(default_factory=FileTree)
     _sources: dict[str, SourceFile | None] = field(default_factory=dict, repr=False)
     _js_sources: dict[str, JsFile | None] = field(default_factory=dict, repr=False)
 
     @classmethod
     def read(cls, root: Path | None) -> Tree:
-        """List ``root`` (an absent or missing root is an empty tree) without following links."""
-        tree = cls(root=root or Path("/nonexistent"))
-        if root is None or not root.is_dir():
-            return tree
-        for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-            here = Path(dirpath)
-            # Links to directories show up in dirnames; record them and never descend.
-            for name in list(dirnames):
-                if name in SKIPPED_DIRS:
-                    dirnames.remove(name)
-                elif (here / name).is_symlink():
-                    tree.symlinks.append((here / name).relative_to(root).as_posix())
-                    dirnames.remove(name)
-            dirnames.sort()
-            for name in sorted(filenames):
-                path = here / name
-                rel = path.relative_to(root).as_posix()
-                if path.is_symlink():
-                    tree.symlinks.append(rel)
-                elif path.is_file():
-                    if len(tree.files) >= MAX_FILES:
-                        tree.truncated = True
-                        return tree
-                    tree.files[rel] = path
-        return tree
+        """Read ``root`` (an absent root is an empty tree) with the submission view's walker: for the
+        challenge's own trees (reference, visible tests)."""
+        return cls(read_file_tree(root))
+
+    @property
+    def files(self) -> Mapping[str, ViewFile]:
+        """Regular files by ``/``-separated path relative to the root."""
+        return self.view.files
+
+    @property
+    def symlinks(self) -> Mapping[str, str]:
+        """Links by path → target as written (never followed)."""
+        return self.view.links
+
+    @property
+    def truncated(self) -> bool:
+        return self.view.truncated
 
     def read_bytes(self, rel: str) -> bytes | None:
         """The file's bytes, or None when it is absent, unreadable or over ``MAX_FILE_BYTES``."""
-        path = self.files.get(rel)
-        if path is None:
-            return None
-        try:
-            if path.stat().st_size > MAX_FILE_BYTES:
-                return None
-            return path.read_bytes()
-        except OSError:
-            return None
+        f = self.view.get(rel)
+        return None if f is None or f.truncated else f.data
 
     def source(self, rel: str) -> SourceFile | None:
         """The parsed Python file at ``rel`` (cached); None when absent or too large."""
@@ -167,38 +148,6 @@ def parse_source(rel: str, data: bytes) -> SourceFile:
     except (SyntaxError, ValueError, RecursionError, MemoryError) as e:
         return SourceFile(rel, text, None, f"{type(e).__name__}: {getattr(e, 'msg', e)}")
     return SourceFile(rel, text, tree)
-
-
-def glob_matches(pattern: str, rel: str) -> bool:
-    """Match a ``protected`` glob against a path relative to ``code/``.
-
-    ``**`` spans directories (``tests/**`` is everything under ``tests/``, ``**/conftest.py`` is a
-    conftest at any depth, including the root), ``*`` and ``?`` stay within one path segment, and a
-    pattern without a slash names a path at the root only, as in ``challenge.toml``'s examples.
-    """
-    return _compile(pattern).fullmatch(rel) is not None
-
-
-@cache
-def _compile(pattern: str) -> re.Pattern[str]:
-    out, i = [], 0
-    while i < len(pattern):
-        if pattern.startswith("**/", i):
-            out.append(r"(?:.*/)?")
-            i += 3
-        elif pattern.startswith("**", i):
-            out.append(r".*")
-            i += 2
-        elif pattern[i] == "*":
-            out.append(r"[^/]*")
-            i += 1
-        elif pattern[i] == "?":
-            out.append(r"[^/]")
-            i += 1
-        else:
-            out.append(re.escape(pattern[i]))
-            i += 1
-    return re.compile("".join(out))
 
 
 def is_test_path(rel: str) -> bool:

@@ -1,25 +1,18 @@
-"""What an LLM judge is shown, read from the submission: the diff against ``starter/``, the
-comment-free view of the changed files, and the test evidence. Reading is defensive (regular files
-only, symlinks never followed, sizes capped, bytes decoded with replacement); nothing is executed.
+"""What an LLM judge is shown: the diff against ``starter/``, the comment-free view of the changed
+files (both from the submission view, ``bouts.models.view``: the same files every judge reads), and the
+test evidence. Nothing is executed.
 """
 
 from __future__ import annotations
 
 import difflib
-import os
 from collections import Counter
 from dataclasses import dataclass
-from fnmatch import fnmatchcase
-from pathlib import Path
 
 from bouts.judges.llm.strip import strip_comments
 from bouts.models.results import Outcome, RunReport
+from bouts.models.view import SubmissionView, ViewFile
 
-MAX_FILE_BYTES = 256 * 1024
-"""Larger files are listed as changed but not shown (a judge cannot read them usefully anyway)."""
-MAX_FILES = 500
-SKIP_DIRS = frozenset({".git", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".venv", "venv",
-                       "node_modules", "build", "dist"})
 MAX_DETAIL = 200
 
 
@@ -36,53 +29,21 @@ class ChangedFile:
     """Why the text is not shown (binary, too large)."""
 
 
-def read_texts(root: Path, exclude: tuple[str, ...] = ()) -> dict[str, str | None]:
-    """Relative path → text of each regular file under ``root`` (None: binary or too large)."""
-    texts: dict[str, str | None] = {}
-    if not root.is_dir():
-        return texts
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS)
-        for name in sorted(filenames):
-            path = Path(dirpath) / name
-            rel = path.relative_to(root).as_posix()
-            if path.is_symlink() or not path.is_file() or any(fnmatchcase(rel, p) for p in exclude):
-                continue
-            if len(texts) >= MAX_FILES:
-                return texts
-            texts[rel] = _decode(path)
-    return texts
+def _text(f: ViewFile | None) -> str | None:
+    """A file's text for the prompt; None when binary or over the view's size cap."""
+    return None if f is None or f.is_binary else f.text
 
 
-def read_text(path: Path) -> str | None:
-    """One document's text; None when it is absent, a symlink, binary or too large."""
-    if path.is_symlink() or not path.is_file():
-        return None
-    return _decode(path)
-
-
-def _decode(path: Path) -> str | None:
-    if path.stat().st_size > MAX_FILE_BYTES:
-        return None
-    data = path.read_bytes()
-    if b"\x00" in data:
-        return None
-    return data.decode("utf-8", errors="replace")
-
-
-def changed_files(starter: Path, code: Path, exclude: tuple[str, ...] = ()) -> list[ChangedFile]:
-    """Every file added, modified or deleted by the submission, protected paths excluded (they are
-    the integrity judge's business, not a quality question)."""
-    before, after = read_texts(starter, exclude), read_texts(code, exclude)
-    changed = []
-    for path in sorted(set(before) | set(after)):
-        old, new = before.get(path), after.get(path)
-        in_both = path in before and path in after
-        if in_both and old == new:
-            continue
-        unreadable = (path in before and old is None) or (path in after and new is None)
-        changed.append(ChangedFile(path, old, new, "binary or too large" if unreadable else None))
-    return changed
+def changed_files(view: SubmissionView) -> list[ChangedFile]:
+    """Every judged file added, modified or deleted by the submission (``SubmissionView.changes``:
+    protected paths and vendored code excluded, for every judge alike)."""
+    out = []
+    for path in view.changes:
+        old_f, new_f = view.judged_starter.get(path), view.judged.get(path)
+        old, new = _text(old_f), _text(new_f)
+        unreadable = (old_f is not None and old is None) or (new_f is not None and new is None)
+        out.append(ChangedFile(path, old, new, "binary or too large" if unreadable else None))
+    return out
 
 
 def diff_view(files: list[ChangedFile], cap: int) -> str:

@@ -93,7 +93,7 @@ class LLMJudge:
         self, inp: JudgeInput, usage: Usage, deadline: Deadline
     ) -> tuple[Explained | NotScored, list[Finding], Dims]:
         cfg = self.config
-        files = evidence.changed_files(inp.challenge.starter, inp.code_dir, tuple(inp.challenge.spec.protected))
+        files = evidence.changed_files(inp.view)
         if not files:
             return NotScored("the submission changed no file of the starter: no code to judge"), [], {}
         blocks = {
@@ -125,7 +125,7 @@ class LLMJudge:
         judged = 0
         context = None
         for spec in inp.challenge.spec.deliverables:
-            text = evidence.read_text(inp.deliverables_dir / spec.path) if inp.deliverables_dir else None
+            text, _ = inp.view.document(spec.path)
             if text is None:
                 if spec.required:
                     documents.append(components.deliverable_absent(spec.path, "missing"))
@@ -134,7 +134,7 @@ class LLMJudge:
                 documents.append(components.deliverable_absent(spec.path, "placeholder"))
                 continue
             if context is None:  # the code context is the same for every document: read it once
-                files = evidence.changed_files(inp.challenge.starter, inp.code_dir, tuple(inp.challenge.spec.protected))
+                files = evidence.changed_files(inp.view)
                 context = evidence.diff_view(files, cfg.max_diff_chars // 2)
             document = strip_markup_comments(text)
             blocks = {

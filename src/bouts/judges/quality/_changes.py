@@ -17,13 +17,12 @@ import difflib
 import functools
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Literal
 
 from bouts._pyast import parse as parse_python
 from bouts.jsast import JsSource
-from bouts.judges.quality._files import RawFile, read_tree
 from bouts.judges.quality._js_changes import JS_SUFFIXES, JsUnit, js_units, parse_js
+from bouts.models.view import FileTree, SubmissionView, ViewFile
 
 NoteKind = Literal["syntax-error", "too-large", "not-utf8", "skipped", "truncated", "not-analysed"]
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
@@ -186,7 +185,7 @@ def _changed_lines(old: str | None, new: str) -> set[int]:
     return changed
 
 
-def _source_file(raw: RawFile, base: RawFile | None) -> tuple[SourceFile | None, list[Note]]:
+def _source_file(raw: ViewFile, base: ViewFile | None) -> tuple[SourceFile | None, list[Note]]:
     assert raw.text is not None
     notes = [Note("not-utf8", raw.rel, "not valid UTF-8 (decoded with replacement characters)")] if raw.not_utf8 else []
     base_text = base.text if base is not None else None
@@ -224,7 +223,7 @@ def _start(node: FunctionNode) -> int:
     return min([node.lineno] + [d.lineno for d in node.decorator_list])
 
 
-def _js_source_file(raw: RawFile, base: RawFile | None) -> tuple[SourceFile | None, list[Note]]:
+def _js_source_file(raw: ViewFile, base: ViewFile | None) -> tuple[SourceFile | None, list[Note]]:
     """``_source_file`` for JavaScript/TypeScript (see ``_js_changes``)."""
     assert raw.text is not None
     notes = [Note("not-utf8", raw.rel, "not valid UTF-8 (decoded with replacement characters)")] if raw.not_utf8 else []
@@ -253,26 +252,41 @@ def _js_source_file(raw: RawFile, base: RawFile | None) -> tuple[SourceFile | No
                       frozenset(diff_lines), parsed), notes
 
 
-def collect(code_dir: Path, starter_dir: Path, exclude: tuple[str, ...] = (), language: str = "python") -> ChangeSet:
-    """Read the submission and the starter and work out what the submission changed.
+def collect(view: SubmissionView, language: str = "python") -> ChangeSet:
+    """What the submission changed in its judged code (``SubmissionView.judged``) relative to the starter.
 
     ``language`` is the challenge's: ``javascript`` and ``typescript`` read the JavaScript and
-    TypeScript files with tree-sitter (``_js_changes``), anything else the ``.py`` files.
+    TypeScript files with tree-sitter (``_js_changes``), anything else the ``.py`` files. Computed once
+    per view and language: every quality judge reads the same change set.
     """
+    return view.memo(("quality.collect", language), lambda: _collect(view.judged, view.judged_starter, language))
+
+
+def starter_sources(view: SubmissionView, language: str = "python") -> ChangeSet:
+    """The starter's own judged files, parsed (as ``collect`` of the starter against itself)."""
+    starter = view.judged_starter
+    return view.memo(("quality.starter", language), lambda: _collect(starter, starter, language))
+
+
+def _collect(tree: FileTree, starter: FileTree, language: str) -> ChangeSet:
     js = language in ("javascript", "typescript")
     suffixes = JS_SUFFIXES if js else (".py",)
-    mine, truncated = read_tree(code_dir, exclude, suffixes)
-    base = {f.rel: f for f in read_tree(starter_dir, exclude, suffixes)[0]}
+    mine = tree.with_suffix(suffixes)
+    base = {f.rel: f for f in starter.with_suffix(suffixes)}
     files: list[SourceFile] = []
     notes: list[Note] = []
-    if truncated:
+    if tree.truncated:
         notes.append(Note("truncated", ".", "more source files than the judges read; the rest were not judged"))
+    for rel in tree.links:  # a link to a source file, or to a folder that may hold some
+        if rel.endswith(suffixes) or "." not in rel.rsplit("/", 1)[-1]:
+            notes.append(Note("skipped", rel, "a symlink (not followed)"))
     for raw in mine:
         if raw.text is None:
-            same = raw.rel in base and base[raw.rel].text is None and base[raw.rel].size == raw.size
-            kind: NoteKind = "too-large" if raw.skipped and raw.skipped.startswith("larger") else "skipped"
+            prior = base.get(raw.rel)
+            same = prior is not None and prior.text is None and prior.size == raw.size
+            kind: NoteKind = "too-large" if raw.truncated else "skipped"
             if not same:
-                notes.append(Note(kind, raw.rel, raw.skipped or "not read"))
+                notes.append(Note(kind, raw.rel, raw.why_not_read or "not read"))
             continue
         source, file_notes = (_js_source_file if js else _source_file)(raw, base.get(raw.rel))
         notes += file_notes

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from bouts import jsast
 from bouts.jsast import JsFunction, JsSource
-from bouts.judges.quality._files import RawFile
+from bouts.models.view import ViewFile
 
 JS_SUFFIXES = tuple(jsast.SUFFIXES)
 """Files the quality judges read in a JavaScript/TypeScript challenge."""
@@ -80,7 +80,7 @@ def fingerprint(src: JsSource, fn: JsFunction, units: frozenset[int]) -> str:
     return "\x00".join(parts)
 
 
-def parse_js(raw: RawFile) -> JsSource | jsast.NotAnalysed:
+def parse_js(raw: ViewFile) -> JsSource | jsast.NotAnalysed:
     assert raw.text is not None
     return jsast.parse(raw.text, jsast.dialect_for(raw.rel) or "javascript")
 

@@ -69,7 +69,7 @@ def prepare(inp: JudgeInput) -> ChangeSet | NotScored:
     if language not in LANGUAGES:
         return NotScored(f"the offline quality judges read {', '.join(LANGUAGES)} only (challenge language: "
                          f"{language})")
-    changes = collect(inp.code_dir, inp.challenge.starter, tuple(inp.challenge.spec.protected), language)
+    changes = collect(inp.view, language)
     if not changes.changed and not any(NOTE_COSTS[n.kind][1] for n in changes.notes):
         return NotScored("the submission changed no code", (changes.summary(),))
     return changes

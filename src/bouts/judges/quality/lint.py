@@ -38,6 +38,10 @@ SETTINGS = (
     "lint.mccabe.max-complexity = 10",
     # Magic strings count too (a price compared as "19.99" is as magic as 1999); see _MAGIC_TAG.
     "lint.pylint.allow-magic-value-types = []",
+    # Ruff skips build/, dist/, venv/, node_modules/... by default and obeys .gitignore: the files it is
+    # given are the submission view's judged files, wherever they sit (docs/judges.md).
+    "exclude = []",
+    "respect-gitignore = false",
 )
 LINE_LENGTH = 120
 TIMEOUT_S = 60

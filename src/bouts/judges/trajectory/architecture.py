@@ -4,8 +4,8 @@ Five heuristics, each counting only what the submission *introduced* (the starte
 the agent's): complexity growth (radon cyclomatic complexity above 10 in a new or grown function),
 coupling (new import edges beyond an allowance of 3), duplication (new repeated 4-statement blocks),
 unused new abstractions (new functions/classes nothing refers to) and hard-coded special cases
-(``if x == <literal>: return <literal>``). ``analyse`` is pure (sources in); ``read_sources`` is the
-only I/O. docs/trajectory-judges.md#architecture gives the constants and their reasons.
+(``if x == <literal>: return <literal>``). ``analyse`` is pure (sources in); ``read_sources`` picks them
+from the submission view. docs/trajectory-judges.md#architecture gives the constants and their reasons.
 """
 
 from __future__ import annotations
@@ -14,14 +14,13 @@ import ast
 from collections import Counter
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 
 from radon.complexity import cc_visit_ast
 
 from bouts._pyast import parse as parse_python
+from bouts.models.view import FileTree
 from bouts.scoring.trajectory_math import ArchitecturePenalty
 
-MAX_FILES, MAX_BYTES = 2000, 1_000_000
 CC_LIMIT, CC_POINTS, CC_CAP = 10, 3.0, 30.0
 IMPORT_ALLOWANCE, IMPORT_POINTS, IMPORT_CAP = 3, 2.0, 20.0
 DUP_WINDOW, DUP_MIN_NODES, DUP_POINTS, DUP_CAP = 4, 20, 4.0, 20.0
@@ -39,17 +38,9 @@ class Observation:
     message: str
 
 
-def read_sources(root: Path) -> dict[str, str]:
-    """Python files under ``root`` (not tests, not symlinks), by relative posix path."""
-    out: dict[str, str] = {}
-    if not root.is_dir():
-        return out
-    for path in sorted(root.rglob("*.py"))[:MAX_FILES]:
-        rel = path.relative_to(root).as_posix()
-        if path.is_symlink() or not path.is_file() or _is_test(rel) or path.stat().st_size > MAX_BYTES:
-            continue
-        out[rel] = path.read_text(encoding="utf-8", errors="replace")
-    return out
+def read_sources(tree: FileTree) -> dict[str, str]:
+    """Python files of ``tree`` (a view's judged code or starter; not tests, none over the cap), by path."""
+    return {f.rel: f.text for f in tree.with_suffix((".py",)) if f.text is not None and not _is_test(f.rel)}
 
 
 def _is_test(rel: str) -> bool:

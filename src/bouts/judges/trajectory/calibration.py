@@ -13,14 +13,12 @@ written at the end). docs/trajectory-judges.md#calibration has the rules and the
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
-from bouts.judges.deliverables.offline import read_deliverable
 from bouts.models.trajectory import Event
+from bouts.models.view import SubmissionView
 from bouts.scoring.adjustments import Confidence
 
 from ._common import CHANGE_KINDS, changes, is_assistant, same_file
@@ -202,23 +200,14 @@ def statements_in(text: str, file: str) -> list[Statement]:
     return found
 
 
-def _markdown_files(root: Path) -> list[str]:
-    """Markdown files under ``root`` (relative, sorted); symlinks are never followed."""
-    rels: list[str] = []
-    for folder, dirs, files in os.walk(root, followlinks=False):
-        dirs[:] = sorted(d for d in dirs if not (Path(folder) / d).is_symlink())
-        here = Path(folder).relative_to(root)
-        rels += [(here / f).as_posix() for f in files if f.lower().endswith(DELIVERABLE_SUFFIXES)]
-    return sorted(rels)[:MAX_DELIVERABLES]
-
-
-def deliverable_statements(root: Path | None) -> list[Statement]:
+def deliverable_statements(view: SubmissionView) -> list[Statement]:
     """Every statement in the submission's markdown deliverables, by file path then line."""
-    if root is None or not root.is_dir():
+    if view.deliverables is None:
         return []
     found: list[Statement] = []
-    for rel in _markdown_files(root):
-        text, _ = read_deliverable(root, rel)  # no symlinked component, size-capped
+    rels = [f.rel for f in view.deliverables if f.rel.lower().endswith(DELIVERABLE_SUFFIXES)]
+    for rel in rels[:MAX_DELIVERABLES]:
+        text, _ = view.document(rel)  # no link, size-capped
         if text is not None:
             found += statements_in(text, f"deliverables/{rel}")
     return found
@@ -236,7 +225,7 @@ def written_at(events: Sequence[Event], file: str) -> int:
     return len(events)
 
 
-def latest_statement(events: Sequence[Event], deliverables: Path | None) -> Statement | None:
+def latest_statement(events: Sequence[Event], view: SubmissionView | None) -> Statement | None:
     """The agent's final statement: the latest one overall, messages dated by event index and
     deliverables by ``written_at``; within one deliverable the last line wins, and deliverables
     written at the same time are taken in path order (the last path wins)."""
@@ -244,7 +233,7 @@ def latest_statement(events: Sequence[Event], deliverables: Path | None) -> Stat
     said = final_statement(events)
     if said is not None and said.event is not None:
         candidates.append(((said.event, 0, "", 0), said))
-    for s in deliverable_statements(deliverables):
+    for s in deliverable_statements(view) if view is not None else ():
         file, line = s.file or "", s.line or 0
         candidates.append(((written_at(events, file), 1, file, line), s))
     return max(candidates, key=lambda c: c[0])[1] if candidates else None

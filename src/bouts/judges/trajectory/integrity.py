@@ -17,13 +17,14 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import PurePosixPath
 
 from bouts.judges.base import JUDGES, Component, Finding, IntegritySignals, JudgeInput, Verdict
 from bouts.judges.integrity._paths import same
 from bouts.judges.integrity._tree import Tree
 from bouts.models.challenge import Challenge
 from bouts.models.trajectory import Event
+from bouts.models.view import SubmissionView
 from bouts.scoring.components import integrity as integrity_score
 from bouts.scoring.explain import Explained, NotScored
 
@@ -118,8 +119,8 @@ _NOT_WORK = re.compile(r"(?:^|/)(?:__pycache__/|\.pytest_cache/|\.git/)|\.py[co]
 
 @dataclass(frozen=True)
 class SubmittedDiff:
-    """``code/`` against ``starter/``, read once with the integrity judge's own tree walk and comparison
-    (no links followed, ``node_modules`` skipped, bounded; line endings normalised), caches excepted."""
+    """``code/`` against ``starter/`` as the integrity judge reads them (the view's ``integrity_code``,
+    compared with line endings normalised), caches excepted."""
 
     code: frozenset[str]
     starter: frozenset[str]
@@ -129,17 +130,17 @@ class SubmittedDiff:
     """False when a tree was too large to list whole."""
 
     @classmethod
-    def read(cls, code_dir: Path, starter: Path | None) -> SubmittedDiff:
-        code, before = Tree.read(code_dir), Tree.read(starter)
+    def of(cls, view: SubmissionView) -> SubmittedDiff:
+        code, before = Tree(view.integrity_code), Tree(view.starter)
         work = [rel for rel in code.files if not _NOT_WORK.search(rel)]
         changed = tuple(rel for rel in work if rel not in before.files or not same(code, rel, before, rel))
         baseline = frozenset(r for r in before.files if not _NOT_WORK.search(r))
         return cls(frozenset(work), baseline, changed, not (code.truncated or before.truncated))
 
 
-def changed_files(code_dir: Path, starter: Path | None) -> list[str]:
+def changed_files(view: SubmissionView) -> list[str]:
     """Files of ``code/`` added or changed relative to ``starter/``, caches excepted (``SubmittedDiff``)."""
-    return list(SubmittedDiff.read(code_dir, starter).changed)
+    return list(SubmittedDiff.of(view).changed)
 
 
 def unaccounted(events: Sequence[Event], changed: Sequence[str]) -> list[str]:
@@ -169,7 +170,7 @@ class TrajectoryIntegrityJudge:
             return Verdict(self.name, "integrity", NotScored(NO_TRAJECTORY))
         events = inp.trajectory.events
         s = scan(events, inp.challenge)
-        diff = SubmittedDiff.read(inp.code_dir, inp.challenge.starter)
+        diff = SubmittedDiff.of(inp.view)
         changed = list(diff.changed)
         missing = unaccounted(events, changed)
         # A log that names none of half the files the submission changed is not this submission's log

@@ -257,7 +257,7 @@ class ProcessJudge:
 
     def judge(self, inp: JudgeInput) -> Verdict:
         events = inp.trajectory.events if inp.trajectory is not None else []
-        statement = latest_statement(events, inp.deliverables_dir)
+        statement = latest_statement(events, inp.view)
         said: list[Finding] = []
         if statement:
             said.append(
@@ -270,7 +270,7 @@ class ProcessJudge:
                 )
             )
         # No statement: "none" when something was read, None when there was nothing to read.
-        read_something = inp.trajectory is not None or inp.deliverables_dir is not None
+        read_something = inp.trajectory is not None or inp.view.deliverables is not None
         confidence = statement.confidence if statement else ("none" if read_something else None)
         probability = statement.probability if statement else None
         if inp.trajectory is None:

@@ -147,10 +147,10 @@ def architecture_half(inp: JudgeInput) -> tuple[Explained | NotScored, list[Find
     """Heuristics over the submitted Python code against the starter (I/O: reads both trees)."""
     if inp.challenge.spec.language != "python":
         return NotScored(f"architecture heuristics read Python only, not {inp.challenge.spec.language}"), []
-    submission = architecture.read_sources(inp.code_dir)
+    submission = architecture.read_sources(inp.view.judged)
     if not submission:
         return NotScored("the submission's code/ holds no Python source"), []
-    penalties, seen = architecture.analyse(architecture.read_sources(inp.challenge.starter), submission)
+    penalties, seen = architecture.analyse(architecture.read_sources(inp.view.judged_starter), submission)
     found = [Finding(f"strategy.architecture.{o.heuristic}", o.message, file=o.file, line=o.line) for o in seen]
     return architecture_score(penalties), found
 

@@ -1,0 +1,225 @@
+"""Build the ``SubmissionView`` (``bouts.models.view``): the submission read once, at the pipeline edge.
+
+One walker for every judge: regular files only, links listed and never followed (``O_NOFOLLOW`` on
+each open closes the window between the walk and the read; ``O_NONBLOCK`` keeps a fifo from blocking),
+one size cap, one file cap, nothing skipped by folder name.
+
+What is excluded from judging is decided here, once, for every judge: third-party code the challenge
+declares vendored (``vendored`` globs in ``challenge.toml``) or a lockfile shows — an npm
+``package-lock.json`` listing ``node_modules/<name>``, or an installed Python distribution whose
+``*.dist-info/RECORD`` lists the file with the hash it has. Everything else the submission ships is
+judged wherever it sits: ``build/``, ``dist/``, ``venv/`` are folders like any other. Two more
+exclusions are facts about the runner, not folder names: bytecode (``.pyc``, ``__pycache__/``) is the
+interpreter's output (the runner deletes it; the integrity judge still flags it), and in a JavaScript
+challenge ``node_modules/`` is deleted by the runner and replaced with the challenge's prepared
+dependencies, so nothing in it runs.
+"""
+
+from __future__ import annotations
+
+import base64
+import csv
+import errno
+import hashlib
+import io
+import json
+import os
+import posixpath
+import stat
+from collections.abc import Iterable
+from pathlib import Path
+
+from bouts.models.challenge import Challenge
+from bouts.models.view import (
+    MAX_FILE_BYTES,
+    MAX_FILES,
+    Exclusion,
+    FileTree,
+    SubmissionView,
+    ViewFile,
+    glob_matches,
+    is_bytecode,
+)
+
+
+def read_file_tree(root: Path | None) -> FileTree:
+    """Every regular file under ``root`` (sorted, each read up to ``MAX_FILE_BYTES``) and every link."""
+    if root is None or not root.is_dir() or root.is_symlink():
+        return FileTree(exists=False)
+    rels: list[str] = []
+    links: dict[str, str] = {}
+    truncated = False
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        here = Path(dirpath)
+        kept = []
+        for name in sorted(dirnames):
+            if (here / name).is_symlink():
+                links[(here / name).relative_to(root).as_posix()] = _target(here / name)
+            else:
+                kept.append(name)
+        dirnames[:] = kept
+        for name in sorted(filenames):
+            rel = (here / name).relative_to(root).as_posix()
+            if (here / name).is_symlink():
+                links[rel] = _target(here / name)
+            else:
+                rels.append(rel)
+    rels.sort()
+    if len(rels) > MAX_FILES:
+        rels, truncated = rels[:MAX_FILES], True
+    files = {rel: read_one(root, rel) for rel in rels}
+    return FileTree(files, dict(sorted(links.items())), truncated)
+
+
+def _target(link: Path) -> str:
+    """A link's target as written (read, never followed)."""
+    try:
+        return os.readlink(link)
+    except OSError:
+        return ""
+
+
+def read_one(root: Path, rel: str) -> ViewFile:
+    """Read ``root/rel`` refusing links, fifos and devices, up to ``MAX_FILE_BYTES``."""
+    try:
+        fd = os.open(root / rel, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError as exc:
+        why = "a symlink (not followed)" if exc.errno == errno.ELOOP else f"unreadable ({exc.strerror or exc})"
+        return ViewFile(rel, 0, None, why)
+    with os.fdopen(fd, "rb") as handle:
+        st = os.fstat(handle.fileno())
+        if not stat.S_ISREG(st.st_mode):
+            return ViewFile(rel, 0, None, "not a regular file")
+        data = handle.read(MAX_FILE_BYTES + 1)
+        digest = hashlib.sha256(data)
+        size = len(data)
+        if size > MAX_FILE_BYTES:  # hash the rest without keeping it
+            while chunk := handle.read(1 << 20):
+                digest.update(chunk)
+                size += len(chunk)
+            return ViewFile(rel, size, data[:MAX_FILE_BYTES], truncated=True, sha256=digest.hexdigest())
+    return ViewFile(rel, size, data, sha256=digest.hexdigest())
+
+
+def build_view(challenge: Challenge, code_dir: Path | None, deliverables_dir: Path | None = None) -> SubmissionView:
+    """Read the submission's code and deliverables and the challenge's starter, once."""
+    spec = challenge.spec
+    return read_view(code_dir, challenge.starter, deliverables_dir, protected=tuple(spec.protected),
+                     vendored=tuple(spec.vendored), language=spec.language)
+
+
+def read_view(code_dir: Path | None, starter_dir: Path | None, deliverables_dir: Path | None = None, *,
+              protected: tuple[str, ...] = (), vendored: tuple[str, ...] = (), language: str = "python",
+              ) -> SubmissionView:
+    """``build_view`` from directories and the challenge's settings (for tools and tests)."""
+    code = read_file_tree(code_dir)
+    deliverables = read_file_tree(deliverables_dir) if deliverables_dir is not None else None
+    if deliverables is not None and not deliverables.exists:
+        deliverables = None
+    return SubmissionView(
+        code=code, starter=read_file_tree(starter_dir), deliverables=deliverables, protected=protected,
+        excluded=(*not_run(code, language), *_vendored(code, vendored)),
+    )  # fmt: skip
+
+
+def not_run(code: FileTree, language: str) -> tuple[Exclusion, ...]:
+    """What the runner deletes before a test runs, so nothing in it is the graded solution."""
+    out: list[Exclusion] = []
+    caches = tuple(rel for rel in code.files if is_bytecode(rel))
+    if caches:
+        out.append(Exclusion("__pycache__/, *.pyc", "bytecode: deleted by the runner before the tests run (the "
+                             "integrity judge flags it)", caches, kind="bytecode"))
+    if language in ("javascript", "typescript"):
+        modules = tuple(rel for rel in (*code.files, *code.links)
+                        if "node_modules" in rel.split("/")[:-1] and rel not in caches)
+        if modules:
+            out.append(Exclusion("node_modules/", "deleted by the runner, which mounts the challenge's prepared "
+                                 "dependencies instead", modules, kind="not-run"))
+    return tuple(out)
+
+
+def _vendored(code: FileTree, declared: Iterable[str]) -> tuple[Exclusion, ...]:
+    """Third-party code in ``code`` left out of judging, with the reason (module docstring); a file is
+    excluded once, by the first reason that takes it."""
+    out: list[Exclusion] = []
+    taken: set[str] = set()
+    for pattern in declared:
+        hits = tuple(rel for rel in code.files if glob_matches(pattern, rel) and rel not in taken)
+        if hits:
+            taken.update(hits)
+            out.append(Exclusion(pattern, "declared vendored by the challenge (challenge.toml vendored)", hits))
+    for found in (*_npm_locked(code), *_python_installed(code)):
+        members = tuple(rel for rel in found.members if rel not in taken)
+        if members:
+            taken.update(members)
+            out.append(Exclusion(found.path, found.reason, members))
+    return tuple(out)
+
+
+def _npm_locked(code: FileTree) -> list[Exclusion]:
+    """``node_modules/<pkg>/`` folders a ``package-lock.json`` (lockfile v2/v3 ``packages``) lists."""
+    out: list[Exclusion] = []
+    for lock in code.files.values():
+        if lock.rel.rsplit("/", 1)[-1] != "package-lock.json" or lock.text is None:
+            continue
+        try:
+            packages = json.loads(lock.text).get("packages", {})
+        except (ValueError, AttributeError, RecursionError):
+            continue
+        if not isinstance(packages, dict):
+            continue
+        base = lock.rel.rsplit("/", 1)[0] + "/" if "/" in lock.rel else ""
+        for key, meta in packages.items():
+            if not (isinstance(key, str) and key.startswith("node_modules/") and isinstance(meta, dict)):
+                continue
+            if ".." in key.split("/") or meta.get("link"):
+                continue
+            folder = f"{base}{key}/"
+            name = f"{meta.get('name', key.rsplit('node_modules/', 1)[-1])}@{meta.get('version', '?')}"
+            members = tuple(rel for rel in code.files if rel.startswith(folder))
+            out.append(Exclusion(folder, f"npm package {name}, listed in {lock.rel}", members))
+    # The deepest folder first, so a nested package is named for itself, not for its parent.
+    return sorted(out, key=lambda e: (-e.path.count("/"), e.path))
+
+
+def _python_installed(code: FileTree) -> list[Exclusion]:
+    """Files an installed distribution's ``*.dist-info/RECORD`` lists with the sha256 they still have
+    (a file edited after installation no longer matches its record and is judged), inside the folder
+    that holds the ``.dist-info`` (a row climbing out of it, as pip writes for scripts, is not taken)."""
+    out: list[Exclusion] = []
+    for record in code.files.values():
+        parts = record.rel.split("/")
+        if len(parts) < 2 or parts[-1] != "RECORD" or not parts[-2].endswith(".dist-info") or record.text is None:
+            continue
+        site = "/".join(parts[:-2])
+        prefix = f"{site}/" if site else ""
+        members: list[str] = []
+        for row in csv.reader(io.StringIO(record.text)):
+            if len(row) < 2 or not row[1].startswith("sha256="):
+                continue
+            rel = posixpath.normpath(prefix + row[0])
+            f = code.files.get(rel)
+            if not rel.startswith(prefix) or rel.startswith("../") or f is None or f.data is None or f.truncated:
+                continue
+            digest = base64.urlsafe_b64encode(hashlib.sha256(f.data).digest()).rstrip(b"=").decode()
+            if digest == row[1].removeprefix("sha256="):
+                members.append(rel)
+        dist = parts[-2].removesuffix(".dist-info")
+        out.append(Exclusion(prefix or ".", f"installed Python distribution {dist}, listed in {record.rel}",
+                             tuple(sorted(members))))
+    return out
+
+
+def materialise(tree: FileTree, dest: Path) -> list[str]:
+    """Write ``tree``'s files (as read: no links, nothing over the cap) under ``dest`` for a tool that
+    reads a directory (a scanner); returns the files left out because they are over the size cap."""
+    dest.mkdir(parents=True, exist_ok=True)
+    left_out: list[str] = []
+    for f in tree:
+        if f.data is None or f.truncated:
+            left_out.append(f.rel)
+            continue
+        target = dest / f.rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(f.data)
+    return left_out
