@@ -69,6 +69,9 @@ def scorecard(console: Console, card: Scorecard, *, show_tests: bool = False) ->
 
     if card.llm_usage is not None:
         console.print(_llm_usage(card))
+    if card.excluded:
+        lines = [f"{e.path} ({e.files} file{'s' if e.files != 1 else ''}): {e.reason}" for e in card.excluded]
+        console.print(Group(*[plain(f"not judged: {line}", style="dim") for line in lines]))
     if card.flags:
         console.print(Group(*[plain(f"⚑ {f.code}: {f.message}", style="yellow") for f in card.flags]))
     if show_tests and card.tests:
