@@ -6,21 +6,17 @@ the scoring of findings is testable without any scanner. Design notes: docs/secu
 
 from __future__ import annotations
 
-import subprocess
 import sys
-import tempfile
-import time
 from collections import Counter
 from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-from bouts.errors import InfrastructureError
 from bouts.judges.base import JUDGES, Component, Finding, Judge, JudgeInput, Verdict
 from bouts.judges.security import _scanners as sc
 from bouts.judges.security._eslint import ESLINT_RULES, EslintTool, default_package_dir, find_node
-from bouts.judges.security._findings import JS_SUFFIXES, SecurityFinding, baseline, dedupe
-from bouts.judges.security._rules import load_rules, rules_dir, ruleset_hash
+from bouts.judges.security._findings import SecurityFinding, baseline, dedupe
+from bouts.judges.security._rules import load_rules, rules_dir
 from bouts.scoring.components import SECURITY_DEDUCTIONS, security
 from bouts.scoring.explain import Explained, NotScored
 
@@ -90,69 +86,29 @@ def _next_to_python(tool: str) -> Path:
 
 def scan_trees(
     code_dir: Path, starter: Path, *, semgrep: Path, bandit: Path, rules: Path, timeout_s: float = 180.0,
-    jobs: int = 4, eslint: EslintTool | None = None,
+    jobs: int = 4, eslint: EslintTool | None = None, cache: sc.FindingsCache | None = sc.DEFAULT_CACHE,
 ) -> SecurityReport:
     """Run the scanners over a staged copy of ``code_dir`` and ``starter``: Semgrep, Bandit and
-    detect-secrets always, ESLint when either tree holds JavaScript/TypeScript.
+    detect-secrets always, ESLint when either tree holds JavaScript/TypeScript; each file's
+    findings come from ``cache`` when it has seen the file (``_scanners.scan``; ``None``: scan all).
 
     Raises ``InfrastructureError`` when a scanner is missing (ESLint or node only matter when there
     is JavaScript/TypeScript to read), fails, or overruns ``timeout_s``: a broken analyser must never
     read as a clean (or a failing) submission.
     """
-    for tool, path in (("semgrep", semgrep), ("bandit", bandit)):
-        if not path.is_file():
-            raise InfrastructureError(f"{tool} is not installed (looked for {path})")
-    eslint = eslint or EslintTool(default_package_dir(), find_node())
-    rule_infos = load_rules(rules)
-    timings: dict[str, float] = {}
-    t0 = time.monotonic()
-    deadline = t0 + timeout_s
-    with tempfile.TemporaryDirectory(prefix="bouts-security-") as tmp:
-        staged, home = Path(tmp) / "trees", Path(tmp) / "home"
-        home.mkdir()
-        result = sc.ScanResult()
-        skipped = sc.stage({"submission": code_dir, "starter": starter}, staged)
-        result.notes.extend(f"not scanned (over {sc.MAX_FILE_BYTES} bytes): {p}" for p in skipped)
-        timings["stage"] = time.monotonic() - t0
-        env = sc.tool_env(home)
-        targets = ["submission", "starter"]
-        js_targets = sc.trees_with(staged, targets, JS_SUFFIXES)
-        if js_targets:
-            eslint.check()  # before anything starts: nothing to clean up
-        procs: dict[str, subprocess.Popen[bytes]] = {}
-        try:
-            procs["semgrep"] = sc.start(
-                [str(semgrep), "scan", "--config", str(rules), *sc.SEMGREP_ARGS, f"--jobs={jobs}", *targets],
-                staged, env,
-            )
-            procs["bandit"] = sc.start([str(bandit), "-r", "-f", "json", "-q", *sc.BANDIT_ARGS, *targets], staged, env)
-            if js_targets:
-                procs["eslint"] = sc.start(eslint.command(js_targets), staged, env)
-            t = time.monotonic()
-            sc.scan_secrets(staged, targets, result)
-            timings["detect-secrets"] = time.monotonic() - t
-            sc.parse_bandit(sc.finish(procs["bandit"], "bandit", deadline, (0, 1)), staged, result)
-            timings["bandit"] = time.monotonic() - t0
-            if "eslint" in procs:
-                sc.read_eslint(sc.finish(procs["eslint"], "eslint", deadline, (0, 1)), staged, result)
-                timings["eslint"] = time.monotonic() - t0
-            sc.parse_semgrep(sc.finish(procs["semgrep"], "semgrep", deadline, (0, 1)), staged, rule_infos, result)
-            timings["semgrep"] = time.monotonic() - t0
-        finally:
-            for proc in procs.values():
-                sc.kill(proc)
-    timings["total"] = time.monotonic() - t0
+    tools = sc.Scanners(semgrep, bandit, rules, eslint or EslintTool(default_package_dir(), find_node()), jobs)
+    result = sc.scan({"submission": code_dir, "starter": starter}, tools, timeout_s=timeout_s, cache=cache)
     marked = baseline(dedupe(result.findings.get("submission", [])), dedupe(result.findings.get("starter", [])))
     versions = {
-        "semgrep": result.versions.get("semgrep", "unknown"),
+        "semgrep": result.versions["semgrep"],
         "bandit": _version("bandit"),
         "detect-secrets": _version("detect-secrets"),
-        **(eslint.versions() if js_targets else {"eslint": ESLINT_NOT_RUN}),
-        "security-rules": f"sha256:{ruleset_hash(rules, sc.SCANNER_POLICY + eslint.policy())}",
-        "security-rules-count": str(len(rule_infos)),
+        **(tools.eslint.versions() if result.javascript else {"eslint": ESLINT_NOT_RUN}),
+        "security-rules": f"sha256:{tools.ruleset()}",
+        "security-rules-count": str(len(load_rules(rules))),
         "eslint-rules-count": str(len(ESLINT_RULES)),
     }
-    return SecurityReport(tuple(marked), versions, tuple(result.notes), timings)
+    return SecurityReport(tuple(marked), versions, tuple(result.notes), result.seconds)
 
 
 def _version(dist: str) -> str:
