@@ -32,8 +32,8 @@ from bouts.models.scorecard import (
 )
 from bouts.models.submission import SubmissionMeta
 from bouts.models.view import Exclusion
+from bouts.scoring import catalogue, profiles
 from bouts.scoring import components as c
-from bouts.scoring import profiles
 from bouts.scoring.adjustments import calibration_adjustment, exploit_penalties, integrity_adjustment
 from bouts.scoring.explain import Explained, NotScored, Result, clean, fmt
 from bouts.scoring.panel import HUMAN_REVIEW_MESSAGE
@@ -42,22 +42,9 @@ from bouts.scoring.review import Flag, divergence
 from bouts.scoring.trajectory_math import brier_score
 from bouts.scoring.weights import resolve_weights
 
-COMPONENT_ORDER = (
-    "static_tests", "adversarial", "code_quality", "deliverables", "security", "stability",
-    "objective", "process", "strategy", "integrity", "recovery", "efficiency",
-)  # fmt: skip
-JUDGED = ("code_quality", "deliverables", "security", "process", "strategy", "recovery", "efficiency")
-
-# Why a judged component has no score when no judge for it sat.
-PENDING: Mapping[str, str] = {
-    "code_quality": "no code-quality judge sat",
-    "deliverables": "no deliverables judge sat",
-    "security": "no security scanner sat",
-    "process": "no trajectory judge sat",
-    "strategy": "no trajectory judge sat",
-    "recovery": "no trajectory judge sat",
-    "efficiency": "no trajectory judge sat",
-}
+COMPONENT_ORDER = catalogue.ORDER
+JUDGED = catalogue.JUDGED
+PENDING: Mapping[str, str] = {name: catalogue.COMPONENTS[name].pending for name in JUDGED}
 
 
 @dataclass(frozen=True)
@@ -212,6 +199,8 @@ def build_scorecard(challenge: Challenge, meta: SubmissionMeta, m: Measurements)
     spec = challenge.spec
     weights = resolve_weights(spec.family, spec.weights.model_dump() if spec.weights else None)
     run = m.run
+    for v in m.verdicts:  # a verdict nobody can place is the judge's bug, never a score dropped unseen
+        catalogue.check_verdict(v.judge, v.component)
     verdicts = [] if run.infra_error else list(m.verdicts)
     judged = {name: combine(name, verdicts, PENDING[name]) for name in JUDGED}
     signals = merge_integrity(verdicts)
@@ -294,7 +283,7 @@ def build_scorecard(challenge: Challenge, meta: SubmissionMeta, m: Measurements)
         reproducibility=Reproducibility(
             engine_version=__version__, challenge_hash=challenge.content_hash,
             suite_hashes=dict(challenge.suite_hashes), submission_hash=m.submission_hash,
-            rule_sets={"scoring": "spec-2026.1", **versions}, judges=sorted({v.judge for v in verdicts}),
+            rule_sets={"scoring": catalogue.SCORING_VERSION, **versions}, judges=sorted({v.judge for v in verdicts}),
             seeds=list(run.seeds), sandbox=run.sandbox, assertions=list(run.assertions),
         ),
         elapsed_s=meta.elapsed_s,

@@ -15,6 +15,7 @@ from bouts.errors import BoutsError, InfrastructureError
 from bouts.judges.base import JUDGES, Judge, JudgeInput, Verdict
 from bouts.models.results import RunReport
 from bouts.models.trajectory import Trajectory
+from bouts.scoring.catalogue import check_verdict
 from bouts.scoring.explain import NotScored
 from bouts.scoring.review import Flag
 
@@ -32,7 +33,10 @@ def builtin_judges(names: Sequence[str] | None = None) -> list[Judge]:
     """The judges to seat: ``names`` from the registry, or every registered judge."""
     import bouts.judges.builtin  # noqa: F401  (registers the built-in judges)
 
-    return [JUDGES.create(name) for name in (names if names is not None else JUDGES.names())]
+    judges = [JUDGES.create(name) for name in (names if names is not None else JUDGES.names())]
+    for judge in judges:  # a judge of a component nobody can place is refused before anything runs
+        check_verdict(judge.name, judge.component)
+    return judges
 
 
 def _safe(judge: Judge, inp: JudgeInput) -> tuple[Verdict, Flag | None]:

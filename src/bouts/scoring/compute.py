@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from bouts.errors import ComputeInputError
-from bouts.scoring import components, panel, profiles
+from bouts.scoring import catalogue, components, panel, profiles
 from bouts.scoring.adjustments import (
     CALIBRATION_BOUND,
     INTEGRITY_MAX_BONUS,
@@ -19,8 +19,8 @@ from bouts.scoring.explain import Explained, NotScored, fmt
 from bouts.scoring.weights import CompositeWeights
 
 PROFILE_INPUTS: Mapping[str, tuple[str, ...]] = {
-    "engine": tuple(profiles.ENGINE_WEIGHTS),
-    "four-judge": ("static_tests", "adversarial", *profiles.FOUR_JUDGE_WEIGHTS),
+    "engine": tuple(catalogue.ENGINE_WEIGHTS),
+    "four-judge": ("static_tests", "adversarial", *catalogue.FOUR_JUDGE_WEIGHTS),
     "composite": ("static_tests", "adversarial", "objective", "process", "strategy", "recovery", "efficiency"),
 }
 

@@ -1,4 +1,4 @@
-"""The three profiles of SPEC §2, bands, clamping and rounding.
+"""The three profiles of SPEC §2 (weights in ``bouts.scoring.catalogue``), bands, clamping and rounding.
 
 A component that was not scored is never given a number. A profile missing components is computed
 over the components it has, their weights rescaled so that they keep the profile's total weight
@@ -11,19 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from bouts.scoring.catalogue import ENGINE_WEIGHTS, FOUR_JUDGE_WEIGHTS
 from bouts.scoring.explain import Explained, NotScored, clamp, clean, fmt, round_half_up
 from bouts.scoring.weights import FAMILIES, CompositeWeights
-
-ENGINE_WEIGHTS: Mapping[str, float] = {
-    "static_tests": 0.35,
-    "adversarial": 0.15,
-    "code_quality": 0.20,
-    "deliverables": 0.15,
-    "security": 0.10,
-    "stability": 0.05,
-}
-FOUR_JUDGE_WEIGHTS: Mapping[str, float] = {"objective": 0.50, "process": 0.20, "strategy": 0.20, "integrity": 0.10}
-PROFILES = ("engine", "four-judge", "composite")
 
 BANDS: tuple[tuple[int, str], ...] = (
     (90, "Elite"),

@@ -6,10 +6,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from itertools import combinations
 
+from bouts.scoring.catalogue import FOUR_JUDGE_WEIGHTS
 from bouts.scoring.explain import Explained, NotScored, clean, fmt
 
 DIVERGENCE_THRESHOLD = 40.0
-FOUR_JUDGES = ("objective", "process", "strategy", "integrity")
+FOUR_JUDGES = tuple(FOUR_JUDGE_WEIGHTS)
 
 # Escalation: 1 statistical flag → 2 rubric review → 3 human arbitration.
 ESCALATION_LEVELS: Mapping[int, str] = {1: "statistical flag", 2: "rubric review", 3: "human arbitration"}

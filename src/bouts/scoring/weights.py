@@ -5,8 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bouts.errors import WeightsError
-
-COMPOSITE_COMPONENTS = ("objective", "process", "strategy", "recovery", "efficiency")
+from bouts.scoring.catalogue import COMPOSITE_COMPONENTS
 
 MIN_OBJECTIVE = 0.30
 MIN_WEIGHT = 0.05
