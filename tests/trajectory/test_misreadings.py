@@ -306,3 +306,67 @@ def test_gemini_cli_jsonl_a_message_repushed_as_its_tool_call_runs_counts_once_i
         ("message", None, 6),
     ]
     assert trajectory.tokens == (400, 30)
+
+
+AIDER_01X = Path(__file__).parent / "fixtures" / "aider_0.1x_edit_blocks.md"
+"""Hand-made in the shape aider 0.1x wrote (seen in public histories without a licence): the file named
+inside the fence, ``<<<<<<< HEAD`` … ``>>>>>>> updated`` blocks, "Allow creation of new file F? n"
+answered on the question's line, then "Skipping edits to F"."""
+
+
+def test_aider_01x_edit_blocks_are_edits_of_the_file_named_in_the_fence_and_a_declined_creation_is_refused():
+    events = parse_trajectory(AIDER_01X.read_text()).events
+    changes = [(e.kind, e.path, e.ok) for e in events if e.kind in {"edit", "write"}]
+    assert changes == [("edit", "Test1\\Junk.java", True), ("write", "Test1\\TextAdventure.java", False)]
+
+
+def _codex(*payloads: dict) -> str:
+    meta = {"type": "session_meta", "payload": {"id": "s", "cli_version": "0.104.0", "originator": "codex_cli_rs"}}
+    lines = [meta] + [
+        {"timestamp": f"2026-02-23T11:40:{i:02d}.000Z", "type": "response_item", "payload": p}
+        for i, p in enumerate(payloads)
+    ]
+    return "\n".join(json.dumps(line) for line in lines)
+
+
+def test_codex_05x_shell_command_and_unified_exec_calls_are_read_not_skipped():
+    text = _codex(
+        {
+            "type": "function_call",
+            "name": "shell_command",
+            "call_id": "a",
+            "arguments": json.dumps({"command": "sed -n '1,80p' src/app.py"}),
+        },
+        {
+            "type": "function_call_output",
+            "call_id": "a",
+            "output": "Exit code: 0\nWall time: 0.1 seconds\nOutput:\nimport os\n",
+        },
+        {
+            "type": "function_call",
+            "name": "exec_command",
+            "call_id": "b",
+            "arguments": json.dumps({"cmd": "pytest -q", "yield_time_ms": 1000}),
+        },
+        {
+            "type": "function_call_output",
+            "call_id": "b",
+            "output": "Chunk ID: 1f\nWall time: 2.1 seconds\nProcess exited with code 1\nOriginal token count: 9\n"
+            "Output:\n1 failed, 4 passed in 0.3s\n",
+        },
+        {
+            "type": "function_call",
+            "name": "exec_command",
+            "call_id": "c",
+            "arguments": json.dumps({"cmd": "npm run dev"}),
+        },
+        {
+            "type": "function_call_output",
+            "call_id": "c",
+            "output": "Chunk ID: 2a\nWall time: 10.0 seconds\nProcess running with session ID 7\nOutput:\nready\n",
+        },
+    )
+    events = parse_trajectory(text).events
+    assert [(e.kind, e.path) for e in events if e.kind == "read"] == [("read", "src/app.py")]
+    runs = [(e.command, e.exit_code, e.ok, e.tests.failed if e.tests else None) for e in events if e.kind == "run"]
+    assert runs == [("pytest -q", 1, False, 1), ("npm run dev", None, None, None)]

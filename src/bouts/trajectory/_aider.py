@@ -74,7 +74,7 @@ class _Reply:
         A block with an empty SEARCH part creates its file ("Create new file? y", or a file the log
         never showed the model): a write, not an edit of an unread file. ``known`` holds the files the
         model has seen or made (an empty SEARCH on one of them appends: an edit)."""
-        yield from message_event(self.t, "\n".join(self.text), "assistant", self.line)
+        reply = message_event(self.t, "\n".join(self.text), "assistant", self.line)
         changes: list[Event] = []
         seen = {path for path, _, _ in self.blocks}
         applied = {path for path, _ in self.applied}
@@ -88,8 +88,9 @@ class _Reply:
                 kind = "write" if path in self.created and path not in known else "edit"
                 changes.append(Event(t=self.t, kind=kind, path=path, ok=True, source_line=line))
                 known.add(path)
-        # In the log's order: a reply's usage line comes before the "Applied edit" lines it paid for.
-        yield from sorted([*changes, *self.after], key=lambda e: e.source_line or 0)
+        # In the log's order: a reply's usage line comes before the "Applied edit" lines it paid for, and
+        # files added at aider's questions about the user's message come before the reply they fed.
+        yield from sorted([*reply, *changes, *self.after], key=lambda e: e.source_line or 0)
 
 
 class AiderAdapter(TrajectoryAdapter):
@@ -139,17 +140,18 @@ class AiderAdapter(TrajectoryAdapter):
                 reply = _Reply(t)
                 continue
             if line.startswith("####"):
-                if not user:
-                    yield from reply.close(known)
-                    reply = _Reply(t)
                 text = line[4:].strip()
                 if _ANSWERED.search(text) and (
                     _CONFIRM_FILES.match(f"> {text}") or _PROMPT.search(text.rsplit(":", 1)[0])
                 ):
-                    # aider echoing an automatic answer ("yes to all") as input: the question, answered
+                    # aider echoing an automatic answer ("yes to all") as input: its question, answered,
+                    # part of the reply before it, not a new user message
                     self._confirmed(f"> {text}", quoted, reply, known, t, number)
                     quoted = []
                     continue
+                if not user:
+                    yield from reply.close(known)
+                    reply = _Reply(t)
                 if text.startswith(("/run ", "/test ", "/r ")):
                     run = (text.split(" ", 1)[1], number, [])
                 elif not text.startswith("/"):

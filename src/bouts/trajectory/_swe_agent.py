@@ -30,7 +30,7 @@ from bouts.trajectory._events import FILE_COMMANDS, command_events, file_events,
 
 _BANNER = re.compile(r"\[File: ([^\]\n]+?) \(\d+ lines total\)\]")
 _SEARCHES = {"find_file", "search_dir", "search_file", "filemap"}
-_VIEWS = {"open", "goto", "scroll_up", "scroll_down"}
+_VIEWS = {"open", "goto", "scroll_up", "scroll_down", "set_cursors"}  # set_cursors selects lines of the open file
 _EDITS = {"edit", "insert", "append", "edit_replace", "apply_patch_windowed"}
 
 

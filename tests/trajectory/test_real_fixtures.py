@@ -1,0 +1,159 @@
+"""Real logs of other harness versions (tests/trajectory/fixtures/real, provenance and licences in its
+SOURCES.md), each pinned by the counts a reader of the raw log gives, and the issue-15 misreadings
+checked on them.
+
+How each pin was established (by reading the raw file with a separate script or by eye, never by
+copying the converter's output):
+- aider 0.86.2 (one session): every "> F" line followed by "Add file to the chat? … [Yes]: a|y" (12;
+  CLAUDE.md answered n is not read), the three "Create new file? … y" + "Applied edit to F" (whole edit
+  format: writes, one of them a file name with spaces), Σ "> Tokens:" sent / received.
+- Gemini CLI: every toolCalls[] entry by name (read_file → read, replace → edit, write_file → write,
+  list_directory/search_file_content → search, write_todos/delegate_to_agent → nothing); tokens = Σ
+  over gemini messages of input + tool / output + thoughts (their `total` checks it).
+- Claude Code 2.0.64 / 2.1.4: tool_use blocks by name with their tool_result (2.1.4's one Write was
+  refused by the user: is_error); tokens = per message.id the largest input + cache_creation +
+  cache_read and output_tokens, summed.
+- OpenHands: actions with their observations (a str_replace_editor view of /workspace lists the
+  directory: a search); tokens = usage of each distinct model_response.id.
+- SWE-agent: each step's action (history messages with message_type "action" for the chat-only
+  demonstration); the cursors replay's first edit is refused by the linter.
+- mini-swe-agent 2.3.0: the 64 assistant commands classified by hand (12 reads: cat/sed -n, one
+  sed -i, 17 grep/find searches, 36 other commands, the final echo submits); tokens = Σ
+  extra.response.usage.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from pathlib import Path
+
+import pytest
+
+from bouts.trajectory import load_trajectory, parse_trajectory, summarize
+
+REAL = Path(__file__).parent / "fixtures" / "real"
+
+# path: (harness, reads, edits+writes, rejected, searches, runs, test runs, tokens in, tokens out)
+PINNED: dict[str, tuple[str, int, int, int, int, int, list[tuple[int, int]], int, int]] = {
+    "aider/mozgoslav__aider-0.86.2__2026-04-22_23-13-03.md": ("aider", 12, 3, 0, 0, 0, [], 57800, 13997),
+    "gemini-cli/codemie-code__session-2025-12-01T21-45-5b959dae.json": ("gemini-cli", 7, 2, 0, 1, 0, [], 101630, 4227),
+    "gemini-cli/codemie-code__session-2026-01-16T11-01-file-ops-37b7abef.json": (
+        "gemini-cli",
+        6,
+        3,
+        0,
+        1,
+        0,
+        [],
+        87418,
+        4355,
+    ),
+    "claude-code/codemie-code__4c2ddfdc.claude-code-2.0.64.jsonl": ("claude-code", 1, 4, 0, 0, 0, [], 251832, 806),
+    "claude-code/codemie-code__session-9eda1058.claude-code-2.1.4.jsonl": (
+        "claude-code",
+        0,
+        1,
+        1,
+        0,
+        0,
+        [],
+        170226,
+        4509,
+    ),
+    "openhands/openhands__tests_runtime_trajs__wrong_initial_state.json": ("openhands", 0, 1, 0, 2, 0, [], 14828, 358),
+    "openhands/openhands__tests_runtime_trajs__basic_gui_mode.json": ("openhands", 0, 2, 0, 0, 2, [], 17297, 2024),
+    "swe-agent/swe-agent__replay_marshmallow-1867__cursors_window100.traj": ("swe-agent", 2, 4, 1, 2, 2, [], 0, 0),
+    "swe-agent/swe-agent__function_calling_simple.history-only.traj": ("swe-agent", 1, 1, 0, 1, 1, [], 0, 0),
+    "mini-swe-agent/mini-swe-agent__astropy__astropy-12907.deepseek.traj.json": (
+        "mini-swe-agent",
+        12,
+        1,
+        0,
+        17,
+        36,
+        [],
+        1111619,
+        17133,
+    ),
+}
+
+
+def test_every_real_fixture_is_pinned_and_listed_with_its_checksum_in_sources() -> None:
+    present = {p.relative_to(REAL).as_posix() for p in REAL.rglob("*") if p.is_file()}
+    assert present == set(PINNED) | {"SOURCES.md"}
+    sources = (REAL / "SOURCES.md").read_text()
+    for name in PINNED:
+        digest = hashlib.sha256((REAL / name).read_bytes()).hexdigest()
+        assert re.search(rf"^{digest}  {re.escape(name)}$", sources, re.M), name
+
+
+@pytest.mark.parametrize("name", sorted(PINNED))
+def test_real_log_converts_with_the_counts_a_reader_gives(name: str) -> None:
+    harness, reads, edits, rejected, searches, runs, tests, tokens_in, tokens_out = PINNED[name]
+    summary = summarize(load_trajectory(REAL / name))
+    assert summary.harness == harness
+    assert (summary.reads, summary.edits, summary.failed_edits) == (reads, edits, rejected)
+    assert (summary.by_kind["search"], summary.by_kind["run"]) == (searches, runs)
+    assert [(r.passed, r.failed) for r in summary.test_runs] == tests
+    assert (summary.tokens_in, summary.tokens_out) == (tokens_in, tokens_out)
+
+
+def _events(name: str):
+    return load_trajectory(REAL / name).events
+
+
+def test_aider_086_per_file_questions_answered_inline_read_only_the_files_said_yes_to():
+    events = _events("aider/mozgoslav__aider-0.86.2__2026-04-22_23-13-03.md")
+    reads = [e.path for e in events if e.kind == "read"]
+    assert "CLAUDE.md" not in reads  # "[Yes]: n"
+    assert reads[-1] == "backend/src/Mozgoslav.Api/appsettings.json"  # "[Yes]: y" right after the n
+    assert not any("Add file to the chat" in (p or "") for p in reads)
+    # whole edit format: three created files (one named with spaces), no edits of unread files
+    writes = [(e.kind, e.path, e.ok) for e in events if e.kind in {"edit", "write"}]
+    assert writes == [
+        ("write", "Topology", True),
+        ("write", "-> Swift binary отправляет CGEvent/AX в ОС", True),
+        ("write", "./analyzer-report-dictation-hotkey.md", True),
+    ]
+    lines = [e.source_line or 0 for e in events]
+    assert lines == sorted(lines)  # usage stays after the reply it paid for
+
+
+def test_openhands_a_directory_view_is_a_search_and_a_still_running_server_is_no_failure():
+    events = _events("openhands/openhands__tests_runtime_trajs__wrong_initial_state.json")
+    assert [e.query for e in events if e.kind == "search"] == ["/workspace", "/workspace"]
+    assert not any(e.kind == "read" for e in events)
+    events = _events("openhands/openhands__tests_runtime_trajs__basic_gui_mode.json")
+    server = [e for e in events if e.kind == "run" and "http.server" in (e.command or "")]
+    assert [(e.exit_code, e.ok) for e in server] == [(None, None)]  # exit_code -1: no exit status
+
+
+def test_swe_agent_chat_only_traj_is_read_from_its_history():
+    events = _events("swe-agent/swe-agent__function_calling_simple.history-only.traj")
+    assert [e.kind for e in events if e.kind != "message"] == ["search", "read", "edit", "run", "submit"]
+
+
+def test_gemini_cli_sessions_are_not_taken_for_claude_code():
+    for name in PINNED:
+        if name.startswith("gemini-cli/"):
+            assert parse_trajectory((REAL / name).read_bytes(), source=name).harness == "gemini-cli"
+
+
+def test_claude_code_2x_output_tokens_are_the_final_per_message_not_the_streamed_partials():
+    events = _events("claude-code/codemie-code__4c2ddfdc.claude-code-2.0.64.jsonl")
+    usage = [e for e in events if e.kind == "usage"]
+    assert len(usage) == 7  # 10 assistant lines, 7 distinct message ids
+    assert sum(e.tokens_out or 0 for e in usage) == 806
+
+
+@pytest.mark.parametrize("name", sorted(n for n in PINNED if n.endswith(".jsonl")))
+def test_a_real_jsonl_fixture_cut_in_its_last_line_keeps_every_line_before_it(name: str, tmp_path) -> None:
+    text = (REAL / name).read_text().rstrip("\n")
+    last = text.count("\n") + 1
+    cut = tmp_path / "trajectory.jsonl"
+    cut.write_text(text[: text.rindex("\n") + 1 + 20])
+    whole, kept = load_trajectory(REAL / name), load_trajectory(cut)
+    assert kept.truncated_line == last and whole.truncated_line is None
+    before = [e for e in whole.events if (e.source_line or 0) < last and e.kind != "usage"]
+    assert len([e for e in kept.events if e.kind != "usage"]) >= len(before) > 0
