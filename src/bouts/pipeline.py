@@ -18,6 +18,7 @@ from bouts.errors import SandboxError
 from bouts.judges.base import JudgeInput
 from bouts.judging import builtin_judges, judge_around, read_trajectory
 from bouts.loading import check_matches, load_challenge, load_submission, severity_for
+from bouts.loading.view import build_view
 from bouts.models.challenge import Challenge
 from bouts.models.results import RunReport, TestResult
 from bouts.models.scorecard import Recording, Scorecard, TrajectoryProvenance
@@ -26,8 +27,6 @@ from bouts.runner._exploits import merged
 from bouts.runner._scrub import SecretIndex, scrub_report, scrub_result
 from bouts.runner._secrets import secret_index
 from bouts.sandbox import get_sandbox
-
-MAX_DELIVERABLE_BYTES = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -57,6 +56,9 @@ class ScoreConfig:
     ``host=/var/run/postgresql dbname=test``); ``None``: such challenges run their other variants."""
     postgres_socket_dir: Path | None = None
     """Host directory of that server's unix socket, bind-mounted read-only (the sandbox has no network)."""
+    advisories: Path | None = None
+    """The OSV advisory store (written by ``bouts advisories import``) that the security judge checks the
+    submission's pinned dependencies against; ``None``: not checked, and the scorecard says so."""
 
     def run_options(self, challenge: Challenge) -> RunOptions:
         """The runner's options for ``challenge``: services only where the challenge asks for them."""
@@ -91,10 +93,11 @@ def score(
         if on_start:
             on_start(challenge, sum(len(f) for f in challenge.test_files.values()))
         trajectory, trajectory_flag = read_trajectory(submission.trajectory_path)
+        view = build_view(challenge, submission.code_dir, submission.deliverables_dir)  # read once, here
         inp = JudgeInput(
-            challenge=challenge, code_dir=submission.code_dir, deliverables_dir=submission.deliverables_dir,
-            trajectory=trajectory, seed=config.seed if config.seed is not None else challenge.spec.tests.seed,
-            dropped_links=submission.dropped_links,
+            challenge=challenge, view=view, trajectory=trajectory,
+            seed=config.seed if config.seed is not None else challenge.spec.tests.seed,
+            dropped_links=submission.dropped_links, advisories=config.advisories,
         )  # fmt: skip
 
         generated: list[GeneratedRun] = []
@@ -111,7 +114,8 @@ def score(
             try:
                 if gen_on:  # engine-written tests, run in the same sandbox as every other test
                     gen_seed = config.adversarial_seed if config.adversarial_seed is not None else inp.seed
-                    gen = run_generated(challenge, submission.code_dir, sandbox=sandbox, options=options, seed=gen_seed)
+                    gen = run_generated(challenge, submission.code_dir, sandbox=sandbox, options=options, seed=gen_seed,
+                                        cache_dir=config.cache_dir)  # the reference's answers: docs/adversarial.md
                     generated.append(_scrub_generated(gen, secrets))
                 run = grade(
                     challenge, submission.code_dir, sandbox=sandbox, progress=on_result, seed=config.seed,
@@ -124,11 +128,11 @@ def score(
             return scrub_report(_with_severities(challenge, run), secrets)
 
         run, judged = judge_around(builtin_judges(config.judges), inp, run_tests)
-        texts = _read_deliverables(challenge, submission.deliverables_dir)
+        texts = {d.path: view.document(d.path)[0] for d in challenge.spec.deliverables}
         notes = ((trajectory_flag,) if trajectory_flag else ()) + judged.flags
         verdicts = (*judged.verdicts, *(g.verdict for g in generated))
         gen_model = to_model(generated[0]) if generated else None
-        measurements = Measurements(run, texts, submission.content_hash, verdicts, notes, gen_model)
+        measurements = Measurements(run, texts, submission.content_hash, verdicts, notes, gen_model, view.excluded)
         card = build_scorecard(challenge, submission.meta, measurements)
         return card.model_copy(update={"trajectory": TrajectoryProvenance.of(trajectory, recording)})
 
@@ -148,15 +152,3 @@ def _with_severities(challenge: Challenge, run: RunReport) -> RunReport:
         for r in run.results
     ]
     return run.model_copy(update={"results": results})
-
-
-def _read_deliverables(challenge: Challenge, directory: Path | None) -> dict[str, str | None]:
-    texts: dict[str, str | None] = {}
-    for d in challenge.spec.deliverables:
-        path = (directory / d.path) if directory else None
-        if path is None or not path.is_file() or path.is_symlink():
-            texts[d.path] = None
-            continue
-        with path.open("rb") as fh:
-            texts[d.path] = fh.read(MAX_DELIVERABLE_BYTES).decode("utf-8", errors="replace")
-    return texts

@@ -186,6 +186,17 @@ class Reproducibility(_Model):
     process); empty when the run decided inline (no reference solution, or JavaScript)."""
 
 
+class ExcludedModel(_Model):
+    """Files of ``code/`` left out of judging (``bouts.models.view.Exclusion``), with the reason."""
+
+    path: str
+    reason: str
+    kind: Literal["vendored", "bytecode", "not-run"]
+    files: int
+    examples: list[str] = Field(default_factory=list)
+    """Up to ten of the files left out."""
+
+
 RecordedBy = Literal["bouts", "inspect-ai"]
 
 
@@ -245,6 +256,9 @@ class Scorecard(_Model):
     tests: list[TestOutcomeModel] = Field(default_factory=list)
     removed_files: list[str] = Field(default_factory=list)
     """Files removed from code/ before grading because they could steer the run."""
+    excluded: list[ExcludedModel] = Field(default_factory=list)
+    """Files every judge left out (vendored third-party code, bytecode, what the runner replaces),
+    decided once for all judges (docs/judges.md, "What the judges read")."""
     infra_error: str | None = None
     reproducibility: Reproducibility
     generated_adversarial: GeneratedAdversarialModel | None = None
