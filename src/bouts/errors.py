@@ -10,6 +10,7 @@
     │   │   └── TrajectoryError     a trajectory log is corrupt, truncated or of no known harness (names the line)
     │   ├── WeightsError            a family override breaks the SPEC's override rules
     │   ├── DatasetError            a dataset record given to `bouts import` is malformed (names the line)
+    │   ├── AdvisoryError           an OSV export given to `bouts advisories import` is malformed (names the field)
     │   ├── ReviewError             a review-queue action is not allowed (bouts.calibration.review)
     │   │   └── ReviewConflictError someone else changed the review first (bouts.calibration.store)
     │   ├── ServiceInputError       a request the service refuses (bouts.service.errors; HTTP status on the class)

@@ -15,7 +15,7 @@ from typing import Literal
 
 from bouts.judges.security._severity import SEVERITY_RANK, Severity, family
 
-Tool = Literal["semgrep", "bandit", "eslint", "detect-secrets"]
+Tool = Literal["semgrep", "bandit", "eslint", "detect-secrets", "osv"]
 Status = Literal["introduced", "pre-existing", "test-code"]
 
 
@@ -101,7 +101,7 @@ def dedupe(findings: Iterable[ToolFinding]) -> list[SecurityFinding]:
 
 def _merge(cluster: Sequence[ToolFinding]) -> SecurityFinding:
     # Most severe first; semgrep before bandit and eslint on a tie, since our rules carry the clearer message.
-    order: dict[str, int] = {"semgrep": 0, "bandit": 1, "eslint": 2, "detect-secrets": 3}
+    order: dict[str, int] = {"semgrep": 0, "bandit": 1, "eslint": 2, "detect-secrets": 3, "osv": 4}
     top = min(cluster, key=lambda f: (-SEVERITY_RANK[f.severity], order[f.tool], f.line))
     return SecurityFinding(
         cwe=top.cwe,

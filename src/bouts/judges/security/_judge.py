@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
@@ -17,6 +17,7 @@ from bouts.judges.security import _scanners as sc
 from bouts.judges.security._eslint import ESLINT_RULES, EslintTool, default_package_dir, find_node
 from bouts.judges.security._findings import SecurityFinding, baseline, dedupe
 from bouts.judges.security._rules import load_rules, rules_dir
+from bouts.judges.security.advisories import DependencyReport, check_trees, read_manifests
 from bouts.scoring.components import SECURITY_DEDUCTIONS, security
 from bouts.scoring.explain import Explained, NotScored
 
@@ -25,7 +26,8 @@ PRE_EXISTING = "pre-existing in starter/, not counted: "
 TEST_CODE = "in test code, not counted: "
 SEVERITIES = ("critical", "high", "medium", "low")
 ESLINT_NOT_RUN = "not run (no JavaScript/TypeScript files)"
-SCANNERS = ("semgrep", "bandit", "detect-secrets", "eslint")
+SCANNERS = ("semgrep", "bandit", "detect-secrets", "eslint", "osv")
+OSV_NOT_RUN = "not run (no advisory snapshot configured)"
 ESLINT_PLUGINS = ("eslint-plugin-security", "eslint-plugin-no-unsanitized")
 
 
@@ -39,6 +41,8 @@ class SecurityReport:
     """Files not scanned, and per-file analyser errors (e.g. a syntax error in the submission)."""
     seconds: dict[str, float] = field(default_factory=dict)
     """Wall-clock time per step, for benchmarks; not part of the verdict (it is not reproducible)."""
+    dependencies: DependencyReport | None = None
+    """The dependency-advisory check (its findings are already in ``findings``); None: not asked for."""
 
 
 @dataclass
@@ -63,21 +67,35 @@ class SecurityJudge:
     the checkout this engine runs from."""
     node: Path | None = None
     """The node executable that runs ESLint; default: ``node`` on ``PATH``."""
+    advisories: Path | None = None
+    """The OSV advisory store (``bouts advisories import``); default: ``JudgeInput.advisories``, the
+    ``advisories`` setting. None in both: dependencies are not checked, and the verdict says so."""
 
     def judge(self, inp: JudgeInput) -> Verdict:
         if not inp.code_dir.is_dir():
             return Verdict(self.name, self.component, NotScored(f"no code directory to scan at {inp.code_dir}"))
-        report = self.scan(inp.code_dir, inp.challenge.starter)
+        report = self.scan(inp.code_dir, inp.challenge.starter, advisories=self.advisories or inp.advisories)
         return verdict_from(report, judge=self.name)
 
-    def scan(self, code_dir: Path, starter: Path) -> SecurityReport:
+    def scan(self, code_dir: Path, starter: Path, advisories: Path | None = None) -> SecurityReport:
         """Scan both trees (each tool once over both) and baseline the submission on the starter."""
-        return scan_trees(
+        report = scan_trees(
             code_dir, starter, semgrep=self.semgrep or _next_to_python("semgrep"),
             bandit=self.bandit or _next_to_python("bandit"), rules=self.rules or rules_dir(),
             timeout_s=self.timeout_s, jobs=self.jobs,
             eslint=EslintTool(self.eslint_dir or default_package_dir(), self.node or find_node()),
         )
+        store = advisories if advisories is not None else self.advisories
+        return with_dependencies(report, check_trees(
+            {"submission": read_manifests(code_dir), "starter": read_manifests(starter)}, store))
+
+
+def with_dependencies(report: SecurityReport, deps: DependencyReport) -> SecurityReport:
+    """``report`` with the dependency findings (the OSV snapshot's, docs/security.md), baselined on the
+    starter's like the scanners' (their identities never meet a code finding's, so apart is the same)."""
+    marked = baseline(list(deps.findings.get("submission", ())), list(deps.findings.get("starter", ())))
+    versions = {**report.versions, "osv": deps.snapshot or OSV_NOT_RUN}
+    return replace(report, findings=report.findings + tuple(marked), versions=versions, dependencies=deps)
 
 
 def _next_to_python(tool: str) -> Path:
@@ -135,10 +153,17 @@ def verdict_from(report: SecurityReport, judge: str = JUDGE_NAME) -> Verdict:
         + f" ({pre} pre-existing in starter/ and {tests} in test code not counted)",
         *score.math,
     ]
+    if report.dependencies is not None:
+        math.append(report.dependencies.summary)
     if report.notes:
         math.append(f"scanner notes: {len(report.notes)} (files skipped or not fully analysed; see findings)")
     findings = [_finding(f) for f in report.findings]
     findings += [Finding(rule="security.scan-note", message=note) for note in report.notes]
+    if report.dependencies is not None:
+        deps = report.dependencies
+        findings += [Finding(rule="security.dependency-not-checked", message=note) for note in deps.notes]
+        if not deps.checked:
+            findings.append(Finding(rule="security.dependencies-not-checked", message=deps.summary))
     # Counted findings first, most severe first: what an agent builder should read first.
     findings.sort(key=lambda f: (f.points == 0, -f.points, f.file or "", f.line or 0))
     return Verdict(
