@@ -49,16 +49,22 @@ def test_a_bad_generated_timeout_names_the_file_and_the_field(tmp_path: Path) ->
 def test_a_tiny_challenge_timeout_does_not_time_out_generated_tests_but_a_hang_still_times_out(
     tmp_path: Path,
 ) -> None:
-    code = tmp_path / "code"
-    code.mkdir()
-    (code / "calc.py").write_text(
-        "def pick(items, i):\n    if not isinstance(i, int) or not 0 <= i < len(items):\n"
-        "        raise ValueError(i)\n    return items[i]\n\n"
-        "def spin(n):\n    while True:\n        n = n + 1\n"
-    )
+    root = tmp_path / "challenge"
+    reference = "def pick(items, i):\n    return items[i]\n\ndef spin(n):\n    return n + 1\n"
+    for rel, text in (("reference/calc.py", reference), ("starter/calc.py", reference),
+                      ("tests/visible/test_calc.py", "from calc import *\n\ndef test_calc():\n"
+                                                      "    assert pick([1, 2, 3], 1) == 2\n    assert spin(1) == 2\n"),
+                      ("tests/hidden/test_more.py", "from calc import *\n\ndef test_more():\n"
+                                                    "    assert spin(2) == 3\n"),
+                      ("code/calc.py", reference.replace("    return n + 1", "    while True:\n        n = n + 1"))):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    (root / "challenge.toml").write_text('id = "budget"\ntitle = "Budget"\n\n[limits]\ntest_timeout_s = 0.05\n'
+                                         'suite_timeout_s = 5\n\n[adversarial]\ntest_timeout_s = 3\n')
     # 50 ms would time out any generated test; the generated tests' own 3 s applies instead.
-    run = run_generated(make_challenge(0.05, 3), code, sandbox=get_sandbox("bubblewrap"), seed=5)
-    by_entry = {t.entry: r for t, r in run.outcomes()}
-    assert by_entry["calc:pick"].outcome is Outcome.PASSED, by_entry["calc:pick"].detail
-    assert by_entry["calc:spin"].outcome is Outcome.TIMEOUT
-    assert "3 s" in by_entry["calc:spin"].detail
+    run = run_generated(load_challenge(root), root / "code", sandbox=get_sandbox("bubblewrap"), seed=5)
+    outcomes = {(t.entry, r.outcome) for t, r in run.outcomes()}
+    assert {o for e, o in outcomes if e == "calc:pick"} == {Outcome.PASSED}
+    spins = [r for t, r in run.outcomes() if t.entry == "calc:spin"]
+    assert spins and all(r.outcome is not Outcome.PASSED for r in spins)
+    assert any("CPU budget" in r.detail or "3 s" in r.detail for r in spins), [r.detail for r in spins]

@@ -12,9 +12,13 @@ from typing import Literal
 
 from bouts.models.challenge import Severity
 
-TargetKind = Literal["unvalidated_input", "non_atomic_update", "missing_null_check", "weak_type", "pattern_mismatch"]
+TargetKind = Literal[
+    "unvalidated_input", "non_atomic_update", "missing_null_check", "weak_type", "pattern_mismatch",
+    "reference_mismatch",
+]  # fmt: skip
 TARGET_KINDS: tuple[TargetKind, ...] = (
     "unvalidated_input", "non_atomic_update", "missing_null_check", "weak_type", "pattern_mismatch",
+    "reference_mismatch",
 )  # fmt: skip
 
 SEVERITY: Mapping[str, Severity] = {
@@ -31,6 +35,10 @@ SEVERITY: Mapping[str, Severity] = {
     "pattern_mismatch": "medium",
     # A wrong-typed argument is first the caller's mistake; crashing on it is still a defect.
     "weak_type": "low",
+    # The reference oracle (docs/adversarial.md): a wrong answer to valid input is a wrong program;
+    # failing to reject invalid input the challenge requires rejected is a robustness defect.
+    "reference_mismatch": "high",
+    "reference_mismatch:invalid": "medium",
 }
 
 

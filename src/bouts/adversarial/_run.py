@@ -8,21 +8,34 @@ SAFETY: generated tests call the submission's code, so they run only through
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from bouts.adversarial._examples import Call, example_calls
 from bouts.adversarial._generate import GeneratedSuite, GeneratedTest, generate
 from bouts.adversarial._js_examples import js_example_calls
 from bouts.adversarial._js_generate import generate_js
-from bouts.adversarial._model import Target
+from bouts.adversarial._model import Analysis, Target
+from bouts.adversarial._oracle import (
+    ORACLE_FILE,
+    OracleTest,
+    class_names,
+    counted,
+    decide,
+    labels,
+    merged_examples,
+    oracle_file,
+    oracle_suite,
+    starter_doctests,
+)  # fmt: skip
+from bouts.adversarial._oracle_run import ReferenceAnswers, reference_answers
 from bouts.adversarial.analysers import analysers
 from bouts.errors import InputError, SandboxError
 from bouts.judges.base import Finding, Verdict
 from bouts.models.challenge import Challenge
 from bouts.models.results import Outcome, RunReport, TestResult
-from bouts.runner import RunOptions, run_suites
+from bouts.runner import RunOptions, run_detailed
 from bouts.sandbox import Sandbox
 from bouts.scoring import components as c
 from bouts.scoring.explain import Explained, NotScored
@@ -84,38 +97,138 @@ def visible_examples(challenge: Challenge) -> dict[str, list[Call]]:
 
 
 def run_generated(
-    challenge: Challenge, code_dir: Path, *, sandbox: Sandbox, seed: int, options: RunOptions = DEFAULT_RUN
+    challenge: Challenge,
+    code_dir: Path,
+    *,
+    sandbox: Sandbox,
+    seed: int,
+    options: RunOptions = DEFAULT_RUN,
+    cache_dir: Path | None = None,
 ) -> GeneratedRun:
-    """Analyse ``code_dir``, generate tests from ``seed``, run them in ``sandbox``, score them."""
+    """Analyse ``code_dir``, generate tests from ``seed``, run them in ``sandbox``, score them.
+
+    Python: the reference-oracle tests (``_oracle``; the reference's answers cached in
+    ``cache_dir``) plus the race and HTTP tests of the submission's analysis. JavaScript: the
+    crash-oracle tests of its analysis, only where the challenge requires invalid input to be
+    rejected (docs/adversarial.md)."""
     language = challenge.spec.language
     try:
         analyser = analysers.create(language)
     except InputError:
         why = f"no adversarial test generator for {language} yet"
         return GeneratedRun(None, None, None, Verdict(JUDGE, "adversarial_generated", NotScored(why)))
-    analysis = analyser.analyse(read_sources(code_dir, SUFFIXES.get(language, ())))
+    versions = {"adversarial-analyser": analyser.version}
+    rejected = challenge.spec.adversarial.invalid_input == "rejected"
+    if language != "python" and not rejected:
+        why = (f"no reference oracle for {language} yet, and the challenge does not require invalid input to be "
+               "rejected ([adversarial] invalid_input), so nothing generated can be judged")  # fmt: skip
+        return GeneratedRun(analyser.version, None, None,
+                            Verdict(JUDGE, "adversarial_generated", NotScored(why), versions=versions))  # fmt: skip
+    sources = read_sources(code_dir, SUFFIXES.get(language, ()))
+    analysis = analyser.analyse(sources)
+    examples = visible_examples(challenge)
+    oracle: list[OracleTest] = []
+    notes = analysis.notes
     if language == "python":
-        suite = generate(analysis, seed, visible_examples(challenge))
+        analysis = without_crash_oracle(analysis)
+        suite = generate(analysis, seed, examples)
+        starter = read_sources(challenge.root / "starter", (".py",))
+        ref_sources = read_sources(challenge.root / "reference", (".py",))
+        examples = merged_examples(examples, example_calls(starter_doctests(starter)))
+        oracle, oracle_notes = oracle_suite(ref_sources, examples, seed, invalid=rejected,
+                                            first_index=len(suite.tests))  # fmt: skip
+        notes += tuple(oracle_notes) + (() if oracle else (f"no reference oracle: {_no_oracle(ref_sources)}",))
     else:
-        suite = generate_js(analysis, seed, visible_examples(challenge))
-    versions = {"adversarial-analyser": analysis.analyser}
-    if not suite.tests:
-        why = "the analysis found nothing the generator could probe"
+        suite = generate_js(analysis, seed, examples)
+    if not suite.tests and not oracle:
+        why = "the analysis found nothing the generator could probe" + (
+            "; " + notes[-1] if language == "python" else "")
         verdict = Verdict(JUDGE, "adversarial_generated", NotScored(why), versions=versions)
-        return GeneratedRun(analysis.analyser, suite, None, verdict, analysis.notes)
-    try:  # JavaScript: node:test files, whatever the challenge's framework (docs/adversarial.md)
-        report = run_suites(
-            generated_limits(challenge), code_dir, sandbox=sandbox, suites=(), seed=seed, options=options,
-            expected_ids=[t.id for t in suite.tests], generated=suite.files,
+        return GeneratedRun(analysis.analyser, suite, None, verdict, notes)
+    limited = generated_limits(challenge)
+    names: dict[str, str] = {}
+    try:
+        files = dict(suite.files)
+        if oracle:
+            text = oracle_file(oracle, seed)
+            answers = reference_answers(limited, text, [t.test.id for t in oracle], sandbox=sandbox, seed=seed,
+                                        options=options, cache_dir=cache_dir)  # fmt: skip
+            names = labels(class_names(ref_sources) | class_names(sources))
+            oracle, dropped = _answered(oracle, answers, names)
+            suite = replace(suite, skipped=suite.skipped + tuple(dropped))
+            if oracle:
+                files[ORACLE_FILE] = text
+        tests = (*suite.tests, *(t.test for t in oracle))
+        if not tests:
+            why = "the reference answered none of the generated inputs (no oracle, no verdict)"
+            verdict = Verdict(JUDGE, "adversarial_generated", NotScored(why), versions=versions)
+            return GeneratedRun(analysis.analyser, suite, None, verdict, notes)
+        run = run_detailed(
+            limited, code_dir, sandbox=sandbox, suites=(), seed=seed, options=options,
+            expected_ids=[t.id for t in tests], generated=files,
         )  # fmt: skip
     except SandboxError as exc:
         why = f"infrastructure failure, not the agent's: {exc.describe()}"
         verdict = Verdict(JUDGE, "adversarial_generated", NotScored(why), versions=versions)
-        return GeneratedRun(analysis.analyser, suite, None, verdict, analysis.notes)
-    run = GeneratedRun(analysis.analyser, suite, report, _placeholder(), analysis.notes)
-    verdict = score_generated(run.outcomes(), challenge.spec.adversarial.severity_weights, tampering=report.tampering)
-    return GeneratedRun(analysis.analyser, suite, report, Verdict(**{**verdict.__dict__, "versions": versions}),
-                        analysis.notes)  # fmt: skip
+        return GeneratedRun(analysis.analyser, suite, None, verdict, notes)
+    report = _decided(run.report, oracle, answers.digests if oracle else {}, run.observations, names)
+    suite = replace(suite, tests=tests, files=files)
+    outcomes = GeneratedRun(analysis.analyser, suite, report, _placeholder(), notes).outcomes()
+    verdict = score_generated(outcomes, challenge.spec.adversarial.severity_weights, tampering=report.tampering)
+    return GeneratedRun(analysis.analyser, suite, report, replace(verdict, versions=versions), notes)
+
+
+def without_crash_oracle(analysis: Analysis) -> Analysis:
+    """``analysis`` without the probes whose only oracle is "must not crash" on values of our
+    choosing (fuzz and metamorphic): the reference oracle judges those entries instead. Race and
+    HTTP probes keep their own oracles (a lost update, a 5xx), which hold for any correct code."""
+    kept = tuple(p for p in analysis.probes if p.http is not None or p.target.kind == "non_atomic_update")
+    dropped = tuple((p.target, "judged against the reference instead (a crash on an input of our choosing says "
+                     "nothing unless the reference answers it)") for p in analysis.probes if p not in kept)  # fmt: skip
+    return replace(analysis, probes=kept, skipped=analysis.skipped + dropped)
+
+
+def _no_oracle(ref_sources: Mapping[str, str]) -> str:
+    if not ref_sources:
+        return "reference/ holds no Python code to compare with"
+    return "no public callable of the reference is shown by a visible test, a doctest or plain type hints"
+
+
+def _answered(
+    oracle: list[OracleTest], answers: ReferenceAnswers, names: Mapping[str, str]
+) -> tuple[list[OracleTest], list[tuple[Target, str]]]:
+    """The oracle tests the reference answered at least one call of; the others, with why."""
+    kept, dropped = [], []
+    for t in oracle:
+        outcome = answers.outcomes.get(t.test.id, "missing")
+        if outcome != "passed":
+            dropped.append((t.test.target, f"{t.test.id.split('::')[-1]}: the reference did not complete it "
+                                            f"({outcome}): no oracle"))  # fmt: skip
+        elif not counted(t, answers.digests.get(t.test.id, ()), names):
+            what = "returned from none of its calls" if t.mode == "valid" else "rejected none of its values"
+            dropped.append((t.test.target, f"{t.test.id.split('::')[-1]}: the reference {what}: no oracle"))
+        else:
+            kept.append(t)
+    return kept, dropped
+
+
+def _decided(
+    report: RunReport,
+    oracle: Sequence[OracleTest],
+    reference: Mapping[str, Sequence[str]],
+    observed: Mapping[str, Sequence[str]],
+    names: Mapping[str, str],
+) -> RunReport:
+    """``report`` with each oracle test's outcome decided against the reference's answers."""
+    by_id = {t.test.id: t for t in oracle}
+    results = []
+    for r in report.results:
+        t = by_id.get(r.id)
+        if t is not None and not report.tampering:
+            outcome, detail = decide(t, reference[r.id], r, observed.get(r.id, ()), names)
+            r = r.model_copy(update={"outcome": outcome, "detail": detail[:1000]})
+        results.append(r)
+    return report.model_copy(update={"results": results})
 
 
 def generated_limits(challenge: Challenge) -> Challenge:

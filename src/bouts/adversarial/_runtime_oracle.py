@@ -1,0 +1,106 @@
+"""Runtime of the reference-oracle tests, embedded after ``_runtime.py`` in their generated file.
+
+It runs INSIDE the sandbox, once against the reference solution and once against the submission,
+and decides nothing: for each call it records, through the ``bouts_expect`` fixture, the digest of
+what happened (returned, raised a deliberate error of some class, crashed, ran out of CPU time)
+and the digest of the value returned. The host compares the two runs' digests
+(``bouts.adversarial._oracle.decide``); the reference's values never enter the submission's
+sandbox. See docs/adversarial.md, "The reference oracle".
+"""
+
+import copy
+import dataclasses
+import enum
+import signal
+
+ORACLE_CPU_S = 2.0
+"""CPU seconds one call may use (CPU, not wall time: a loaded machine does not time it out)."""
+
+
+class _OverBudget(BaseException):
+    """Raised by the CPU timer inside a call that used up its budget."""
+
+
+def _on_prof(signum, frame):
+    raise _OverBudget()
+
+
+def plain(value, depth=0):
+    """Plain data for ``value`` that two implementations agree on when their results compare
+    equal: exact types, dicts and sets in a canonical order, numbers with ``2.0`` as ``2`` and
+    floats to 6 significant digits (differently ordered float arithmetic is not a wrong answer),
+    objects by class name and public state."""
+    if depth > 50:
+        return "<nested too deeply>"
+    kind = type(value)
+    if value is None or kind is bool or kind is str:
+        return value
+    if isinstance(value, enum.Enum):
+        return {"enum": kind.__qualname__, "value": plain(value.value, depth + 1)}
+    if kind is int or kind is float or isinstance(value, int | float) and not isinstance(value, bool):
+        return _number(value)
+    if isinstance(value, str):
+        return str.__str__(value)
+    if isinstance(value, list):
+        return [plain(v, depth + 1) for v in value]
+    if isinstance(value, tuple):
+        return {"tuple": [plain(v, depth + 1) for v in value]}
+    if isinstance(value, set | frozenset):
+        return {"set": sorted((plain(v, depth + 1) for v in value), key=repr)}
+    if isinstance(value, dict):
+        return {"dict": sorted(([plain(k, depth + 1), plain(v, depth + 1)] for k, v in value.items()), key=repr)}
+    if isinstance(value, bytes | bytearray):
+        return {"bytes": bytes(value).hex()}
+    if dataclasses.is_dataclass(value):
+        state = {f.name: getattr(value, f.name, None) for f in dataclasses.fields(value)}
+    else:
+        state = {k: v for k, v in getattr(value, "__dict__", {}).items() if not k.startswith("_")}
+    return {"object": kind.__qualname__, "state": plain(state, depth + 1)}
+
+
+def _number(value):
+    value = float(value) if not isinstance(value, int) else int(value)
+    if isinstance(value, float):
+        if value != value or value in (float("inf"), float("-inf")):
+            return repr(value)
+        if abs(value) < 1e-9:
+            return 0
+        value = float(f"{value:.6g}")
+        if value.is_integer() and abs(value) < 2**53:
+            return int(value)
+    return value
+
+
+def _observe(module, qualname, ctor, setup, kwargs, cpu_s):
+    try:
+        fn = build(module, qualname, ctor or {}, setup)  # noqa: F821 (_runtime.py, embedded before this)
+    except Exception as exc:
+        return f"unbuildable {type(exc).__name__}", None
+    signal.setitimer(signal.ITIMER_PROF, cpu_s)
+    try:
+        result = fn(**copy.deepcopy(kwargs))
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        return "ok", plain(result)
+    except _OverBudget:
+        return "timeout", None
+    except BaseException as exc:  # noqa: BLE001 (every way a call can end is an observation)
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        why = ungraceful(exc) if isinstance(exc, Exception) else "not an Exception"  # noqa: F821
+        return ("raise " if why is None else "crash ") + type(exc).__name__, None
+    finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
+
+
+def oracle(expect, module, qualname, calls, ctor=None, setup=(), cpu_s=ORACLE_CPU_S):
+    """Call ``module.qualname`` with each of ``calls`` (a fresh object each time for a method);
+    record two digests per call: how it ended (``ok``, ``raise X``, ``crash X``, ``timeout``)
+    and the value it returned."""
+    old = signal.signal(signal.SIGPROF, _on_prof)
+    try:
+        for kwargs in calls:
+            label, value = _observe(module, qualname, ctor, setup, kwargs, cpu_s)
+            expect(label)
+            expect(value)
+    finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.signal(signal.SIGPROF, old)
