@@ -148,7 +148,8 @@ NOT_TRAJECTORIES = {
 def test_samples_folder_resolves_and_every_file_is_covered() -> None:
     assert SAMPLES.is_dir(), SAMPLES
     present = {p.relative_to(SAMPLES).as_posix() for p in SAMPLES.rglob("*") if p.is_file()}
-    assert present == set(PINNED) | NOT_TRAJECTORIES
+    # real-versions/ holds the other harness versions, covered file by file in test_real_fixtures.py
+    assert {p for p in present if not p.startswith("real-versions/")} == set(PINNED) | NOT_TRAJECTORIES
 
 
 @pytest.mark.parametrize("name", sorted(PINNED))

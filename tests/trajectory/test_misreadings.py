@@ -274,7 +274,7 @@ def test_a_jsonl_of_another_tool_with_session_ids_is_not_taken_for_claude_code()
 def _jsonl_samples() -> list[Path]:
     """Every real JSONL log: the shared samples and the fixtures of other harness versions."""
     shared = sorted(SHARED.glob("*/*.jsonl")) if SHARED.is_dir() else []
-    return shared + sorted((Path(__file__).parent / "fixtures" / "real").glob("*/*.jsonl"))
+    return shared + sorted((SHARED / "real-versions").glob("*/*.jsonl"))
 
 
 @pytest.mark.parametrize("path", _jsonl_samples(), ids=lambda p: p.name[:40])

@@ -1,4 +1,4 @@
-"""Real logs of other harness versions (tests/trajectory/fixtures/real, provenance and licences in its
+"""Real logs of other harness versions (../shared/data/trajectories/real-versions, provenance and licences in its
 SOURCES.md), each pinned by the counts a reader of the raw log gives, and the issue-15 misreadings
 checked on them (a cut last line: test_misreadings.py runs over these JSONL logs too).
 
@@ -32,7 +32,9 @@ import pytest
 
 from bouts.trajectory import load_trajectory, parse_trajectory, summarize
 
-REAL = Path(__file__).parent / "fixtures" / "real"
+# Logs brought from public repositories by the `fetch` tool live beside the shared samples, never in
+# this repository (the tool's rule: fetched data files are kept only under the steering repo's shared/).
+REAL = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "trajectories" / "real-versions"
 
 # path: (harness, reads, edits+writes, rejected, searches, runs, test runs, tokens in, tokens out)
 PINNED: dict[str, tuple[str, int, int, int, int, int, list[tuple[int, int]], int, int]] = {
