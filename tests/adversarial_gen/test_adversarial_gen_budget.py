@@ -34,15 +34,22 @@ def test_generated_tests_get_their_own_timeout_and_a_suite_budget_of_several() -
     assert AdversarialConfig().test_timeout_s == 30
 
 
-def test_a_bad_generated_timeout_names_the_file_and_the_field(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("setting", "field", "message"),
+    [('invalid_input = "rejected"\ntest_timeout_s = 0', "adversarial.test_timeout_s", "greater than 0"),
+     ('invalid_input = "strict"', "adversarial.invalid_input", "'out-of-scope' or 'rejected'")],
+)  # fmt: skip
+def test_a_bad_adversarial_setting_names_the_file_and_the_field(
+    tmp_path: Path, setting: str, field: str, message: str
+) -> None:
     root = tmp_path / "ch"
     shutil.copytree(LEAGUE, root)
     toml = root / "challenge.toml"
-    toml.write_text(toml.read_text().replace("[adversarial]\n", "[adversarial]\ntest_timeout_s = 0\n"))
+    toml.write_text(toml.read_text().replace('invalid_input = "rejected"', setting))
     with pytest.raises(ChallengeError) as err:
         load_challenge(root)
-    assert err.value.field == "adversarial.test_timeout_s" and err.value.file.endswith("challenge.toml")
-    assert "greater than 0" in err.value.describe()
+    assert err.value.field == field and err.value.file.endswith("challenge.toml")
+    assert message in err.value.describe()
 
 
 @pytest.mark.sandbox
