@@ -1,5 +1,6 @@
 """Narrowed runs: a tests-only run, a chosen set of judges, no generated tests; and the scorecard
-flag that says plainly what such a run left out. Pure. Design notes: docs/configuration.md.
+flag that says plainly what such a run left out. Pure but for ``narrowed``, which reads the judge
+registry. Design notes: docs/configuration.md#narrowed-runs.
 
 Correctness (SPEC §1) is ``static_tests`` and ``adversarial``: the challenge's tests, and the
 adversarial tests, pre-built and generated from the submission. A tests-only run runs every test
@@ -12,11 +13,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Protocol
 
+from bouts.scoring.catalogue import COMPONENTS, VERDICT_COMPONENTS
 from bouts.scoring.review import Flag
 
-FEEDS_CORRECTNESS = frozenset({"adversarial_generated"})
-"""Judge components that feed ``static_tests`` or ``adversarial`` (the generated half of it); a
-judge of any other component is not seated by a tests-only run."""
+CORRECTNESS = COMPONENTS["objective"].fed_by
+"""``static_tests`` and ``adversarial``: what SPEC §1's correctness (and the objective) is made of."""
+FEEDS_CORRECTNESS = frozenset(v for c in CORRECTNESS for v in COMPONENTS[c].fed_by if v in VERDICT_COMPONENTS)
+"""Verdict components that feed those (the generated adversarial tests' verdict); a judge of any
+other component is not seated by a tests-only run."""
 NOT_RUN_FLAG = "not_run"
 
 
@@ -51,3 +55,12 @@ def not_run(
         + "; ".join(parts)
         + ". The components they score are not scored, and the profiles that weigh them are provisional.",
     )
+
+
+def narrowed(seated: Sequence[HasComponent], *, generation_asked: bool, generation_run: bool) -> tuple[Flag, ...]:
+    """The ``not_run`` flag of a run that seated ``seated`` (none for a full run), for the pipeline."""
+    from bouts.judges.base import JUDGES
+
+    flag = not_run([j.name for j in seated], JUDGES.names(), generation_asked=generation_asked,
+                   generation_run=generation_run)  # fmt: skip
+    return (flag,) if flag else ()

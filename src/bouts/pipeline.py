@@ -22,6 +22,7 @@ from bouts.loading.view import build_view
 from bouts.models.challenge import Challenge
 from bouts.models.results import RunReport, TestResult
 from bouts.models.scorecard import Recording, Scorecard, TrajectoryProvenance
+from bouts.modes import narrowed
 from bouts.runner import RunOptions, grade
 from bouts.runner._exploits import merged
 from bouts.runner._scrub import SecretIndex, scrub_report, scrub_result
@@ -127,9 +128,11 @@ def score(
                 run = run.model_copy(update={"exploits": merged([*recording.exploits, *run.exploits])})
             return scrub_report(_with_severities(challenge, run), secrets)
 
-        run, judged = judge_around(builtin_judges(config.judges), inp, run_tests)
+        judges = builtin_judges(config.judges)
+        run, judged = judge_around(judges, inp, run_tests)
         texts = {d.path: view.document(d.path)[0] for d in challenge.spec.deliverables}
-        notes = ((trajectory_flag,) if trajectory_flag else ()) + judged.flags
+        left_out = narrowed(judges, generation_asked=challenge.spec.adversarial.generate, generation_run=gen_on)
+        notes = ((trajectory_flag,) if trajectory_flag else ()) + judged.flags + left_out
         verdicts = (*judged.verdicts, *(g.verdict for g in generated))
         gen_model = to_model(generated[0]) if generated else None
         measurements = Measurements(run, texts, submission.content_hash, verdicts, notes, gen_model, view.excluded)
