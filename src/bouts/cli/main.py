@@ -16,6 +16,7 @@ from bouts import __version__
 from bouts.cli._errors import json_safe, print_error, terminal
 from bouts.cli.advisories import advisories_app, store_digest, store_path
 from bouts.cli.calibration import register as register_calibration
+from bouts.cli.eval import register as register_eval
 from bouts.cli.importers import import_app
 from bouts.cli.service import register as register_service
 from bouts.cli.trajectory import trajectory_app
@@ -35,6 +36,7 @@ app.add_typer(trajectory_app, name="trajectory")
 app.add_typer(import_app, name="import")
 app.add_typer(advisories_app, name="advisories")
 register_calibration(app)
+register_eval(app)
 register_service(app)
 err = terminal(stderr=True)
 
