@@ -70,7 +70,7 @@ def eval_cmd(
 
     Example: bouts eval samples.jsonl -d HumanEval.jsonl.gz -j 2 --tests-only --no-generated
     """
-    from bouts.cache import default_cache_dir
+    from bouts.cache import Store, default_cache_dir
     from bouts.cli.importers import read_dataset
     from bouts.cli.main import _correctness_judges
     from bouts.evaluation import EvalSettings, evaluate, parse_samples, plan, summarise
@@ -86,6 +86,7 @@ def eval_cmd(
             adversarial_generation=False if no_generated else None, cache_dir=root,
             workers=1 if jobs > 1 else 2,
         )  # fmt: skip
+        Store.open(root, "results")  # a cache others can write is refused before anything runs
         parsed = parse_samples(read_dataset(samples), source=str(samples))
         data = _datasets(dataset, root, config.sandbox, jobs, err)
         planned = plan(parsed, data, source=str(samples), agent=agent or samples.name.split(".")[0])
