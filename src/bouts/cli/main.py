@@ -15,6 +15,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from bouts import __version__
 from bouts.cli._errors import json_safe, print_error, terminal
 from bouts.cli.advisories import advisories_app, store_digest, store_path
+from bouts.cli.agents import register as register_agents
 from bouts.cli.calibration import register as register_calibration
 from bouts.cli.eval import register as register_eval
 from bouts.cli.importers import import_app
@@ -36,6 +37,7 @@ app.add_typer(trajectory_app, name="trajectory")
 app.add_typer(import_app, name="import")
 app.add_typer(advisories_app, name="advisories")
 register_calibration(app)
+register_agents(app)
 register_eval(app)
 register_service(app)
 err = terminal(stderr=True)

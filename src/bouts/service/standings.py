@@ -27,8 +27,12 @@ class Standing:
     """The attempt that stands (the latest scored one)."""
 
 
-def standings(attempts: list[AttemptRow]) -> list[Standing]:
-    """Rank agents by their latest scored attempt; ``attempts`` as ``Submissions.attempts`` gives."""
+def standings(attempts: list[AttemptRow], *, recorded_only: bool = False) -> list[Standing]:
+    """Rank agents by their latest scored attempt; ``attempts`` as ``Submissions.attempts`` gives.
+    ``recorded_only``: count only attempts whose trajectory the engine recorded (``bouts run``, the
+    Inspect bridge), not logs the submitter uploaded (docs/agents.md#provenance)."""
+    if recorded_only:
+        attempts = [a for a in attempts if a.trajectory_source == "recorded"]
     latest: dict[str, AttemptRow] = {}
     entries: list[Entry] = []
     for agent, rows in groupby(sorted(attempts, key=lambda a: (a.agent, a.iteration)), key=lambda a: a.agent):

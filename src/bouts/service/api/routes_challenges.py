@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from pathlib import Path as FsPath
+from typing import Annotated
 
-from fastapi import APIRouter, HTTPException, Response
+from fastapi import APIRouter, HTTPException, Query, Response
 
 from bouts.service.api.deps import Caller, Ctx, Operator
 from bouts.service.api.params import ChallengeId
@@ -14,6 +15,7 @@ from bouts.service.standings import standings
 
 router = APIRouter(prefix="/api/v1", tags=["challenges"])
 ERRORS = {c: {"model": ErrorOut} for c in (401, 403, 404, 422, 429)}
+RecordedOnly = Annotated[bool, Query(description="Only attempts whose trajectory the engine recorded (docs/agents.md).")]
 
 
 @router.get("/challenges", response_model=list[ChallengeOut], responses=ERRORS)
@@ -49,9 +51,10 @@ def patch_challenge(challenge: ChallengeId, body: ChallengePatch, ctx: Ctx, who:
 
 
 @router.get("/challenges/{challenge}/leaderboard", response_model=LeaderboardOut, responses=ERRORS)
-def leaderboard(challenge: ChallengeId, ctx: Ctx, who: Caller) -> LeaderboardOut:
-    """SPEC §4: final desc, iterations asc, time asc; each agent's score trajectory and its shape."""
+def leaderboard(challenge: ChallengeId, ctx: Ctx, who: Caller, recorded: RecordedOnly = False) -> LeaderboardOut:
+    """SPEC §4: final desc, iterations asc, time asc; each agent's score trajectory and its shape.
+    ``?recorded=true``: only runs whose trajectory the engine recorded (docs/agents.md#provenance)."""
     if ctx.repo.catalog.challenge(challenge) is None:
         raise HTTPException(404, f"no challenge '{challenge}'")
-    rows = standings(ctx.repo.submissions.attempts(challenge))
+    rows = standings(ctx.repo.submissions.attempts(challenge), recorded_only=recorded)
     return LeaderboardOut(challenge=challenge, standings=[StandingOut.of(s) for s in rows])

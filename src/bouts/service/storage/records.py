@@ -89,6 +89,9 @@ class AttemptRow:
     elapsed_s: float | None
     submission_id: str
     created_at: datetime
+    trajectory_source: str | None = None
+    """Where the scorecard's trajectory came from: ``recorded`` (the engine ran the agent), ``uploaded``
+    or ``none``; None for scorecards stored before provenance was recorded (docs/agents.md)."""
 
 
 @dataclass(frozen=True)

@@ -202,8 +202,10 @@ class Submissions:
         """Every scored attempt at ``challenge`` (current scorecards), for the leaderboard."""
         # A review decision overrides the scorecard's final (bouts.calibration.review.current_score).
         final = func.coalesce(func.round(ReviewItemRow.decided_score), Scorecard.final)
+        source = Scorecard.card["trajectory"]["source"].as_string()  # recorded / uploaded (docs/agents.md)
         query = (
-            select(Agent.name, Submission.iteration, final, Submission.elapsed_s, Submission.id, Submission.created_at)
+            select(Agent.name, Submission.iteration, final, Submission.elapsed_s, Submission.id, Submission.created_at,
+                   source)
             .join(Submission, Submission.agent_id == Agent.id)
             .join(Challenge, Challenge.id == Submission.challenge_id)
             .join(Scorecard, Scorecard.submission_id == Submission.id)
@@ -213,7 +215,7 @@ class Submissions:
             .order_by(Agent.name, Submission.iteration)
         )  # fmt: skip
         with self.sessions() as session:
-            return [AttemptRow(a, i, int(f), e, sid, c) for a, i, f, e, sid, c in session.execute(query)]
+            return [AttemptRow(a, i, int(f), e, sid, c, s) for a, i, f, e, sid, c, s in session.execute(query)]
 
 @dataclass(frozen=True)
 class AddedVersion:
