@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from bouts.cache import Store, default_cache_dir
-from bouts.errors import InputError
+from bouts.errors import InfrastructureError
 
 MATERIAL = {"challenge": "c" * 64, "submission": "s" * 64, "seed": 1}
 PAYLOAD = {"final": 82, "band": "Strong"}
@@ -102,14 +102,14 @@ def test_a_cache_directory_others_can_write_is_refused_by_name(tmp_path: Path) -
     shared = tmp_path / "shared"
     shared.mkdir()
     shared.chmod(0o777)
-    with pytest.raises(InputError) as err:
+    with pytest.raises(InfrastructureError) as err:
         Store.open(shared, "results")
     assert str(shared) in err.value.describe() and "writable by nobody else" in err.value.describe()
 
 
 def test_a_secret_others_can_read_or_write_is_refused(store: Store) -> None:
     (store.root / "secret").chmod(0o644)
-    with pytest.raises(InputError, match="secret"):
+    with pytest.raises(InfrastructureError, match="secret"):
         Store.open(store.root, "results")
 
 

@@ -49,4 +49,4 @@ def test_a_cache_others_can_write_is_refused(tmp_path: Path) -> None:
     shared.chmod(0o777)
     samples = write(tmp_path, {"s.jsonl": json.dumps({"task_id": "x", "solution": ""}) + "\n"}) / "s.jsonl"
     code, out = run(str(samples), "-d", str(tmp_path), "--cache-dir", str(shared))
-    assert code == 2 and "writable by nobody else" in out
+    assert code == 3 and "writable by nobody else" in out

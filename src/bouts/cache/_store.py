@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from bouts.cache._fingerprint import engine_fingerprint
-from bouts.errors import InputError
+from bouts.errors import InfrastructureError
 
 SCHEMA = "bouts.cache/1"
 MAX_ENTRY_BYTES = 64 * 1024 * 1024
@@ -58,19 +58,20 @@ class Store:
     def open(cls, root: Path, namespace: str) -> Store:
         """The namespace ``namespace`` of the cache at ``root`` (created 0700 if missing).
 
-        Raises ``InputError`` naming ``root`` when it is not a directory of this user that only this
-        user can write: a cache others can write would let them decide scores.
+        Raises ``InfrastructureError`` naming ``root`` (the engine's environment is wrong, never the
+        submission) when it is not a directory of this user that only this user can write: a cache
+        others can write would let them decide scores.
         """
         root = Path(root).expanduser()
         try:
             root.mkdir(mode=0o700, parents=True, exist_ok=True)
             st = root.lstat()
         except OSError as exc:
-            raise InputError(f"cannot create the cache directory: {exc.strerror}", file=str(root)) from None
+            raise InfrastructureError(f"cannot create the cache directory: {exc.strerror}", file=str(root)) from None
         if not stat.S_ISDIR(st.st_mode):
-            raise InputError("the cache must be a directory (not a link or a file)", file=str(root))
+            raise InfrastructureError("the cache must be a directory (not a link or a file)", file=str(root))
         if st.st_uid != os.getuid() or st.st_mode & 0o022:
-            raise InputError(
+            raise InfrastructureError(
                 "the cache directory must belong to this user and be writable by nobody else (an entry "
                 "anyone can write decides a score): chmod go-w it, or choose another --cache-dir",
                 file=str(root),
@@ -148,12 +149,12 @@ def _secret(root: Path) -> bytes:
             _make_secret(root, path)
             continue
         except OSError as exc:
-            raise InputError(f"cannot read the cache's secret: {exc.strerror}", file=str(path)) from None
+            raise InfrastructureError(f"cannot read the cache's secret: {exc.strerror}", file=str(path)) from None
         with os.fdopen(fd, "rb") as fh:
             st = os.fstat(fh.fileno())
             text = fh.read(200).decode("ascii", "replace").strip()
         if not _trusted(st) or st.st_mode & 0o044 or len(text) != 64:
-            raise InputError(
+            raise InfrastructureError(
                 "the cache's secret must be a 0600 file of this user holding 64 hex digits; delete it "
                 "(the cache is then rebuilt) or choose another --cache-dir",
                 file=str(path),
@@ -161,8 +162,8 @@ def _secret(root: Path) -> bytes:
         try:
             return bytes.fromhex(text)
         except ValueError:
-            raise InputError("the cache's secret is not hex; delete it", file=str(path)) from None
-    raise InputError("the cache's secret could not be created", file=str(path))
+            raise InfrastructureError("the cache's secret is not hex; delete it", file=str(path)) from None
+    raise InfrastructureError("the cache's secret could not be created", file=str(path))
 
 
 def _make_secret(root: Path, path: Path) -> None:
@@ -173,6 +174,6 @@ def _make_secret(root: Path, path: Path) -> None:
         with contextlib.suppress(FileExistsError):  # published only if absent: one secret, first use wins
             os.link(tmp, path)
     except OSError as exc:
-        raise InputError(f"cannot create the cache's secret: {exc.strerror}", file=str(path)) from None
+        raise InfrastructureError(f"cannot create the cache's secret: {exc.strerror}", file=str(path)) from None
     finally:
         Path(tmp).unlink(missing_ok=True)
