@@ -3,6 +3,8 @@
 ::
 
     BoutsError                      anything the engine reports on purpose
+    ├── UnknownComponentError       a judge returned or declares a component the catalogue does not list
+    │                               (its bug, named; bouts.scoring.catalogue)
     ├── InputError                  the user's input is wrong (exit 2 / HTTP 4xx)
     │   ├── ChallengeError          a challenge directory or challenge.toml is malformed
     │   ├── SubmissionError         a submission directory, archive or submission.toml is malformed

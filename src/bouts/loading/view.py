@@ -29,6 +29,7 @@ import stat
 from collections.abc import Iterable
 from pathlib import Path
 
+from bouts.languages import language as support
 from bouts.models.challenge import Challenge
 from bouts.models.view import (
     MAX_FILE_BYTES,
@@ -123,18 +124,19 @@ def read_view(code_dir: Path | None, starter_dir: Path | None, deliverables_dir:
 
 
 def not_run(code: FileTree, language: str) -> tuple[Exclusion, ...]:
-    """What the runner deletes before a test runs, so nothing in it is the graded solution."""
+    """What the runner deletes before a test runs, so nothing in it is the graded solution: bytecode,
+    and the folders the language's runner replaces (``LanguageSupport.replaced_by_runner``)."""
     out: list[Exclusion] = []
     caches = tuple(rel for rel in code.files if is_bytecode(rel))
     if caches:
         out.append(Exclusion("__pycache__/, *.pyc", "bytecode: deleted by the runner before the tests run (the "
                              "integrity judge flags it)", caches, kind="bytecode"))
-    if language in ("javascript", "typescript"):
-        modules = tuple(rel for rel in (*code.files, *code.links)
-                        if "node_modules" in rel.split("/")[:-1] and rel not in caches)
-        if modules:
-            out.append(Exclusion("node_modules/", "deleted by the runner, which mounts the challenge's prepared "
-                                 "dependencies instead", modules, kind="not-run"))
+    for folder in support(language).replaced_by_runner:
+        members = tuple(rel for rel in (*code.files, *code.links)
+                        if folder in rel.split("/")[:-1] and rel not in caches)
+        if members:
+            out.append(Exclusion(f"{folder}/", "deleted by the runner, which mounts the challenge's prepared "
+                                 "dependencies instead", members, kind="not-run"))
     return tuple(out)
 
 

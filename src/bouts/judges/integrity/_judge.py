@@ -14,8 +14,9 @@ from typing import Any
 
 from bouts.judges.base import Component, Finding, IntegritySignals, JudgeInput, Verdict
 from bouts.judges.integrity import _code, _gray, _paths
-from bouts.judges.integrity._languages import LANGUAGES, Language
+from bouts.judges.integrity._languages import Language
 from bouts.judges.integrity._tree import MAX_FILE_BYTES, Hit, Tree, is_test_path
+from bouts.languages import language_of
 from bouts.models.results import ObservedExploit
 from bouts.scoring import components
 from bouts.scoring.adjustments import ExploitAttempt
@@ -72,10 +73,12 @@ class StaticIntegrityJudge:
         run = inp.run
         removed = list(run.removed) if run is not None else []
         tampering = [str(t) for t in getattr(run, "tampering", None) or []]
-        language = challenge.spec.language
+        language = language_of(challenge)
+        detectors = language.part("integrity.detectors") if language.has("integrity.detectors") else None
+        pytest_paths = detectors.pytest_paths if detectors is not None else False
         dropped = [(link.path, link.target) for link in inp.dropped_links]
         for flag in _paths.path_flags(code, starter, visible, challenge.spec.protected, removed, tampering,
-                                      language, dropped):
+                                      pytest_paths, dropped):
             finding = Finding(flag.rule, flag.message, file=flag.file or None, severity=_SEVERITY[flag.level])
             if flag.level == "bright":
                 bright.append((flag.rule, finding))
@@ -87,12 +90,12 @@ class StaticIntegrityJudge:
         observed = list(getattr(run, "exploits", None) or [])  # blocked at run time by the sandbox
         bright += [(SANDBOX_ESCAPE, Finding(SANDBOX_ESCAPE, _said(e), severity="critical"))
                    for e in observed if e.kind == "sandbox_escape"]  # fmt: skip
-        if language in LANGUAGES:
-            _scan_sources(LANGUAGES[language], code, starter, reference, visible, bright, gray, info,
+        if detectors is not None:
+            _scan_sources(detectors, code, starter, reference, visible, bright, gray, info,
                           challenge.root / "challenge.toml")
         else:  # path checks and run-time tampering above are language-neutral; the code detectors are not
             info.append(Finding("integrity.not-analysed", "code detectors (hard-coded outputs, test-environment "
-                                f"detection, framework hooks) are not available for {language} yet"))
+                                f"detection, framework hooks) are not available for {language.name} yet"))
         gray = _with_everywhere(gray)
         counted, gray = _cap(gray)
         bright_findings = [f for _, f in bright]

@@ -44,6 +44,9 @@ class Language:
     code_hits: Callable[[Any], list[Hit]]
     hardcoded_hits: Callable[..., list[Hit]]
     gray_hits: Callable[[Any], list[Hit]]
+    pytest_paths: bool = False
+    """The file-level rules are pytest's (steering files, ``__pycache__``/``.pyc`` bytecode); otherwise the
+    JavaScript test runners' (their configs, native ``.node`` addons)."""
 
 
 def _python_note(src: SourceFile) -> tuple[Level, str] | None:
@@ -72,6 +75,7 @@ PYTHON = Language(
     code_hits=_code.code_hits,
     hardcoded_hits=hardcoded_hits,
     gray_hits=_gray.gray_hits,
+    pytest_paths=True,
 )
 
 JAVASCRIPT = Language(
@@ -88,5 +92,3 @@ JAVASCRIPT = Language(
     gray_hits=_js_gray.gray_hits,
 )
 
-LANGUAGES: dict[str, Language] = {"python": PYTHON, "javascript": JAVASCRIPT, "typescript": JAVASCRIPT}
-"""``challenge.toml``'s ``language`` → its detectors."""

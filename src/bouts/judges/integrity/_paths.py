@@ -49,13 +49,12 @@ class PathFlag:
 
 def path_flags(
     code: Tree, starter: Tree, visible: Tree, protected: list[str], removed: list[str], tampering: list[str],
-    language: str = "python", dropped: Iterable[tuple[str, str]] = (),
+    python: bool = True, dropped: Iterable[tuple[str, str]] = (),
 ) -> list[PathFlag]:
     """Every file-level flag, one per path (the first, most specific reason wins). Steering files
     and compiled code are the language's: pytest's for Python, the test runners' configs and native
     addons (``*.node``) for JavaScript/TypeScript. ``dropped`` holds the ``(path from the submission
     root, target)`` of the links the loader left out (``Submission.dropped_links``)."""
-    python = language == "python"
     flags: dict[str, PathFlag] = {}
 
     def add(flag: PathFlag) -> None:

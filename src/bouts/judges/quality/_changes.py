@@ -21,7 +21,8 @@ from typing import Literal
 
 from bouts._pyast import parse as parse_python
 from bouts.jsast import JsSource
-from bouts.judges.quality._js_changes import JS_SUFFIXES, JsUnit, js_units, parse_js
+from bouts.judges.quality._js_changes import JsUnit, js_units, parse_js
+from bouts.languages import language as language_named
 from bouts.models.view import FileTree, SubmissionView, ViewFile
 
 NoteKind = Literal["syntax-error", "too-large", "not-utf8", "skipped", "truncated", "not-analysed"]
@@ -185,7 +186,7 @@ def _changed_lines(old: str | None, new: str) -> set[int]:
     return changed
 
 
-def _source_file(raw: ViewFile, base: ViewFile | None) -> tuple[SourceFile | None, list[Note]]:
+def py_source_file(raw: ViewFile, base: ViewFile | None) -> tuple[SourceFile | None, list[Note]]:
     assert raw.text is not None
     notes = [Note("not-utf8", raw.rel, "not valid UTF-8 (decoded with replacement characters)")] if raw.not_utf8 else []
     base_text = base.text if base is not None else None
@@ -223,7 +224,7 @@ def _start(node: FunctionNode) -> int:
     return min([node.lineno] + [d.lineno for d in node.decorator_list])
 
 
-def _js_source_file(raw: ViewFile, base: ViewFile | None) -> tuple[SourceFile | None, list[Note]]:
+def js_source_file(raw: ViewFile, base: ViewFile | None) -> tuple[SourceFile | None, list[Note]]:
     """``_source_file`` for JavaScript/TypeScript (see ``_js_changes``)."""
     assert raw.text is not None
     notes = [Note("not-utf8", raw.rel, "not valid UTF-8 (decoded with replacement characters)")] if raw.not_utf8 else []
@@ -269,8 +270,8 @@ def starter_sources(view: SubmissionView, language: str = "python") -> ChangeSet
 
 
 def _collect(tree: FileTree, starter: FileTree, language: str) -> ChangeSet:
-    js = language in ("javascript", "typescript")
-    suffixes = JS_SUFFIXES if js else (".py",)
+    lang = language_named(language)
+    suffixes = lang.suffixes
     mine = tree.with_suffix(suffixes)
     base = {f.rel: f for f in starter.with_suffix(suffixes)}
     files: list[SourceFile] = []
@@ -288,8 +289,8 @@ def _collect(tree: FileTree, starter: FileTree, language: str) -> ChangeSet:
             if not same:
                 notes.append(Note(kind, raw.rel, raw.why_not_read or "not read"))
             continue
-        source, file_notes = (_js_source_file if js else _source_file)(raw, base.get(raw.rel))
+        source, file_notes = lang.part("quality.changes")(raw, base.get(raw.rel))
         notes += file_notes
         if source is not None:
             files.append(source)
-    return ChangeSet(tuple(files), tuple(notes), "javascript" if js else "python")
+    return ChangeSet(tuple(files), tuple(notes), lang.name)

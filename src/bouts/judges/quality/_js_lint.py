@@ -13,9 +13,10 @@ scored*, never 100). The table is written out in docs/quality-judges.md; keep th
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from bouts.jsast import dialect_for
 from bouts.judges.quality._changes import ChangeSet
@@ -135,6 +136,14 @@ def rule_options(typescript: bool) -> dict[str, object]:
 def quality_tool(package_dir: Path | None = None, node: Path | None = None) -> EslintTool:
     return EslintTool(package_dir or default_package_dir(), node or find_node(), CONFIG_FILE,
                       "the quality-lint judge cannot lint JavaScript/TypeScript")
+
+
+def lint_for(judge: Any) -> tuple[Callable[[ChangeSet], list[Hit]], Callable[[], Mapping[str, str]]]:
+    """JavaScript/TypeScript (the language seam's ``quality.lint``): the engine's ESLint, the judge's
+    ``eslint_dir`` and ``node`` when set."""
+    tool = quality_tool(judge.eslint_dir, judge.node)
+    return (lambda changes: eslint_hits(changes, tool),
+            lambda: {**eslint_versions(tool), "quality-lint rules": "2026.1-js"})
 
 
 def eslint_versions(tool: EslintTool) -> dict[str, str]:

@@ -20,11 +20,11 @@ from typing import Literal
 
 from bouts.judges.base import Finding, JudgeInput, Verdict
 from bouts.judges.quality._changes import ChangeSet, NoteKind, collect
+from bouts.languages import language_of
 from bouts.scoring.explain import Explained, NotScored, fmt
 
 Dimension = Literal["readability", "architecture", "robustness", "idiomaticity"]
 DIMENSIONS: tuple[Dimension, ...] = ("readability", "architecture", "robustness", "idiomaticity")
-LANGUAGES = ("python", "javascript", "typescript")
 """Challenge languages the offline quality judges read (JavaScript and TypeScript with tree-sitter)."""
 MIN_LINES = 40
 """Density denominator floor, in judged lines."""
@@ -65,11 +65,10 @@ def per_line(weight: float, changes: ChangeSet, file: str | None = None, line: i
 
 def prepare(inp: JudgeInput) -> ChangeSet | NotScored:
     """The judged change set of a submission, or why there is nothing to judge."""
-    language = inp.challenge.spec.language
-    if language not in LANGUAGES:
-        return NotScored(f"the offline quality judges read {', '.join(LANGUAGES)} only (challenge language: "
-                         f"{language})")
-    changes = collect(inp.view, language)
+    language = language_of(inp.challenge)
+    if not all(language.has(role) for role in ("quality.changes", "quality.metrics", "quality.structure")):
+        return NotScored(f"the offline quality judges do not read {language.name} yet")
+    changes = collect(inp.view, language.name)
     if not changes.changed and not any(NOTE_COSTS[n.kind][1] for n in changes.notes):
         return NotScored("the submission changed no code", (changes.summary(),))
     return changes

@@ -17,14 +17,16 @@ import re
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from bouts.errors import InfrastructureError
 from bouts.judges.base import JUDGES, Judge, JudgeInput, Verdict
-from bouts.judges.quality import _js_lint as js_lint
 from bouts.judges.quality._changes import ChangeSet
 from bouts.judges.quality._scoring import Dimension, Hit, judge_changed_code, per_line
+from bouts.languages import language_of
+from bouts.scoring.explain import NotScored
 
 NAME = "quality-lint"
 SELECT = (
@@ -174,16 +176,17 @@ class LintJudge:
     component = "code_quality"
 
     def judge(self, inp: JudgeInput) -> Verdict:
-        if inp.challenge.spec.language in ("javascript", "typescript"):
-            tool = js_lint.quality_tool(self.eslint_dir, self.node)
-            return judge_changed_code(
-                self.name, inp, lambda changes: js_lint.eslint_hits(changes, tool),
-                lambda: {**js_lint.eslint_versions(tool), "quality-lint rules": "2026.1-js"},
-            )
-        return judge_changed_code(
-            self.name, inp, lambda changes: lint_hits(changes, run_ruff(changes)),
-            lambda: {"ruff": ruff_version(), "quality-lint rules": "2026.1"},
-        )
+        language = language_of(inp.challenge)
+        if not language.has("quality.lint"):
+            return Verdict(self.name, "code_quality", NotScored(f"no linter for {language.name} yet"))
+        hits, versions = language.part("quality.lint")(self)
+        return judge_changed_code(self.name, inp, hits, versions)
+
+
+def lint_for(judge: LintJudge) -> tuple[Callable[[ChangeSet], list[Hit]], Callable[[], Mapping[str, str]]]:
+    """Python (the language seam's ``quality.lint``): Ruff, pinned rules, no configuration file read."""
+    return (lambda changes: lint_hits(changes, run_ruff(changes)),
+            lambda: {"ruff": ruff_version(), "quality-lint rules": "2026.1"})
 
 
 @JUDGES.register(NAME)

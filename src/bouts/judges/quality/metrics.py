@@ -25,6 +25,7 @@ import ast
 import re
 from collections.abc import Iterator
 from importlib.metadata import version
+from typing import Any
 
 from radon.complexity import cc_visit_ast
 
@@ -34,6 +35,7 @@ from bouts.judges.quality._changes import ChangeSet, SourceFile, Unit
 from bouts.judges.quality._duplication import find_clones
 from bouts.judges.quality._js_changes import JsUnit
 from bouts.judges.quality._scoring import Dimension, Hit, judge_changed_code, per_line
+from bouts.languages import language
 
 NAME = "quality-metrics"
 MAX_COMPLEXITY = 10
@@ -182,20 +184,32 @@ def js_function_hits(changes: ChangeSet, f: SourceFile, unit: JsUnit) -> list[Hi
                            js.parameters(unit), js.MAX_PARAMS, lines)
 
 
+LanguageMetrics = tuple[list[Hit], list[Any], int, list[tuple[str, str, int]]]
+"""What a language's metrics part returns: per-function hits, clones and the token total they are a
+share of, dead code (message, file, line)."""
+
+
+def py_metric_hits(changes: ChangeSet) -> LanguageMetrics:
+    """Python (the language seam's ``quality.metrics``): radon and ``ast``."""
+    hits = [h for f in changes.changed for u in f.units if u.changed
+            for h in function_hits(changes, f, u)]  # type: ignore[arg-type]
+    clones, total = find_clones([u for f in changes.files for u in f.units])
+    return hits, clones, total, dead_code(changes)
+
+
+def js_metric_hits(changes: ChangeSet) -> LanguageMetrics:
+    """JavaScript/TypeScript (the language seam's ``quality.metrics``): tree-sitter."""
+    hits = [h for f in changes.changed for u in f.units if u.changed
+            for h in js_function_hits(changes, f, u)]  # type: ignore[arg-type]
+    sources = {f.rel: f.js for f in changes.files if f.js is not None}
+    all_units = [u for f in changes.files for u in f.units]
+    clones, total = find_clones(all_units, tokenize=lambda u: js.tokens(u, sources[u.file]))
+    return hits, clones, total, js.dead_code(changes)
+
+
 def metric_hits(changes: ChangeSet) -> list[Hit]:
-    """Every metrics hit of the change set."""
-    if changes.language == "javascript":
-        hits = [h for f in changes.changed for u in f.units if u.changed
-                for h in js_function_hits(changes, f, u)]  # type: ignore[arg-type]
-        sources = {f.rel: f.js for f in changes.files if f.js is not None}
-        all_units = [u for f in changes.files for u in f.units]
-        clones, total = find_clones(all_units, tokenize=lambda u: js.tokens(u, sources[u.file]))
-        dead = js.dead_code(changes)
-    else:
-        hits = [h for f in changes.changed for u in f.units if u.changed
-                for h in function_hits(changes, f, u)]  # type: ignore[arg-type]
-        clones, total = find_clones([u for f in changes.files for u in f.units])
-        dead = dead_code(changes)
+    """Every metrics hit of the change set: the language's own, then duplication and dead code."""
+    hits, clones, total, dead = language(changes.language).part("quality.metrics")(changes)
     for clone in clones:
         weighted = sum(changes.share(clone.unit.file, line) for line in clone.token_lines)
         hits.append(Hit("metrics.duplication", "architecture",

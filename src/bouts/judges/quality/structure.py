@@ -32,6 +32,7 @@ from bouts.judges.quality._changes import ChangeSet, SourceFile
 from bouts.judges.quality._js_changes import JsUnit
 from bouts.judges.quality._scoring import Dimension, Hit, judge_changed_code, per_line
 from bouts.judges.quality.metrics import complexity
+from bouts.languages import language
 
 NAME = "quality-structure"
 DRIVER_NAMES = frozenset(
@@ -157,8 +158,13 @@ def _strongly_connected(graph: dict[str, list[str]]) -> list[list[str]]:
 
 
 def structure_hits(changes: ChangeSet) -> list[Hit]:
-    if changes.language == "javascript":
-        return js_structure_hits(changes)
+    """Every structure hit of the change set, by the language's own rules (the language seam)."""
+    hits: list[Hit] = language(changes.language).part("quality.structure")(changes)
+    return hits
+
+
+def py_structure_hits(changes: ChangeSet) -> list[Hit]:
+    """Python (the language seam's ``quality.structure``)."""
     hits: list[Hit] = []
 
     def add(rule: str, file: str, line: int, message: str) -> None:

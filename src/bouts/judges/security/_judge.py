@@ -7,6 +7,7 @@ the scoring of findings is testable without any scanner. Design notes: docs/secu
 from __future__ import annotations
 
 import sys
+import tempfile
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from importlib.metadata import PackageNotFoundError, version
@@ -18,6 +19,8 @@ from bouts.judges.security._eslint import ESLINT_RULES, EslintTool, default_pack
 from bouts.judges.security._findings import SecurityFinding, baseline, dedupe
 from bouts.judges.security._rules import load_rules, rules_dir
 from bouts.judges.security.advisories import DependencyReport, check_trees, read_manifests
+from bouts.loading.view import materialise
+from bouts.models.view import MAX_FILE_BYTES
 from bouts.scoring.components import SECURITY_DEDUCTIONS, security
 from bouts.scoring.explain import Explained, NotScored
 
@@ -72,9 +75,18 @@ class SecurityJudge:
     ``advisories`` setting. None in both: dependencies are not checked, and the verdict says so."""
 
     def judge(self, inp: JudgeInput) -> Verdict:
-        if not inp.code_dir.is_dir():
-            return Verdict(self.name, self.component, NotScored(f"no code directory to scan at {inp.code_dir}"))
-        report = self.scan(inp.code_dir, inp.challenge.starter, advisories=self.advisories or inp.advisories)
+        if not inp.view.code.exists:
+            return Verdict(self.name, self.component, NotScored("the submission has no code directory to scan"))
+        # The scanners read directories: they get the view's judged files (protected paths and
+        # vendored code left out, as for every judge), written out as read.
+        with tempfile.TemporaryDirectory(prefix="bouts-view-") as tmp:
+            code, starter = Path(tmp, "code"), Path(tmp, "starter")
+            over = materialise(inp.view.judged, code)
+            materialise(inp.view.judged_starter, starter)
+            report = self.scan(code, starter, advisories=self.advisories or inp.advisories)
+        if over:
+            notes = tuple(f"not scanned (over {MAX_FILE_BYTES} bytes): submission/{rel}" for rel in over)
+            report = replace(report, notes=report.notes + notes)
         return verdict_from(report, judge=self.name)
 
     def scan(self, code_dir: Path, starter: Path, advisories: Path | None = None) -> SecurityReport:

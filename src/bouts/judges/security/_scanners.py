@@ -41,7 +41,9 @@ from bouts.judges.security._severity import BANDIT_CWE_OVERRIDES, Severity, pars
 
 TOOL_CONFIG_FILES = frozenset({".semgrepignore", ".gitignore", ".bandit", ".secrets.baseline"})
 """Never copied: each can tell a scanner to skip code."""
-SKIP_DIRS = frozenset({".git", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", "node_modules"})
+SKIP_DIRS: frozenset[str] = frozenset()
+"""No folder is skipped by name: the trees scanned are the submission view's judged files, where what
+is left out (vendored code, bytecode, what the runner replaces) is decided once for every judge."""
 MAX_FILE_BYTES = 2_000_000
 """Larger files are not scanned (listed on the verdict); generated or data files, not code."""
 
@@ -59,7 +61,12 @@ KEYWORD_RULE_SUFFIXES = frozenset({".py"})
 """Where our own hardcoded-credential rule reads the code (names, not just words), detect-secrets'
 keyword heuristic is dropped: it flags ``PASSWORD_FIELD = "password"``. Its vendor-format
 detectors (AWS keys, private keys, tokens) still run on every file."""
-BANDIT_ARGS: tuple[str, ...] = ("--severity-level", "medium", "--confidence-level", "medium", "--ignore-nosec")
+BANDIT_ARGS: tuple[str, ...] = (
+    "--severity-level", "medium", "--confidence-level", "medium", "--ignore-nosec",
+    # Bandit's default --exclude skips .git, .tox, .eggs, *.egg...: an -x of a path that never exists
+    # replaces it, so every staged file is read.
+    "-x", "/nonexistent/bouts-excludes-nothing",
+)
 SEMGREP_ARGS: tuple[str, ...] = (
     "--metrics=off", "--disable-version-check", "--json", "--quiet",
     "--disable-nosem",  # a `# nosemgrep` comment must not hide an introduced finding

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bouts.judges.base import JUDGES, Component, Finding, JudgeInput, Verdict
+from bouts.languages import language_of
 from bouts.models.challenge import DecompositionStep
 from bouts.models.trajectory import Event
 from bouts.scoring.explain import Explained, NotScored
@@ -145,12 +146,14 @@ def decomposition_half(
 
 def architecture_half(inp: JudgeInput) -> tuple[Explained | NotScored, list[Finding]]:
     """Heuristics over the submitted Python code against the starter (I/O: reads both trees)."""
-    if inp.challenge.spec.language != "python":
-        return NotScored(f"architecture heuristics read Python only, not {inp.challenge.spec.language}"), []
-    submission = architecture.read_sources(inp.view.judged)
+    language = language_of(inp.challenge)
+    if not language.has("architecture"):
+        return NotScored(f"architecture heuristics do not read {language.name} yet"), []
+    read_sources = language.part("architecture")
+    submission = read_sources(inp.view.judged)
     if not submission:
-        return NotScored("the submission's code/ holds no Python source"), []
-    penalties, seen = architecture.analyse(architecture.read_sources(inp.view.judged_starter), submission)
+        return NotScored(f"the submission's code/ holds no {language.name} source"), []
+    penalties, seen = architecture.analyse(read_sources(inp.view.judged_starter), submission)
     found = [Finding(f"strategy.architecture.{o.heuristic}", o.message, file=o.file, line=o.line) for o in seen]
     return architecture_score(penalties), found
 

@@ -1,0 +1,125 @@
+"""The language seam: one registry entry per challenge language, naming everything that differs by
+language — source suffixes, test frameworks, how assertions are decided, what the runner replaces,
+and the language's parts for each judge and tool. Judges and tools ask ``language_of(challenge)``
+and carry no ``language ==`` branches; adding a language is its modules plus one registration here
+(or in a plugin: ``LANGUAGES.register("go")`` from a ``bouts.plugins`` entry point).
+
+Parts are named by dotted reference (``"module:attribute"``) and imported on first use, so a
+registration costs nothing and the registry sits below every module it points at (no import cycle).
+
+    from bouts.languages import language_of
+    hits = language_of(challenge).part("quality.metrics")(changes)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from importlib import import_module
+from typing import Any, Literal
+
+from bouts.errors import InputError
+from bouts.registry import Registry
+
+PARTS = {
+    "quality.changes": "reads a file's functions: (raw, base) -> (SourceFile | None, notes)",
+    "quality.metrics": "ChangeSet -> metric hits (complexity, length, nesting, duplication, dead code)",
+    "quality.structure": "ChangeSet -> structure hits (layering, cycles, naming, error handling)",
+    "quality.lint": "LintJudge -> (ChangeSet -> hits, () -> versions): the language's linter",
+    "integrity.detectors": "bouts.judges.integrity._languages.Language: the static integrity detectors",
+    "architecture": "FileTree -> sources for the strategy judge's architecture heuristics",
+}
+"""The roles a language may fill (``LanguageSupport.parts``); a missing role is a documented gap,
+and the judge that needs it says "not scored" with the reason, never a made-up number."""
+
+
+@dataclass(frozen=True)
+class LanguageSupport:
+    """Everything the engine does differently for one challenge language."""
+
+    name: str
+    suffixes: tuple[str, ...]
+    """Source files of the language (what the quality judges and the generator read)."""
+    frameworks: tuple[str, ...]
+    """Test frameworks a challenge may name (``[tests] framework``); the first is the default."""
+    assertions: Literal["golden", "inline"]
+    """``golden``: assertions are externalised and decided on the host against the reference's values
+    (docs/sandbox.md, "Decided outside"); ``inline``: decided inside the sandbox (not externalised yet)."""
+    replaced_by_runner: tuple[str, ...] = ()
+    """Folders the runner deletes and replaces before a test runs (nothing in them runs or is judged)."""
+    bytecode: tuple[str, ...] = ()
+    """Compiled files the language's runtime loads (flagged by the integrity judge)."""
+    parts: Mapping[str, str] = field(default_factory=dict)
+    """Role (``PARTS``) → ``"module:attribute"``."""
+
+    def has(self, role: str) -> bool:
+        return role in self.parts
+
+    def part(self, role: str) -> Any:
+        """The language's implementation of ``role``; a role it lacks is an ``InputError`` naming both."""
+        if role not in PARTS:
+            raise ValueError(f"unknown language role '{role}'; known: {', '.join(PARTS)}")
+        ref = self.parts.get(role)
+        if ref is None:
+            raise InputError(f"{self.name}: no {role} for this language yet")
+        module, _, attribute = ref.partition(":")
+        return getattr(import_module(module), attribute)
+
+
+LANGUAGES: Registry[LanguageSupport] = Registry("language")
+"""``challenge.toml``'s ``language`` → its support."""
+
+_JS_PARTS = {
+    "quality.changes": "bouts.judges.quality._changes:js_source_file",
+    "quality.metrics": "bouts.judges.quality.metrics:js_metric_hits",
+    "quality.structure": "bouts.judges.quality.structure:js_structure_hits",
+    "quality.lint": "bouts.judges.quality._js_lint:lint_for",
+    "integrity.detectors": "bouts.judges.integrity._languages:JAVASCRIPT",
+}
+_JS_SUFFIXES = (".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx")
+_JS_FRAMEWORKS = ("node:test", "vitest", "jest")
+
+
+@LANGUAGES.register("python")
+def python() -> LanguageSupport:
+    """Python: pytest in the sandbox, assertions decided on the host, ast-based judges."""
+    return LanguageSupport(
+        name="python", suffixes=(".py",), frameworks=("pytest",), assertions="golden",
+        bytecode=(".pyc", ".pyo"),
+        parts={
+            "quality.changes": "bouts.judges.quality._changes:py_source_file",
+            "quality.metrics": "bouts.judges.quality.metrics:py_metric_hits",
+            "quality.structure": "bouts.judges.quality.structure:py_structure_hits",
+            "quality.lint": "bouts.judges.quality.lint:lint_for",
+            "integrity.detectors": "bouts.judges.integrity._languages:PYTHON",
+            "architecture": "bouts.judges.trajectory.architecture:read_sources",
+        },
+    )  # fmt: skip
+
+
+@LANGUAGES.register("javascript")
+def javascript() -> LanguageSupport:
+    """JavaScript: node:test, vitest or jest in the sandbox, tree-sitter-based judges."""
+    return LanguageSupport(
+        name="javascript", suffixes=_JS_SUFFIXES, frameworks=_JS_FRAMEWORKS, assertions="inline",
+        replaced_by_runner=("node_modules",), bytecode=(".node",), parts=_JS_PARTS,
+    )  # fmt: skip
+
+
+@LANGUAGES.register("typescript")
+def typescript() -> LanguageSupport:
+    """TypeScript: as JavaScript, its files transpiled by the runner (tsx)."""
+    return LanguageSupport(
+        name="typescript", suffixes=_JS_SUFFIXES, frameworks=_JS_FRAMEWORKS, assertions="inline",
+        replaced_by_runner=("node_modules",), bytecode=(".node",), parts=_JS_PARTS,
+    )  # fmt: skip
+
+
+def language(name: str) -> LanguageSupport:
+    """The registered support for ``name`` (an unknown language is the user's error, listing the known)."""
+    return LANGUAGES.create(name)
+
+
+def language_of(challenge: Any) -> LanguageSupport:
+    """The support for a ``Challenge`` (its ``spec.language``)."""
+    return language(challenge.spec.language)
