@@ -37,6 +37,7 @@ def test_eval_scores_every_sample_prints_pass_at_k_and_reads_the_cache_the_secon
     summary = json.loads(first.stdout)
     assert summary["pass_at_k"] == {"1": pytest.approx(0.5), "2": pytest.approx(1 - 1 / 6)}
     assert summary["k_left_out"] == [10] and summary["cached"] == 0
+    assert "importing 1 task(s)" in first.stderr  # the dataset file, imported and verified once
     rows = [json.loads(line) for line in (tmp_path / "samples.jsonl_results.jsonl").read_text().splitlines()]
     assert [r["passed"] for r in rows] == [False, False, True, True]
     assert [r["completion_id"] for r in rows] == [0, 1, 2, 3]
@@ -44,7 +45,7 @@ def test_eval_scores_every_sample_prints_pass_at_k_and_reads_the_cache_the_secon
     assert rows[2]["components"]["code_quality"] is None  # tests only: no judge sat
     again = CliRunner().invoke(app, args)
     assert again.exit_code == 0, again.output
-    assert json.loads(again.stdout)["cached"] == 4
+    assert json.loads(again.stdout)["cached"] == 4 and "importing" not in again.stderr
     assert [json.loads(x)["passed"] for x in (tmp_path / "samples.jsonl_results.jsonl").read_text().splitlines()] == [
         False, False, True, True,
     ]  # fmt: skip

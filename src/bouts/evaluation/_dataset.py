@@ -100,8 +100,10 @@ def imported(
     from the cache. ``on_import(n)`` is called before a fresh import of ``n`` tasks."""
     store = Store.open(cache_root, DATASETS)
     material = {"dataset": digest, "profile": "engine"}
+    key = store.key(material)
+    target = store.root / DATASETS / key
     known = store.get(material)
-    if isinstance(known, dict) and (found := _reuse(cache_root / DATASETS / str(known.get("dir")), known)):
+    if isinstance(known, dict) and (found := _reuse(target, known)):
         return found, None
     parser = dataset_kind(text, source=source)
     tasks = parser(text, source=source)
@@ -112,8 +114,6 @@ def imported(
     report = summarise(verdicts, dataset=parser.__name__.removeprefix("parse_"), source=source,
                        tasks_read=len(tasks), seconds=time.perf_counter() - started)  # fmt: skip
     kept = [v.challenge for v in verdicts if v.challenge is not None]
-    key = store.key(material)
-    target = cache_root / DATASETS / key
     (store.root / DATASETS).mkdir(mode=0o700, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix=".import-", dir=store.root / DATASETS) as staging:
         write_challenges(kept, Path(staging) / "out")
@@ -121,7 +121,7 @@ def imported(
             shutil.rmtree(target)
         (Path(staging) / "out").rename(target)
     found = challenge_dirs(target)
-    store.put(material, {"dir": key, "hashes": {i: _hash(p) for i, p in found.items()}})
+    store.put(material, {"hashes": {i: _hash(p) for i, p in found.items()}})
     return found, report
 
 
