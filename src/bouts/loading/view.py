@@ -46,7 +46,7 @@ from bouts.models.view import (
 def read_file_tree(root: Path | None) -> FileTree:
     """Every regular file under ``root`` (sorted, each read up to ``MAX_FILE_BYTES``) and every link."""
     if root is None or not root.is_dir() or root.is_symlink():
-        return FileTree(exists=False)
+        return FileTree(present=False)
     rels: list[str] = []
     links: dict[str, str] = {}
     truncated = False
@@ -115,7 +115,7 @@ def read_view(code_dir: Path | None, starter_dir: Path | None, deliverables_dir:
     """``build_view`` from directories and the challenge's settings (for tools and tests)."""
     code = read_file_tree(code_dir)
     deliverables = read_file_tree(deliverables_dir) if deliverables_dir is not None else None
-    if deliverables is not None and not deliverables.exists:
+    if deliverables is not None and not deliverables.present:
         deliverables = None
     return SubmissionView(
         code=code, starter=read_file_tree(starter_dir), deliverables=deliverables, protected=protected,

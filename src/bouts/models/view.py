@@ -98,7 +98,8 @@ class FileTree:
     """Symbolic links (to files or directories) by path → their target as written; never followed."""
     truncated: bool = False
     """More than ``MAX_FILES`` files: the rest were not read."""
-    exists: bool = True
+    present: bool = True
+    """False when the directory was absent (an empty tree, not an error)."""
 
     def __contains__(self, rel: object) -> bool:
         return rel in self.files
@@ -118,7 +119,7 @@ class FileTree:
         """The same tree minus ``rels`` (files and links)."""
         gone = set(rels)
         return FileTree({r: f for r, f in self.files.items() if r not in gone},
-                        {r: t for r, t in self.links.items() if r not in gone}, self.truncated, self.exists)
+                        {r: t for r, t in self.links.items() if r not in gone}, self.truncated, self.present)
 
 
 @dataclass(frozen=True)

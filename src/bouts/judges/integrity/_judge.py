@@ -61,7 +61,7 @@ class StaticIntegrityJudge:
     """It reads what the runner removed and any tampering it saw, so it sits after the tests."""
 
     def judge(self, inp: JudgeInput) -> Verdict:
-        if not inp.view.code.exists:
+        if not inp.view.code.present:
             return self._verdict(NotScored("the submission has no code directory"), (), IntegritySignals())
         challenge = inp.challenge
         code, starter = Tree(inp.view.integrity_code), Tree(inp.view.starter)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from bouts.judges.base import Verdict
+from bouts.models.verdict import Verdict
 from bouts.scoring.explain import NotScored
 from bouts.scoring.review import Flag
 

@@ -75,7 +75,7 @@ class SecurityJudge:
     ``advisories`` setting. None in both: dependencies are not checked, and the verdict says so."""
 
     def judge(self, inp: JudgeInput) -> Verdict:
-        if not inp.view.code.exists:
+        if not inp.view.code.present:
             return Verdict(self.name, self.component, NotScored("the submission has no code directory to scan"))
         # The scanners read directories: they get the view's judged files (protected paths and
         # vendored code left out, as for every judge), written out as read.
