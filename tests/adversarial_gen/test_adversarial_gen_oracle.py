@@ -12,7 +12,8 @@ import pytest
 
 from bouts.adversarial import run_generated
 from bouts.adversarial._domain import from_hint, mutated_calls, to_source
-from bouts.adversarial._oracle import OracleTest, decide, digest, labels
+from bouts.adversarial._examples import example_calls
+from bouts.adversarial._oracle import OracleTest, decide, digest, labels, starter_doctests
 from bouts.loading import load_challenge
 from bouts.models.results import Outcome, TestResult
 from bouts.sandbox import get_sandbox
@@ -212,3 +213,11 @@ def test_the_host_compares_call_by_call_and_skips_what_the_reference_does_not_an
     assert decide(rejecting, ref, passed, ref, names) == (Outcome.PASSED, "")
     outcome, detail = decide(rejecting, ref, passed, (digest("raise ValueError"), digest(None)), names)
     assert detail == "g(x=None): raised ValueError where the reference rejects it (raise InvalidInput)"
+
+
+def test_calls_written_in_the_starters_docstrings_are_examples_too() -> None:
+    starter = ('def digit_sum(s):\n    """Sum of the upper-case codes.\n\n    Examples:\n'
+               '        digit_sum("abAB") => 131\n        >>> digit_sum("")\n        0\n'
+               '        tri(3) = [1, 3, 2, 8] and see f(x) for more (\n    """\n')
+    calls = example_calls(starter_doctests({"solution.py": starter}))
+    assert calls == {"digit_sum": [(("abAB",), {}), (("",), {})], "tri": [((3,), {})]}

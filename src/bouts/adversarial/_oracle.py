@@ -25,6 +25,7 @@ import builtins
 import hashlib
 import json
 import random
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -60,22 +61,48 @@ class OracleTest:
 
 
 def starter_doctests(sources: Mapping[str, str]) -> dict[str, str]:
-    """The ``>>> expression`` lines of the starter's docstrings, one pseudo-module per file (for
-    ``example_calls``): the examples a task's own text shows."""
+    """The calls written in the starter's docstrings, one pseudo-module per file (for
+    ``example_calls``): ``>>> f(1, 2)`` doctests and the looser ``f("ab") => 3``, ``f(x) ==> y``,
+    ``f(...) should return ...`` forms task texts use. Only what parses as a call is kept."""
     out: dict[str, str] = {}
     for rel, text in sorted(sources.items()):
         try:
             tree = parse_python(text)
         except (SyntaxError, ValueError):
             continue
-        lines = []
+        calls: list[str] = []
         for node in ast.walk(tree):
             if isinstance(node, ast.Module | ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-                doc = ast.get_docstring(node) or ""
-                lines += [ln.strip()[4:] for ln in doc.splitlines() if ln.strip().startswith(">>> ")]
-        if lines:
-            out[f"{rel}::doctests"] = "\n".join(lines) + "\n"
+                calls += _written_calls(ast.get_docstring(node) or "")
+        if calls:
+            out[f"{rel}::docstrings"] = "\n".join(calls) + "\n"
     return out
+
+
+_CALL_START = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\(")
+
+
+def _written_calls(doc: str) -> list[str]:
+    """Each ``name(...)`` in ``doc`` whose parentheses balance and which parses as a call."""
+    found = []
+    for m in _CALL_START.finditer(doc):
+        depth, end = 0, None
+        for i in range(m.end() - 1, min(len(doc), m.end() + 2000)):
+            depth += doc[i] in "([{"
+            depth -= doc[i] in ")]}"
+            if depth == 0:
+                end = i + 1
+                break
+        if end is None:
+            continue
+        text = doc[m.start() : end]
+        try:
+            node = ast.parse(text, mode="eval").body
+        except (SyntaxError, ValueError):
+            continue
+        if isinstance(node, ast.Call) and "\n" not in text:
+            found.append(text)
+    return found
 
 
 def merged_examples(*groups: Mapping[str, Sequence[Call]]) -> dict[str, list[Call]]:
