@@ -13,11 +13,9 @@ for helpers in (HERE.parent / "judges_llm", HERE.parent / "service"):
     if str(helpers) not in sys.path:
         sys.path.append(str(helpers))
 
-from bouts.pipeline import ScoreConfig  # noqa: E402
+from scripted import JUDGES  # noqa: E402
 
-JUDGES = ("deliverables-offline", "integrity-static", "trajectory-process", "trajectory-integrity")
-"""The judges that read what these tests are about: the deliverable, the code, the trajectory and the
-exploit attempts. The others (security scanners, quality) cost seconds and say nothing here."""
+from bouts.pipeline import ScoreConfig  # noqa: E402
 
 
 @pytest.fixture(scope="session")

@@ -125,21 +125,22 @@ def bouts_scorer(config: ScoreConfig | None = None) -> Scorer:
 
 
 @task
-def challenge(path: str, solver: Solver | None = None, message_limit: int = 60) -> Task:
-    """A Bouts challenge (its directory) as an Inspect task."""
-    loaded = load_challenge(Path(path))
+def challenge(
+    path: str, solver: Solver | None = None, message_limit: int = 60, judges: str | None = None, generated: bool = True
+) -> Task:
+    """A Bouts challenge (its directory) as an Inspect task. ``judges``: comma-separated judges to
+    seat (default: all); ``generated``: False skips the adversarial tests generated from the code."""
     from inspect_ai.agent import react
 
+    loaded = load_challenge(Path(path))
+    seated = None if judges is None else tuple(j for j in judges.split(",") if j and j != "none")
+    config = ScoreConfig(judges=seated, adversarial_generation=None if generated else False)
+    sample = Sample(id=loaded.spec.id, input=task_text(loaded, loaded.spec.tests.workdir),
+                    metadata={"challenge": loaded.spec.id})  # fmt: skip
     return Task(
-        dataset=[
-            Sample(
-                id=loaded.spec.id,
-                input=task_text(loaded, loaded.spec.tests.workdir),
-                metadata={"challenge": loaded.spec.id},
-            )
-        ],  # fmt: skip
+        dataset=[sample],
         solver=solver or react(tools=[bash(COMMAND_TIMEOUT_S), python(COMMAND_TIMEOUT_S), text_editor()]),
-        scorer=bouts_scorer(),
+        scorer=bouts_scorer(config),
         sandbox=SandboxEnvironmentSpec("bouts", str(Path(path).resolve())),
         message_limit=message_limit,
     )

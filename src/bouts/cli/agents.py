@@ -51,6 +51,9 @@ def run_cmd(
     price_out: Annotated[float | None, typer.Option(help="USD per million completion tokens.")] = None,
     agent: Annotated[str | None, typer.Option(help="Agent name on the scorecard (default: harness/model).")] = None,
     judges: Annotated[str | None, typer.Option(help="Comma-separated judges to seat (default: all).")] = None,
+    no_generated: Annotated[
+        bool, typer.Option("--no-generated", help="Skip the adversarial tests generated from the code.")
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the scorecard as JSON.")] = False,
 ) -> None:
     """Run an agent harness on a challenge in the sandbox; the engine records what it did and scores it."""
@@ -70,8 +73,8 @@ def run_cmd(
         out.mkdir(parents=True, exist_ok=True)
         settings = RunSettings(step_limit=step_limit, time_s=time_limit, agent=agent, record_dir=out)
         seated = None if judges is None else tuple(j for j in judges.split(",") if j and j != "none")
-        run = run_agent(challenge, harness, endpoint, out_dir=out, settings=settings,
-                        config=ScoreConfig(judges=seated))  # fmt: skip
+        config = ScoreConfig(judges=seated, adversarial_generation=False if no_generated else None)
+        run = run_agent(challenge, harness, endpoint, out_dir=out, settings=settings, config=config)
     except BoutsError as exc:
         raise _fail(exc) from None
     card = run.scorecard
