@@ -24,6 +24,9 @@ from _bouts_driver.proto import LineBuffer, result, send
 
 _BACKSTOP_S = 5.0
 """Grace on top of the per-test timeout before the supervisor kills a worker that went quiet."""
+PIPELINE = 2
+"""Test ids a worker holds at once: the one it runs and the next, so it starts the next test the
+moment it reports, without a round trip through the supervisor."""
 
 
 @dataclass
@@ -35,8 +38,10 @@ class Worker:
     cmd_w: int
     lines: LineBuffer = field(default_factory=LineBuffer)
     collected: set[str] | None = None
-    assigned: str | None = None
+    assigned: deque[str] = field(default_factory=deque)
+    """Ids handed to the worker and not answered yet, in order: the first is the test running."""
     deadline: float = 0.0
+    """The backstop of the first assigned test (from when it started: its predecessor's answer)."""
 
 
 class Supervisor:
@@ -128,13 +133,15 @@ class Supervisor:
 
     def _dispatch(self) -> None:
         for w in self.workers.values():
-            while self.queue and w.collected is not None and w.assigned is None:
+            while self.queue and w.collected is not None and len(w.assigned) < PIPELINE:
                 nodeid = self.queue.popleft()
                 suite = self.config["suite_of"].get(nodeid.split("::")[0], "")
                 if self.spent.get(suite, 0.0) >= float(self.config["suite_timeout_s"]):
                     send(self.host, result(nodeid, "timeout", 0.0, "suite time budget exhausted"))
                     continue
-                w.assigned, w.deadline = nodeid, time.monotonic() + self.timeout + _BACKSTOP_S
+                if not w.assigned:
+                    w.deadline = time.monotonic() + self.timeout + _BACKSTOP_S
+                w.assigned.append(nodeid)
                 os.write(w.cmd_w, nodeid.encode() + b"\n")
 
     def _read(self, w: Worker) -> None:
@@ -169,16 +176,19 @@ class Supervisor:
         elif kind in ("collect_error", "warning") and w.index == 0:
             send(self.host, rec)
         elif kind == "result":
-            if rec.get("id") != w.assigned or w.assigned is None:
+            # Answers come in the order the ids were given: anything else answers an id not running.
+            if not w.assigned or rec.get("id") != w.assigned[0]:
                 send(
                     self.host, {"type": "violation", "detail": f"worker {w.index}: a result for an id it was not given"}
                 )
                 return
-            suite = self.config["suite_of"].get(w.assigned.split("::")[0], "")
+            nodeid = w.assigned.popleft()
+            if w.assigned:  # the worker starts the next one now
+                w.deadline = time.monotonic() + self.timeout + _BACKSTOP_S
+            suite = self.config["suite_of"].get(nodeid.split("::")[0], "")
             duration = rec.get("duration_s")
             self.spent[suite] = self.spent.get(suite, 0.0) + (duration if isinstance(duration, int | float) else 0.0)
             rec["worker"] = w.index
-            w.assigned = None
             send(self.host, rec)
 
     def _exploits(self, where: str, found: object) -> None:
@@ -202,16 +212,20 @@ class Supervisor:
             if fd >= 0:
                 os.close(fd)
         swept = procs.kill_children(exclude=set(self.workers))  # the dead worker's orphans came to us
-        where = w.assigned or "importing the tests and code"
+        running = w.assigned.popleft() if w.assigned else None
+        if self.queue is not None and w.assigned:  # handed over but never started: another worker runs them
+            self.queue.extendleft(reversed(w.assigned))
+            w.assigned.clear()
+        where = running or "importing the tests and code"
         if os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGSYS:
             self._exploits(where, [exploits.sigsys_evidence(f"test worker {w.index}")])
         if swept.sigsys:
             self._exploits(where, [exploits.sigsys_evidence(f"{swept.sigsys} process(es) a test worker started")])
         if w.collected is None:
             send(self.host, {"type": "crash", "detail": f"a test worker {why} while importing the tests and code"})
-        if w.assigned:
+        if running:
             outcome = "timeout" if why == "timeout" else "crashed"
-            send(self.host, result(w.assigned, outcome, 0.0, f"the test's worker {why} before reporting"))
+            send(self.host, result(running, outcome, 0.0, f"the test's worker {why} before reporting"))
         # Replace a worker that had collected; one that died collecting would only die again.
         if w.collected is not None and self.queue and self.started < 64 + len(w.collected):
             self.start_worker()

@@ -84,6 +84,10 @@ class WorkerPlugin:
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self, session: pytest.Session) -> bool:
         items = {item.nodeid: item for item in session.items}
+        if not any("caplog" in getattr(item, "fixturenames", ()) for item in items.values()):
+            # Log capture only feeds ``caplog`` and report sections nobody reads; its six hooks per
+            # test are a tenth of a trivial test's cost in the forked process.
+            session.config.pluginmanager.unregister(name="logging-plugin")
         prints = tamper.fingerprint()
         roots = [os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, self.config["lib"])]
         roots.append(os.path.realpath(self.config["workspace"]) + "/tests/")
@@ -293,6 +297,8 @@ def pytest_args(config: dict) -> list[str]:
         f"--rootdir={ws}", f"--confcutdir={ws}/tests",
         "-c", "/dev/null",  # no ini file, [tool.pytest] table or setup.cfg from the workspace
         "-p", "no:cacheprovider", "-p", "no:stepwise", "-p", "no:pastebin", "-p", "no:junitxml",
+        # Nothing a run uses, each a hook on every file, fixture or test (docs/sandbox.md):
+        "-p", "no:doctest", "-p", "no:setuponly", "-p", "no:setupplan", "-p", "no:faulthandler",
         "-o", "addopts=", "-o", "pythonpath=", "-o", "usefixtures=", "-o", "filterwarnings=",
         "-o", "xfail_strict=true", "-o", "required_plugins=",
         "-W", "always::ResourceWarning", "-W", "always::DeprecationWarning",
