@@ -89,3 +89,32 @@ def test_score_reads_an_unchanged_submission_from_the_cache_and_no_cache_scores_
     assert card["reproducibility"]["judges"] == []
     (flag,) = [f for f in card["flags"] if f["code"] == "not_run"]
     assert "quality-lint" in flag["message"] and "integrity-static" in flag["message"]
+
+
+def test_a_cached_rescore_runs_no_judge_so_no_llm_call(
+    tiny_challenge: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A judge that counts its calls stands in for an LLM judge: each of its calls would be a request.
+    from bouts.cache import Store
+    from bouts.cache.results import score
+    from bouts.judges.base import JUDGES, Verdict
+    from bouts.pipeline import ScoreConfig
+    from bouts.scoring.explain import Explained
+
+    calls: list[str] = []
+
+    class Counting:
+        name, component, needs_run = "counting-llm", "code_quality", True
+
+        def judge(self, inp: object) -> Verdict:
+            calls.append("request")
+            return Verdict(self.name, "code_quality", Explained(80.0, ("counting-llm: 80",)))
+
+    monkeypatch.setitem(JUDGES._factories, "counting-llm", Counting)
+    sub = submission(tmp_path / "sub", GOOD)
+    config = ScoreConfig(judges=("counting-llm",))
+    store = Store.open(tmp_path / "cache", "results")
+    first = score(tiny_challenge, sub, config=config, cache=store)
+    again = score(tiny_challenge, sub, config=config, cache=store)
+    assert (first.cached, again.cached, calls) == (False, True, ["request"])
+    assert again.card.components["code_quality"].score == 80.0
