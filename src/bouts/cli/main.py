@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from bouts import __version__
-from bouts.cli._errors import json_safe, print_error, terminal
+from bouts.cli._errors import json_safe, plain, print_error, terminal
 from bouts.cli.advisories import advisories_app, store_digest, store_path
 from bouts.cli.agents import register as register_agents
 from bouts.cli.calibration import register as register_calibration
@@ -155,8 +155,8 @@ def score(
         raise _fail(exc) from None
     card = scored.card
     if scored.cached:
-        err.print(f"cached scorecard from {cache_dir} (same challenge, submission, engine, judges and seeds); "
-                  "--no-cache scores afresh", highlight=False)  # fmt: skip
+        err.print(plain(f"cached scorecard from {cache_dir} (same challenge, submission, engine, judges and "
+                        "seeds); --no-cache scores afresh"))  # fmt: skip
     if as_json:
         typer.echo(json_safe(card.to_json()))
     else:
