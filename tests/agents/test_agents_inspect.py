@@ -51,6 +51,8 @@ def test_a_challenge_is_an_inspect_task_scored_by_bouts(honest: tuple[dict, obje
     shown = CliRunner().invoke(app, ["inspect-scorecard", str(path), "--json"])
     assert shown.exit_code == 0, shown.output
     assert json.loads(shown.stdout)["final"] == card["final"]
+    text = CliRunner().invoke(app, ["inspect-scorecard", str(path)])
+    assert f"trajectory: recorded by inspect-ai (inspect-ai, {card['trajectory']['events']} events)" in text.stdout
 
 
 def test_the_trajectory_is_inspects_record_of_the_tools(honest: tuple[dict, object, Path]) -> None:

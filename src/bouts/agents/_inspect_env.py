@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 import tempfile
 from pathlib import Path
-from typing import Any, Literal, overload
+from typing import Literal, overload
 
 import anyio
 from inspect_ai.util import ExecResult, SandboxEnvironment, SandboxEnvironmentConfigType, sandboxenv
@@ -95,7 +95,3 @@ class BoutsSandboxEnvironment(SandboxEnvironment):
     async def read_file(self, file: str, text: bool = True) -> str | bytes:
         data = await anyio.to_thread.run_sync(self.box.read, file)
         return data.decode("utf-8") if text else data
-
-    @classmethod
-    def config_deserialize(cls, config: dict[str, Any]) -> Any:
-        raise NotImplementedError("the bouts sandbox's config is the challenge directory (a string)")

@@ -122,7 +122,11 @@ class AgentSandbox:
         self._thread = threading.Thread(target=run, daemon=True)
         self._thread.start()
         self._answers = os.fdopen(self._resp_r, "r", encoding="utf-8")
-        ready = self._receive(60.0)
+        try:
+            ready = self._receive(60.0)
+        except BaseException:
+            self.__exit__(None, None, None)  # the sandbox never came up: release what was opened
+            raise
         self.workdir = ready.get("root", self.workdir)
         self._started = time.monotonic()
         return self

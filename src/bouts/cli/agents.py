@@ -14,6 +14,7 @@ import typer
 from bouts.cli import render
 from bouts.cli._errors import json_safe, print_error, terminal
 from bouts.errors import BoutsError, InfrastructureError, InputError
+from bouts.models.scorecard import Scorecard
 
 EXIT_INPUT, EXIT_INFRA = 2, 3
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -96,6 +97,7 @@ def run_cmd(
         return
     console = terminal()
     render.scorecard(console, card)
+    console.print(provenance_line(card), highlight=False, markup=False)
     cost = f", ${run.usage.cost_usd:.4f}" if run.usage.cost_usd is not None else ""
     usage = run.usage
     console.print(f"trajectory recorded by bouts: {len(run.trajectory.events)} events ({run.exit_status or 'ended'}); "
@@ -111,8 +113,6 @@ def inspect_scorecard_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print the scorecards as JSON (one per line).")] = False,
 ) -> None:
     """Show the Bouts scorecard of each sample of an Inspect AI eval log."""
-    from bouts.models.scorecard import Scorecard
-
     try:
         try:
             from inspect_ai.log import read_eval_log
@@ -134,3 +134,14 @@ def inspect_scorecard_cmd(
             typer.echo(json_safe(card.model_dump_json(by_alias=True)))
         else:
             render.scorecard(console, card)
+            console.print(provenance_line(card), highlight=False, markup=False)
+
+
+def provenance_line(card: Scorecard) -> str:
+    """Where the scorecard's trajectory came from, in words (docs/agents.md#provenance)."""
+    p = card.trajectory
+    if p is None:
+        return "trajectory: provenance not recorded (an older scorecard)"
+    if p.source == "recorded":
+        return f"trajectory: recorded by {p.recorded_by} ({p.harness}, {p.events} events)"
+    return "trajectory: none" if p.source == "none" else f"trajectory: uploaded ({p.harness} log, {p.events} events)"

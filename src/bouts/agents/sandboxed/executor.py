@@ -31,6 +31,7 @@ import sys
 import tarfile
 import threading
 import time
+from collections.abc import Callable
 
 MAX_OUTPUT = 1 << 20
 """Bytes of standard output (and of error) kept per command."""
@@ -156,34 +157,37 @@ def run_command(req: dict, ws: Workspace) -> dict:
     }  # fmt: skip
 
 
-def read_file(req: dict, ws: Workspace) -> dict:
+def _file_op(req: dict, ws: Workspace, act: Callable[[str], dict]) -> dict:
+    """``act`` on the file ``req["path"]`` names, if it lies inside the workspace; errors as data."""
     path = ws.inside(req["path"])
     if path is None:
         return {"error": "outside"}
     if os.path.isdir(path):
         return {"error": "is_dir"}
     try:
-        with open(path, "rb") as fh:
-            return {"data": base64.b64encode(fh.read(MAX_OUTPUT * 16)).decode()}
+        return act(path)
     except FileNotFoundError:
         return {"error": "not_found"}
     except OSError as exc:
         return {"error": "denied", "message": exc.strerror or str(exc)}
 
 
+def read_file(req: dict, ws: Workspace) -> dict:
+    def read(path: str) -> dict:
+        with open(path, "rb") as fh:
+            return {"data": base64.b64encode(fh.read(MAX_OUTPUT * 16)).decode()}
+
+    return _file_op(req, ws, read)
+
+
 def write_file(req: dict, ws: Workspace) -> dict:
-    path = ws.inside(req["path"])
-    if path is None:
-        return {"error": "outside"}
-    if os.path.isdir(path):
-        return {"error": "is_dir"}
-    try:
+    def write(path: str) -> dict:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, "wb") as fh:
             fh.write(base64.b64decode(req["data"]))
-    except OSError as exc:
-        return {"error": "denied", "message": exc.strerror or str(exc)}
-    return {"changes": ws.changes()}
+        return {"changes": ws.changes()}
+
+    return _file_op(req, ws, write)
 
 
 def export(ws: Workspace) -> dict:
