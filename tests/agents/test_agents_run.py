@@ -75,3 +75,18 @@ def test_reaching_another_host_or_writing_outside_is_stopped_and_flagged(tmp_pat
     assert len(server.requests) == len(HOSTILE) + 1  # nothing but the model calls reached any server
     assert Path("/etc/hosts").read_text().find("pwned") == -1
     assert card["trajectory"]["source"] == "recorded"
+
+
+def test_a_spent_time_budget_ends_the_run_and_it_is_still_scored(tmp_path: Path, score_config: object) -> None:
+    """The budget is enforced by the engine (commands refused past it), and what the agent left is
+    scored: running out of time is the agent's result, not an infrastructure failure."""
+    from bouts.agents import ModelEndpoint, RunSettings, run_agent
+
+    steps = [("Let me think for a while.", "sleep 30"), *HONEST]
+    with FakeLLMServer(*mini_swe_agent_script(steps), lifetime_s=120) as server:
+        run = run_agent(CHALLENGE, "mini-swe-agent", ModelEndpoint(base_url=f"{server.url}/v1", model="m"),
+                        out_dir=tmp_path, settings=RunSettings(time_s=2), config=score_config)  # fmt: skip
+    assert run.exit_status == "TimeExceeded"
+    assert run.scorecard.trajectory is not None and run.scorecard.trajectory.source == "recorded"
+    assert run.scorecard.infra_error is None
+    assert len(server.requests) < len(steps)  # it stopped before the script ran out

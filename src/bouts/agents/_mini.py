@@ -31,9 +31,15 @@ def _environment_class() -> type:
             self.box = box
 
         def execute(self, action: dict, cwd: str = "", *, timeout: int | None = None) -> dict[str, Any]:
+            from minisweagent.exceptions import TimeExceeded
+
             command = str(action.get("command", ""))
-            result = self.box.exec(["bash", "-c", command], cwd=cwd or None, env=dict(self.config.env),
-                                   timeout_s=timeout or self.config.timeout, merge_stderr=True)  # fmt: skip
+            try:
+                result = self.box.exec(["bash", "-c", command], cwd=cwd or None, env=dict(self.config.env),
+                                       timeout_s=timeout or self.config.timeout, merge_stderr=True)  # fmt: skip
+            except TimeoutError:  # the run's budget is spent: end the run as mini-swe-agent ends one
+                raise TimeExceeded({"role": "exit", "content": "TimeExceeded",
+                                    "extra": {"exit_status": "TimeExceeded", "submission": ""}}) from None  # fmt: skip
             output = {"output": result.stdout, "returncode": result.exit_code, "exception_info": ""}
             if result.timed_out:
                 output["exception_info"] = f"The command timed out after {timeout or self.config.timeout}s"

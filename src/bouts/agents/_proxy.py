@@ -115,9 +115,12 @@ def _handler(meter: _Meter) -> type[BaseHTTPRequestHandler]:
             if not self.path.startswith("/v1/"):
                 self._answer(404, b'{"error": {"message": "bouts: the model endpoint is under /v1/"}}')
                 return
-            length = int(self.headers.get("content-length") or 0)
-            if length > MAX_BODY:
-                self._answer(413, b'{"error": {"message": "bouts: request too large"}}')
+            try:
+                length = int(self.headers.get("content-length") or 0)
+            except ValueError:
+                length = -1
+            if not 0 <= length <= MAX_BODY:
+                self._answer(413, b'{"error": {"message": "bouts: no or too large a content-length"}}')
                 return
             data = self.rfile.read(length) if length else b""
             if endpoint is None:
@@ -154,6 +157,16 @@ def _handler(meter: _Meter) -> type[BaseHTTPRequestHandler]:
 class _UnixServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
     daemon_threads = True
 
+    def handle_error(self, request: object, client_address: object) -> None:
+        pass  # a peer that hangs up or sends garbage is the sandbox's business, not the engine's stderr
+
+
+class _TcpServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        pass
+
 
 class ModelProxy:
     """Start with ``with ModelProxy(endpoint, socket_dir) as proxy:``; read the meter afterwards."""
@@ -168,8 +181,7 @@ class ModelProxy:
         # The sandbox runs as another uid (a fresh one per run under a root engine): let it connect.
         os.chmod(self.socket_path, 0o777)
         os.chmod(socket_dir, 0o755)
-        self._tcp = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        self._tcp.daemon_threads = True
+        self._tcp = _TcpServer(("127.0.0.1", 0), handler)
         self._threads = [threading.Thread(target=s.serve_forever, args=(0.05,), daemon=True)
                          for s in (self._unix, self._tcp)]  # fmt: skip
 

@@ -45,6 +45,9 @@ FORWARD_PORT = 48_080
 """Loopback port of the in-sandbox forwarder to the model proxy (the sandbox has its own network
 namespace: nothing else listens there)."""
 _GRACE_S = 30.0
+EXPORT_MARGIN_S = 120.0
+"""The sandbox outlives the agent's time budget by this much: the workspace is exported after the
+budget is spent (it lives in the sandbox's memory), then the sandbox ends."""
 
 
 def session_limits(limits: Limits) -> Limits:
@@ -113,7 +116,8 @@ class AgentSandbox:
             try:
                 self._result = self._sandbox.run(
                     argv, workspace=workspace, env={"PATH": "/usr/bin:/bin", **user_env(True)},
-                    limits=session_limits(self.challenge.spec.limits), timeout_s=self._timeout_s, mounts=mounts,
+                    limits=session_limits(self.challenge.spec.limits), timeout_s=self._timeout_s + EXPORT_MARGIN_S,
+                    mounts=mounts,
                     workdir=self.workdir, pass_fds=(req_r, resp_w), on_spawn=close_child_ends,
                 )  # fmt: skip
             except BaseException as exc:  # noqa: BLE001 (handed to the caller's thread)
@@ -149,6 +153,11 @@ class AgentSandbox:
         return round(time.monotonic() - self._started, 3) if self._started else 0.0
 
     @property
+    def time_left(self) -> float:
+        """Seconds of the run's budget left; commands are refused (``TimeoutError``) once it is spent."""
+        return self._timeout_s - self.elapsed
+
+    @property
     def sandbox_name(self) -> str:
         return self._sandbox.name
 
@@ -179,7 +188,7 @@ class AgentSandbox:
         if self._error is not None:
             raise SandboxError(f"the agent's sandbox failed: {self._error}") from self._error
         if self._result is not None and self._result.timed_out:
-            raise SandboxError(f"the agent's sandbox reached its time limit ({self._timeout_s:g}s)")
+            raise SandboxError(f"the agent's sandbox reached its time limit ({self._timeout_s + EXPORT_MARGIN_S:g}s)")
         detail = self._result.stderr.decode(errors="replace")[-500:] if self._result is not None else "no answer"
         raise SandboxError(f"the agent's sandbox stopped answering: {detail}")
 
@@ -194,8 +203,12 @@ class AgentSandbox:
              env: dict[str, str] | None = None, timeout_s: float | None = None,
              merge_stderr: bool = False) -> ExecResult:  # fmt: skip
         """Run ``argv`` in the workspace (``cwd`` relative to it) and record it; ``merge_stderr``: one
-        output stream, in the order it was written (``stderr`` is then empty)."""
-        timeout = min(timeout_s or self.command_timeout_s, self.command_timeout_s)
+        output stream, in the order it was written (``stderr`` is then empty). Its timeout is never past
+        the end of the run's budget; past it, ``TimeoutError`` and nothing runs."""
+        left = self.time_left
+        if left <= 0:
+            raise TimeoutError(f"the run's time budget ({self._timeout_s:g}s) is spent")
+        timeout = min(timeout_s or self.command_timeout_s, self.command_timeout_s, left)
         t = self.elapsed
         answer = self._call({"op": "exec", "argv": argv, "input": input, "cwd": cwd, "merge": merge_stderr,
                              "env": {**self.env(), **(env or {})}, "timeout": timeout}, timeout)  # fmt: skip

@@ -142,5 +142,5 @@ def challenge(
         solver=solver or react(tools=[bash(COMMAND_TIMEOUT_S), python(COMMAND_TIMEOUT_S), text_editor()]),
         scorer=bouts_scorer(config),
         sandbox=SandboxEnvironmentSpec("bouts", str(Path(path).resolve())),
-        message_limit=message_limit,
+        message_limit=message_limit,  # time: the sandbox refuses commands past the challenge's budget
     )
