@@ -70,3 +70,30 @@ def test_export_is_the_workspace_as_the_agent_left_it(box: AgentSandbox, tmp_pat
     assert (out / "deliverables" / "ROOT_CAUSE.md").read_text() == "# Root cause\n"
     assert (out / "NOTES.md").is_file() and not (out / "ledger" / "__init__.py").exists()
     assert (CHALLENGE / "starter" / "ledger" / "__init__.py").is_file()  # the challenge is untouched
+
+
+def test_the_model_endpoint_is_the_only_address_the_sandbox_reaches(tmp_path: Path) -> None:
+    """Through the forwarder and the proxy: the model answers, with the key the sandbox never sees;
+    any other host is refused by the proxy and named."""
+    from llm_fakes import FakeLLMServer, openai_reply
+
+    from bouts.agents import ModelEndpoint, ModelProxy
+
+    ask = ("import json, os, urllib.request\n"
+           "req = urllib.request.Request(os.environ['OPENAI_BASE_URL'] + '/chat/completions', data=b'{}',\n"
+           "                             headers={'content-type': 'application/json'})\n"
+           "reply = json.load(urllib.request.urlopen(req))\n"
+           "print(reply['choices'][0]['message']['content'], os.environ['OPENAI_API_KEY'])\n")  # fmt: skip
+    with FakeLLMServer(openai_reply("hello from the model")) as server:
+        endpoint = ModelEndpoint(base_url=f"{server.url}/v1", model="m", api_key="sk-real")
+        with ModelProxy(endpoint, tmp_path) as proxy, AgentSandbox(
+            load_challenge(CHALLENGE), sandbox=get_sandbox(), timeout_s=60, proxy_socket=proxy.socket_path
+        ) as box:
+            answer = box.exec(["bash", "-c", "python3 -"], input=ask)
+            other = box.exec(["bash", "-c", "curl -sS -m 5 https://collector.example.net/x"])
+            refused = proxy.refused()
+    assert answer.stdout.split() == ["hello", "from", "the", "model", "bouts-proxy"], answer.stderr
+    assert [r.headers["authorization"] for r in server.requests] == ["Bearer sk-real"]
+    assert other.exit_code != 0 and refused == [
+        "connect to collector.example.net:443 (refused by the model proxy: not the model endpoint)"
+    ]
