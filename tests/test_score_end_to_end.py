@@ -114,8 +114,10 @@ def test_the_examples_low_anchor_scores_what_its_expected_file_says_and_below_th
     expected = tomllib.loads((EXAMPLE / "anchors" / "low" / "expected.toml").read_text())["expected"]
     assert low.components["static_tests"].score == pytest.approx(expected["static_tests"])
     assert low.components["adversarial"].score == pytest.approx(expected["adversarial"])
-    # 0.4 x the pre-built half + 0.6 x the generated half, of which the low anchor passes 3/40 weight
-    assert low.components["adversarial"].math[-1] == "adversarial = 0.4×37.5 (pre-built) + 0.6×7.5 (generated) = 19.5"
+    # 0.4 x the pre-built half + 0.6 x the generated half (reference oracle), of which the low anchor
+    # passes 33/62 weight
+    assert low.components["adversarial"].math[-1] == (
+        "adversarial = 0.4×37.5 (pre-built) + 0.6×53.225806 (generated) = 46.935484")
     assert low.components["objective"].score == pytest.approx(expected["objective"])
     assert low.final == expected["final"]
     assert low.components["static_tests"].score < 100
