@@ -28,7 +28,7 @@ class Record:
 
     kind: Literal[
         "hello", "baseline", "integrity", "violation", "crash", "warning", "collect_error", "collected",
-        "result", "done", "invalid", "exploit",
+        "result", "done", "invalid", "exploit", "phase_end", "phase",
     ]  # fmt: skip
     id: str = ""
     outcome: Outcome | None = None
@@ -59,6 +59,8 @@ class Record:
     """The worker saw the test process killed by a signal after it reported a pass."""
     exploits: tuple[tuple[ExploitKind, str], ...] = ()
     """Exploit attempts seen (``(kind, evidence)``): by the test's audit hook, or a SIGSYS death."""
+    seed: int | None = None
+    """The seed of the phase a ``phase`` record starts (the hidden suite's fresh-seed phase)."""
 
 
 def _str(value: object, limit: int = 2000) -> str:
@@ -118,6 +120,11 @@ def parse_record(line: bytes) -> Record:
         return Record("exploit", id=_str(obj.get("where"), 500), exploits=found)
     if kind in ("violation", "crash"):
         return Record(kind, detail=_str(obj.get("detail")))
+    if kind == "phase_end":
+        return Record("phase_end")
+    if kind == "phase":
+        seed = obj.get("seed")
+        return Record("phase", seed=seed) if isinstance(seed, int) else Record("invalid", detail="bad phase record")
     if kind == "done":
         code = obj.get("exit")
         return Record("done", exit_code=code if isinstance(code, int) else None)

@@ -13,6 +13,7 @@ import hashlib
 import os
 import secrets
 from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,7 +23,7 @@ from bouts.models.results import Outcome, RunReport, StabilitySignals, TestResul
 from bouts.runner._exploits import merged
 from bouts.runner._externalise import VERSION as EXTERNALISE_VERSION
 from bouts.runner._integrity import void
-from bouts.runner._run import DEFAULT_OPTIONS, RunOptions, run_detailed, run_suites
+from bouts.runner._run import DEFAULT_OPTIONS, Expectations, FreshPhase, RunOptions, run_detailed, run_suites
 from bouts.sandbox import Sandbox
 
 CACHE_SCHEMA = "bouts.reference/2"
@@ -121,29 +122,53 @@ def grade(
     cache_dir: Path | None = None,
     options: RunOptions = DEFAULT_OPTIONS,
 ) -> RunReport:
-    """Reference run, published-seed run, fresh-seed hidden run; merged into one :class:`RunReport`."""
+    """Reference run, published-seed run, fresh-seed hidden run; merged into one :class:`RunReport`.
+
+    Python on a backend that can hand the sandbox a pipe to read (``Sandbox.duplex_fds``): both
+    graded phases in one sandbox session, while the fresh seed's reference run goes on beside it
+    (docs/sandbox.md, "Two phases, one session"); otherwise two sessions, one after the other."""
     published = challenge.spec.tests.seed if seed is None else seed
     ref = reference_run(challenge, sandbox, seed=published, cache_dir=cache_dir, options=options)
     external = ref is not None and challenge.spec.language == "python"
-    first = run_suites(
-        challenge, code_dir, sandbox=sandbox, progress=progress, seed=published, options=options,
-        expected_ids=ref.ids if ref else None, golden=ref.observations if ref and not external else None,
-        assertions="external" if external else "inline", golden_occurrences=ref.occurrences if ref else None,
-    )  # fmt: skip
-    if not challenge.test_files.get("hidden"):
+    hidden = bool(challenge.test_files.get("hidden"))
+    fresh = (fresh_seed if fresh_seed is not None else _fresh_seed(published)) if hidden else None
+    # Values checked against the reference depend on the seed: the fresh phase asks the reference again.
+    again = ref is not None and any(ref.observations.get(i) or i in ref.occurrences
+                                    for i in ref.ids if _is_hidden(challenge, i))  # fmt: skip
+
+    def fresh_expectations(hidden_ref: Reference | None) -> Expectations:
+        return Expectations(
+            expected_ids=[i for i in hidden_ref.ids if _is_hidden(challenge, i)] if hidden_ref else None,
+            golden=hidden_ref.observations if hidden_ref is not None and hidden_ref is not ref and not external
+            else None,
+            golden_occurrences=hidden_ref.occurrences if hidden_ref is not None else None,
+        )  # fmt: skip
+
+    first_phase = {
+        "expected_ids": ref.ids if ref else None, "golden": ref.observations if ref and not external else None,
+        "assertions": "external" if external else "inline", "golden_occurrences": ref.occurrences if ref else None,
+    }  # fmt: skip
+    if fresh is not None and challenge.spec.language == "python" and getattr(sandbox, "duplex_fds", False):
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="bouts-reference") as pool:
+            pending = pool.submit(reference_run, challenge, sandbox, seed=fresh, suites=("hidden",), options=options) \
+                if again else None  # fmt: skip
+            run = run_detailed(
+                challenge, code_dir, sandbox=sandbox, progress=progress, seed=published, options=options,
+                fresh=FreshPhase(fresh, lambda: fresh_expectations(pending.result() if pending else ref)),
+                **first_phase,  # type: ignore[arg-type]
+            )  # fmt: skip
+        assert run.fresh is not None
+        return merge_phases(run.report, run.fresh.report)
+    first = run_suites(challenge, code_dir, sandbox=sandbox, progress=progress, seed=published, options=options,
+                       **first_phase)  # type: ignore[arg-type]  # fmt: skip
+    if fresh is None:
         return first
-    fresh = fresh_seed if fresh_seed is not None else _fresh_seed(published)
-    hidden_ref = ref
-    if ref is not None and any(ref.observations.get(i) or i in ref.occurrences
-                               for i in ref.ids if _is_hidden(challenge, i)):  # fmt: skip
-        # Values checked against the reference depend on the seed: ask the reference again.
-        hidden_ref = reference_run(challenge, sandbox, seed=fresh, suites=("hidden",), options=options)
+    hidden_ref = reference_run(challenge, sandbox, seed=fresh, suites=("hidden",), options=options) if again else ref
+    expect = fresh_expectations(hidden_ref)
     second = run_suites(
         challenge, code_dir, sandbox=sandbox, suites=("hidden",), seed=fresh, options=options,
-        expected_ids=[i for i in hidden_ref.ids if _is_hidden(challenge, i)] if hidden_ref else None,
-        golden=hidden_ref.observations if hidden_ref is not None and hidden_ref is not ref and not external else None,
-        assertions="external" if external else "inline",
-        golden_occurrences=hidden_ref.occurrences if hidden_ref is not None else None,
+        expected_ids=expect.expected_ids, golden=expect.golden, assertions=first_phase["assertions"],  # type: ignore[arg-type]
+        golden_occurrences=expect.golden_occurrences,
     )  # fmt: skip
     return merge_phases(first, second)
 

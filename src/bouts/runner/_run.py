@@ -8,6 +8,7 @@ all on the host. See ``docs/sandbox.md`` for the guarantees and their limits.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
@@ -72,6 +73,28 @@ class DetailedRun:
     occurrences: Mapping[str, tuple[object, ...]] = field(default_factory=dict)
     """Per passed test id, its externalised assertions' observations (a golden run's are the
     reference values the graded runs are held to)."""
+    fresh: DetailedRun | None = None
+    """The hidden suite's fresh-seed phase, when one was asked for (:class:`FreshPhase`)."""
+
+
+@dataclass(frozen=True)
+class Expectations:
+    """What a phase's results are held to (see :func:`run_suites`)."""
+
+    expected_ids: Sequence[str] | None = None
+    golden: Mapping[str, Sequence[str]] | None = None
+    golden_occurrences: Mapping[str, Sequence[object]] | None = None
+
+
+@dataclass(frozen=True)
+class FreshPhase:
+    """The hidden suite again with a fresh seed, in the same sandbox session as the first phase
+    (docs/sandbox.md, "Two phases, one session"). The seed enters the sandbox only once the first
+    phase is over."""
+
+    seed: int
+    expect: Callable[[], Expectations]
+    """Called once the session is over: the fresh seed's reference run may run meanwhile."""
 
 
 AssertionMode = Literal["inline", "external", "golden"]
@@ -144,12 +167,16 @@ def run_detailed(
     generated: Mapping[str, str] | None = None,
     assertions: AssertionMode = "inline",
     golden_occurrences: Mapping[str, Sequence[object]] | None = None,
+    fresh: FreshPhase | None = None,
 ) -> DetailedRun:
     """:func:`run_suites`, also returning the observations (``bouts_expect`` digests, externalised
-    assertions' values)."""
+    assertions' values). ``fresh`` (Python only) runs the hidden suite again with its seed in the
+    same session, after the first phase: :attr:`DetailedRun.fresh`."""
     if challenge.spec.language != "python":  # node:test runner, same contract (docs/javascript.md)
         from bouts.runner.js import run_js
 
+        if fresh is not None:
+            raise ValueError("a fresh-seed phase in the same session is for Python challenges")
         return run_js(
             challenge, code_dir, sandbox=sandbox, suites=suites, progress=progress, seed=seed,
             expected_ids=expected_ids, golden=golden, options=options, generated=generated,
@@ -196,44 +223,91 @@ def run_detailed(
             mounts.append(Mount(deps.path, _DEPS_TARGET))
         if isolated and options.postgres_socket_dir is not None:
             mounts.append(Mount(options.postgres_socket_dir, str(options.postgres_socket_dir)))
+        fresh_files = {f: "hidden" for f, suite in file_suite.items() if suite == "hidden"} if fresh else {}
+        if fresh_files:
+            config["fresh_files"] = sorted(fresh_files)
+        phase_at: list[float] = []
         records, end = _drive(
             sandbox, workspace, mounts, config, lib,
             limits=limits,
-            timeout_s=limits.suite_timeout_s * n_suites + _STARTUP_GRACE_S,
+            timeout_s=limits.suite_timeout_s * (n_suites + bool(fresh_files)) + _STARTUP_GRACE_S,
             on_result=_progress_adapter(challenge, file_suite, CanaryIds(canaries), progress),
             seed=seed, workdir=workdir if isolated else None,
+            fresh_seed=fresh.seed if fresh and fresh_files else None, phase_at=phase_at,
         )  # fmt: skip
     if not any(r.kind == "hello" for r in records):
         raise SandboxError(f"the test supervisor did not start in sandbox '{sandbox.name}' ({end})")
-    tampering = findings(records, canaries, externalised=assertions == "external")
-    graded = _without(records, CanaryIds(canaries))
-    if assertions == "external":
-        graded = decide(graded, plans, golden_occurrences or {}, set(config["hidden_files"]))  # type: ignore[arg-type]
-    results, stability = assemble(
-        graded,
-        file_suite=file_suite,
-        expected_ids=expected_ids,
-        end=end,
-        severity_of=lambda node: severity_for(challenge, node),
-        golden=golden,
-    )
-    if tampering:
-        results = void(results, tampering)
-    passed = [r for r in graded if r.kind == "result" and r.outcome is not None and r.outcome == "passed"]
-    observations = {r.id: r.observations for r in passed}
-    occurrences = {r.id: r.occurrences for r in passed if r.id.split("::")[0] in plans}
-    report = RunReport(
-        results=results,
-        stability=stability,
-        sandbox=sandbox.name,
-        removed=removed,
-        seeds=[seed],
-        duration_s=time.monotonic() - start,
-        tampering=tampering,
-        exploits=observed(graded, end),
-        assertions=_counts(plans, file_suite) if assertions == "external" else [],
-    )
-    return DetailedRun(report, observations, occurrences)
+    phase = _Phase(challenge, sandbox.name, plans, canaries, assertions, removed, set(config["hidden_files"]))  # type: ignore[arg-type]
+    if not fresh_files:
+        expect = Expectations(expected_ids, golden, golden_occurrences)
+        return phase.conclude(records, end, file_suite, expect, seed, time.monotonic() - start)
+    assert fresh is not None
+    first, second, first_end = _split(records, end)
+    split = phase_at[0] if phase_at else time.monotonic()
+    run = phase.conclude(first, first_end, file_suite, Expectations(expected_ids, golden, golden_occurrences),
+                         seed, split - start)  # fmt: skip
+    again = phase.conclude(second, end, fresh_files, fresh.expect(), fresh.seed, time.monotonic() - split)
+    return replace(run, fresh=again)
+
+
+def _split(records: Sequence[Record], end: RunEnd) -> tuple[list[Record], list[Record], RunEnd]:
+    """One session's records as two phases: each with the supervisor's ``hello`` and tamper
+    baseline; the first closed by a clean ``done`` if it got to its end."""
+    cut = next((i for i, r in enumerate(records) if r.kind == "phase_end"), None)
+    if cut is None:  # the session died in the first phase: the second never ran
+        return list(records), [r for r in records if r.kind in ("hello", "baseline")], end
+    head = [r for r in records[:cut] if r.kind != "done"] + [Record("done", exit_code=0)]
+    tail = [r for r in records[: cut] if r.kind in ("hello", "baseline")]
+    tail += [r for r in records[cut + 1 :] if r.kind not in ("phase_end", "phase")]
+    return head, tail, replace(end, timed_out=False, exit_code=0, signal=None, protocol_violations=0)
+
+
+@dataclass(frozen=True)
+class _Phase:
+    """What turns one phase's records into its :class:`DetailedRun`, on the host."""
+
+    challenge: Challenge
+    sandbox: str
+    plans: Mapping[str, FilePlan]
+    canaries: Sequence[str]
+    assertions: AssertionMode
+    removed: list[str]
+    hidden_files: set[str]
+
+    def conclude(
+        self, records: Sequence[Record], end: RunEnd, file_suite: Mapping[str, Suite], expect: Expectations,
+        seed: int, duration_s: float,
+    ) -> DetailedRun:  # fmt: skip
+        plans = {f: p for f, p in self.plans.items() if f in file_suite}
+        tampering = findings(records, self.canaries, externalised=self.assertions == "external")
+        graded = _without(records, CanaryIds(self.canaries))
+        if self.assertions == "external":
+            graded = decide(graded, plans, expect.golden_occurrences or {}, self.hidden_files)
+        results, stability = assemble(
+            graded,
+            file_suite=file_suite,
+            expected_ids=expect.expected_ids,
+            end=end,
+            severity_of=lambda node: severity_for(self.challenge, node),
+            golden=expect.golden,
+        )
+        if tampering:
+            results = void(results, tampering)
+        passed = [r for r in graded if r.kind == "result" and r.outcome is not None and r.outcome == "passed"]
+        observations = {r.id: r.observations for r in passed}
+        occurrences = {r.id: r.occurrences for r in passed if r.id.split("::")[0] in plans}
+        report = RunReport(
+            results=results,
+            stability=stability,
+            sandbox=self.sandbox,
+            removed=self.removed,
+            seeds=[seed],
+            duration_s=duration_s,
+            tampering=tampering,
+            exploits=observed(graded, end),
+            assertions=_counts(plans, file_suite) if self.assertions == "external" else [],
+        )
+        return DetailedRun(report, observations, occurrences)
 
 
 _PLANS: dict[tuple[str, str], FilePlan] = {}
@@ -353,20 +427,40 @@ def _drive(
     on_result: Callable[[Record], None],
     seed: int,
     workdir: str | None = None,
+    fresh_seed: int | None = None,
+    phase_at: list[float] | None = None,
 ) -> tuple[list[Record], RunEnd]:
-    """Run the supervisor in a worker thread while this thread reads the result pipe."""
+    """Run the supervisor in a worker thread while this thread reads the result pipe.
+
+    With ``fresh_seed``, the supervisor gets the read end of a second pipe and this side writes the
+    seed on it when the first phase reports its end (``phase_at`` gets the time); only the first
+    phase's results go to ``on_result``."""
     read_fd, write_fd = os.pipe()
-    config = {**config, "result_fd": write_fd}
+    seed_r, seed_w = os.pipe() if fresh_seed is not None else (-1, -1)
+    config = {**config, "result_fd": write_fd, **({"seed_fd": seed_r} if fresh_seed is not None else {})}
     boot = f"import sys; sys.path.insert(0, {lib!r}); from _bouts_driver.supervisor import main; sys.exit(main())"
     argv = [sys.executable, "-I", "-B", "-c", boot, json.dumps(config)]
+    first_phase = [True]
 
     def to_record(line: bytes) -> Record:
         rec = parse_record(line)
-        if rec.kind == "result":
+        if rec.kind == "result" and first_phase[0]:
             on_result(rec)
+        elif rec.kind == "phase_end" and first_phase[0] and fresh_seed is not None:
+            first_phase[0] = False
+            if phase_at is not None:
+                phase_at.append(time.monotonic())
+            with contextlib.suppress(OSError):
+                os.write(seed_w, f"{fresh_seed}\n".encode())
         return rec
 
-    return supervise(
-        sandbox, argv, workspace=workspace, env=_driver_env(seed, sandbox.isolated), limits=limits, timeout_s=timeout_s,
-        mounts=mounts, read_fd=read_fd, pass_fds=[write_fd], to_record=to_record, workdir=workdir,
-    )  # fmt: skip
+    try:
+        return supervise(
+            sandbox, argv, workspace=workspace, env=_driver_env(seed, sandbox.isolated), limits=limits,
+            timeout_s=timeout_s, mounts=mounts, read_fd=read_fd,
+            pass_fds=[write_fd, *([seed_r] if fresh_seed is not None else [])],
+            to_record=to_record, workdir=workdir,
+        )  # fmt: skip
+    finally:
+        if fresh_seed is not None:
+            os.close(seed_w)

@@ -101,7 +101,10 @@ class Sandbox(Protocol):
     - ``limits`` bound memory (address space), processes, file size and CPU of everything the
       command starts; standard output and error are each kept up to ``limits.max_output_kb``
       and the rest is discarded, never buffered.
-    - ``pass_fds`` stay open in the command under the same numbers (e.g. a result pipe).
+    - ``pass_fds`` stay open in the command under the same numbers (e.g. a result pipe). A backend
+      whose command can also *read* such a descriptor (the host writes, the command reads) says so
+      with a class attribute ``duplex_fds = True`` (optional; absent means written by the command
+      only, as Docker's relays are): the runner then gives the fresh-seed phase its seed that way.
     - At ``timeout_s`` the whole process tree is killed and ``timed_out`` is set; when ``run``
       returns, nothing the command started is still running (backends that cannot promise it
       say so in their docs).

@@ -141,6 +141,8 @@ class BubblewrapSandbox:
 
     name = "bubblewrap"
     isolated = True
+    duplex_fds = True
+    """The command reads a pipe the host writes as well as it writes one (``Sandbox``'s contract)."""
 
     def __init__(self, *, tmp_mb: int = 256) -> None:
         self._bwrap = _bwrap_path()

@@ -28,6 +28,8 @@ class NoSandbox:
 
     name = "none"
     isolated = False
+    duplex_fds = True
+    """The command reads a pipe the host writes as well as it writes one (``Sandbox``'s contract)."""
 
     def __init__(self) -> None:
         log.warning(WARNING)

@@ -68,7 +68,9 @@ class Supervisor:
             code = 70
             try:
                 # The host channel and every other worker's pipes are closed before any import.
-                for fd in (self.host, cmd_w, up_r, *(x for w in self.workers.values() for x in (w.up_r, w.cmd_w))):
+                seed_fd = self.config.get("seed_fd")
+                for fd in (self.host, cmd_w, up_r, *(x for w in self.workers.values() for x in (w.up_r, w.cmd_w)),
+                           *(() if seed_fd is None else (seed_fd,))):  # fmt: skip
                     os.close(fd)
                 self.sel.close()
                 code = worker.main(self.config, up_w, cmd_r, self.baseline)
@@ -231,6 +233,29 @@ class Supervisor:
             self.start_worker()
 
 
+_SEED_WAIT_S = 30.0
+"""How long to wait for the host's fresh seed once the first phase ended."""
+
+
+def fresh_seed(fd: int) -> int | None:
+    """The second phase's seed, written by the host on our private pipe once the first phase ended
+    (never earlier: no code of the first phase can learn it); ``None`` if none came."""
+    data, stop = b"", time.monotonic() + _SEED_WAIT_S
+    sel = selectors.DefaultSelector()
+    sel.register(fd, selectors.EVENT_READ)
+    try:
+        while b"\n" not in data and len(data) < 64 and sel.select(max(0.0, stop - time.monotonic())):
+            chunk = os.read(fd, 64)
+            if not chunk:
+                break
+            data += chunk
+    finally:
+        sel.close()
+        os.close(fd)
+    text = data.split(b"\n")[0].decode(errors="replace").strip()
+    return int(text) if text.isdigit() else None
+
+
 def main() -> int:
     config = json.loads(sys.argv[1])
     host = int(config["result_fd"])
@@ -262,5 +287,16 @@ def main() -> int:
         sys.path.insert(at, config["deps"])
     sys.path.append(config["workspace"])  # appended: a submission module never shadows stdlib or pytest
     Supervisor(config, host, baseline).run()
+    if config.get("fresh_files"):
+        # The hidden suite again with the fresh seed, in this same sandbox (docs/sandbox.md, "Two
+        # phases, one session"): every process of the first phase is gone (the shutdown swept them),
+        # and new workers fork from this process, which never imported the submission.
+        send(host, {"type": "phase_end"})
+        seed = fresh_seed(int(config["seed_fd"]))
+        if seed is not None:
+            os.environ["BOUTS_SEED"] = str(seed)
+            send(host, {"type": "phase", "seed": seed})
+            phase = {**config, "files": config["fresh_files"], "seed": seed, "seed_fd": None}
+            Supervisor(phase, host, baseline).run()
     send(host, {"type": "done", "exit": 0})
     return 0
