@@ -23,13 +23,20 @@ def test_static_and_adversarial_are_scored_from_outcomes_and_the_rest_is_not_inv
     assert card.components["static_tests"].score == 50.0
     assert card.components["adversarial"].score == pytest.approx(5 / 6 * 100, abs=1e-6)
     assert card.components["stability"].score == 100.0
-    # objective = (0.35·50 + 0.15·83.333333) / 0.5
-    assert card.components["objective"].score == pytest.approx((0.35 * 50 + 0.15 * 500 / 6) / 0.5, abs=1e-5)
+    # objective: the engine score over what was scored (code_quality and security were not; no
+    # deliverables are asked for, so they do not apply) = (0.35·50 + 0.15·83.333333 + 0.05·100) / 0.55
+    objective = (0.35 * 50 + 0.15 * 500 / 6 + 0.05 * 100) / 0.55
+    assert card.components["objective"].score == pytest.approx(objective, abs=1e-5)
+    # correctness = (0.35·50 + 0.15·83.333333) / 0.5, weighed by no profile
+    assert card.components["correctness"].score == pytest.approx((0.35 * 50 + 0.15 * 500 / 6) / 0.5, abs=1e-5)
+    assert card.components["correctness"].weight is None
     for name in ("code_quality", "security", "process", "strategy", "recovery", "efficiency", "integrity"):
         comp = card.components[name]
         assert comp.score is None and comp.status == "not_scored" and comp.reason
     assert card.provisional and card.profile == "composite"
-    assert card.profile_details["composite"].missing == ["process", "strategy", "recovery", "efficiency"]
+    assert card.profile_details["composite"].missing == [
+        "process", "strategy", "recovery", "efficiency", "code_quality", "security"
+    ]  # fmt: skip
     # Composite over objective alone keeps the full 0.95 scale: objective × 0.95.
     assert card.raw == pytest.approx(card.components["objective"].score * 0.95, abs=1e-5)
     assert any(f.code == "provisional" for f in card.flags)

@@ -95,7 +95,7 @@ def test_exploit_attempts_are_subtracted() -> None:
 @pytest.mark.parametrize(("confidence", "expected"), [("confident", 3), ("unsure", 0), (None, 0)])
 def test_stated_confidence_feeds_the_calibration_adjustment(confidence: str | None, expected: float) -> None:
     card = card_with(verdict("process", 80, "traj", confidence=confidence))
-    assert card.adjustments["calibration"] == expected  # objective is 100: correct
+    assert card.adjustments["calibration"] == expected  # correctness is 100: correct
 
 
 STATED_80 = Finding("calibration.statement", "stated 'confident' (p=0.8): I'm 80% confident.", event=18)
@@ -154,7 +154,7 @@ def _anchor_run(visible: tuple[int, int], hidden: tuple[int, int], adversarial: 
     return run(*results)
 
 
-# objective 44.5 (wrong), 78.9375 and 98.125 (correct, threshold 75); low never states a confidence,
+# correctness 44.5 (wrong), 78.9375 and 98.125 (correct, threshold 75); low never states a confidence,
 # mid states "I'm 80% confident" (event 18), high "I'm 90% confident" (event 37).
 ANCHORS = {
     "low": (_anchor_run((7, 12), (12, 28), {"critical": (1, 4), "high": (1, 2), "medium": (1, 2), "low": (2, 2)}),
@@ -173,12 +173,13 @@ def test_the_anchors_brier_scores(level: str) -> None:
     lines = (anchor / "trajectory.jsonl").read_text(encoding="utf-8").splitlines()
     traj = Trajectory(harness="canonical", events=[Event.model_validate_json(x) for x in lines if x.strip()])
     inp = JudgeInput.read(challenge, anchor / "code", deliverables_dir=anchor / "deliverables", trajectory=traj)
-    report, objective, stated, p, brier, adjustment = ANCHORS[level]
+    report, correctness, stated, p, brier, adjustment = ANCHORS[level]
     card = build_scorecard(challenge, META, Measurements(report, verdicts=(ProcessJudge().judge(inp),)))
-    assert card.components["objective"].score == pytest.approx(objective)
+    assert card.components["correctness"].score == pytest.approx(correctness)
     cal = card.calibration
     assert cal is not None
-    assert (cal.stated, cal.probability, cal.correct) == (stated, p, objective >= 75)
+    assert (cal.stated, cal.probability, cal.correct) == (stated, p, correctness >= 75)
+    assert cal.correctness == pytest.approx(correctness) and cal.objective == card.components["objective"].score
     assert cal.brier == (None if brier is None else pytest.approx(brier))
     assert card.adjustments["calibration"] == adjustment
     if p is not None:
@@ -193,3 +194,16 @@ def test_generated_adversarial_tests_join_the_prebuilt_ones_60_40() -> None:
     gen = verdict("adversarial_generated", 50, "adversarial-gen")
     card = build_scorecard(make_challenge(), META, Measurements(report, verdicts=(gen,)))
     assert card.components["adversarial"].score == pytest.approx(0.4 * 100 + 0.6 * 50)
+
+
+def test_calibration_is_judged_by_correctness_while_the_objective_carries_the_six_components() -> None:
+    """All tests pass (correctness 100) but the security judge finds four criticals: the objective
+    falls, a confident statement is still correct (+3), and the composite feels the security score."""
+    v = verdict("process", 80, "traj", confidence="confident", stated_probability=0.9, findings=(STATED_80,))
+    safe = build_scorecard(make_challenge(), META, Measurements(PASSING, verdicts=(v, verdict("security", 100, "s"))))
+    unsafe = build_scorecard(make_challenge(), META, Measurements(PASSING, verdicts=(v, verdict("security", 0, "s"))))
+    for card in (safe, unsafe):
+        assert card.components["correctness"].score == 100 and card.adjustments["calibration"] == 3
+    assert unsafe.components["objective"].score < safe.components["objective"].score
+    assert unsafe.raw is not None and safe.raw is not None and unsafe.raw < safe.raw
+    assert any(line.startswith("objective = ") and "0.1×0" in line for line in unsafe.math)

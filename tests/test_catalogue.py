@@ -68,3 +68,11 @@ def test_a_judge_declaring_an_unknown_component_is_refused_before_anything_runs(
     with pytest.raises(UnknownComponentError, match="elegance-judge"):
         builtin_judges(["elegance-judge"])
     check_verdict("quality-lint", "code_quality")  # a known one passes
+
+
+def test_objective_is_fed_by_the_six_engine_components_and_correctness_by_the_tests() -> None:
+    assert catalogue.COMPONENTS["objective"].fed_by == tuple(catalogue.ENGINE_WEIGHTS)
+    assert catalogue.COMPONENTS["correctness"].fed_by == tuple(catalogue.CORRECTNESS_WEIGHTS)
+    for c in catalogue.CATALOGUE:
+        if c.source == "derived":
+            assert set(c.fed_by) <= set(catalogue.ORDER), c.name

@@ -95,7 +95,7 @@ def _deliverables_fallback(challenge: Challenge, texts: Mapping[str, str | None]
     """Without a deliverables judge, only what needs no judge is scored: missing/placeholder → 0."""
     required = [d for d in challenge.spec.deliverables if d.required]
     if not required:
-        return NotScored("the challenge asks for no deliverables")
+        return c.deliverables([])
     absent: list[Explained] = []
     present: list[str] = []
     for d in required:
@@ -164,20 +164,21 @@ def _adjustments(signals: IntegritySignals, calibration: Explained, has_integrit
 
 
 def _calibration(
-    verdicts: Sequence[Verdict], objective: Result, challenge: Challenge
+    verdicts: Sequence[Verdict], correctness: Result, objective: Result, challenge: Challenge
 ) -> tuple[Explained, CalibrationModel | None]:
-    """The calibration adjustment (SPEC §2 table) and the scorecard's calibration block, with the Brier
-    score ``(p − correct)²`` of the stated probability (reported, never added to the score)."""
+    """The calibration adjustment (SPEC §2 table: "correct" is a correctness score at or above the
+    threshold) and the scorecard's calibration block, with the Brier score ``(p − correct)²`` of the
+    stated probability (reported, never added to the score)."""
     stated = stated_calibration(verdicts)
     threshold = challenge.spec.correct_threshold
-    if stated is not None and isinstance(objective, Explained):
-        adjustment = calibration_adjustment(stated.confidence, objective.value, threshold)
+    if stated is not None and isinstance(correctness, Explained):
+        adjustment = calibration_adjustment(stated.confidence, correctness.value, threshold)
     else:
-        why = "no judge read a stated confidence" if stated is None else "no objective score to judge it by"
+        why = "no judge read a stated confidence" if stated is None else "no correctness score to judge it by"
         adjustment = Explained(0.0, (f"calibration: {why} → 0",))
     if stated is None:
         return adjustment, None
-    correct = objective.value >= threshold if isinstance(objective, Explained) else None
+    correct = correctness.value >= threshold if isinstance(correctness, Explained) else None
     brier = None
     if stated.probability is not None and correct is not None:
         brier = clean(brier_score(stated.probability, correct))
@@ -188,7 +189,8 @@ def _calibration(
         adjustment = Explained(adjustment.value, adjustment.math + (line,))
     block = CalibrationModel(
         judge=stated.judge, stated=stated.confidence, probability=stated.probability, statement=stated.statement,
-        source=stated.source, objective=objective.value if isinstance(objective, Explained) else None,
+        source=stated.source, correctness=correctness.value if isinstance(correctness, Explained) else None,
+        objective=objective.value if isinstance(objective, Explained) else None,
         threshold=threshold, correct=correct, brier=brier,
     )  # fmt: skip
     return adjustment, block
@@ -219,10 +221,11 @@ def build_scorecard(challenge: Challenge, meta: SubmissionMeta, m: Measurements)
             run, challenge, combine("adversarial_generated", verdicts, "no adversarial test generator sat"), m.generated
         )
         scores["stability"] = _stability(run)
-        scores["objective"] = c.objective(scores["static_tests"], scores["adversarial"])
+        scores["objective"] = profiles.objective(scores)
+        scores["correctness"] = c.correctness(scores["static_tests"], scores["adversarial"])
         scores["integrity"] = integrity_score(signals, integrity_sources)
 
-    calibration, calibration_block = _calibration(verdicts, scores["objective"], challenge)
+    calibration, calibration_block = _calibration(verdicts, scores["correctness"], scores["objective"], challenge)
     adjustments = _adjustments(signals, calibration, bool(integrity_sources))
     results = profiles.all_profiles(scores, weights, adjustments)
     chosen = results[spec.profile]

@@ -16,8 +16,8 @@ from typing import Protocol
 from bouts.scoring.catalogue import COMPONENTS, VERDICT_COMPONENTS
 from bouts.scoring.review import Flag
 
-CORRECTNESS = COMPONENTS["objective"].fed_by
-"""``static_tests`` and ``adversarial``: what SPEC §1's correctness (and the objective) is made of."""
+CORRECTNESS = COMPONENTS["correctness"].fed_by
+"""``static_tests`` and ``adversarial``: what SPEC §1's correctness is made of."""
 FEEDS_CORRECTNESS = frozenset(v for c in CORRECTNESS for v in COMPONENTS[c].fed_by if v in VERDICT_COMPONENTS)
 """Verdict components that feed those (the generated adversarial tests' verdict); a judge of any
 other component is not seated by a tests-only run."""

@@ -244,13 +244,14 @@ def test_recovery_rejects_more_resolved_than_met():
         components.recovery(2, 3)
 
 
-def test_objective_formula():
-    r = components.objective(Explained(90), Explained(70))
+def test_correctness_formula():
+    r = components.correctness(Explained(90), Explained(70))
     assert r.value == pytest.approx((0.35 * 90 + 0.15 * 70) / 0.50)
     assert r.value == 84
+    assert r.math == ("correctness = (0.35×90 + 0.15×70) / 0.5 = 84",)
 
 
-def test_objective_with_one_half_missing():
-    assert components.objective(Explained(90), NotScored("x")).value == 90
-    assert components.objective(NotScored("x"), Explained(70)).value == 70
-    assert isinstance(components.objective(NotScored("x"), NotScored("y")), NotScored)
+def test_correctness_with_one_half_missing():
+    assert components.correctness(Explained(90), NotScored("x")).value == 90
+    assert components.correctness(NotScored("x"), Explained(70)).value == 70
+    assert isinstance(components.correctness(NotScored("x"), NotScored("y")), NotScored)

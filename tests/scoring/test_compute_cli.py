@@ -130,21 +130,47 @@ def test_composite_big_exploit_clamps_to_zero():
     assert json.loads(result.stdout)["final"] == 0
 
 
-def test_four_judge_derives_objective():
-    result = run(
-        "four-judge",
-        "static_tests=90",
-        "adversarial=70",
-        "process=80",
-        "strategy=70",
-        "integrity=100",
-        "--json",
-    )
+def test_four_judge_derives_objective_from_the_six_engine_components():
+    result = run("four-judge", *WORKED, "process=80", "strategy=70", "integrity=100", "--json")
     assert result.exit_code == 0, result.output
-    assert json.loads(result.stdout)["raw"] == pytest.approx(0.5 * 84 + 0.2 * 80 + 0.2 * 70 + 0.1 * 100)
+    payload = json.loads(result.stdout)
+    assert payload["raw"] == pytest.approx(0.5 * 82.075 + 0.2 * 80 + 0.2 * 70 + 0.1 * 100)
+    assert payload["provisional"] is False
 
 
-def test_confidence_uses_derived_objective():
+def test_composite_shows_the_chain_components_objective_composite_adjustments_final():
+    result = run(
+        "composite", *WORKED, "process=80", "strategy=70", "recovery=100", "efficiency=90",
+        "--confidence", "confident", "--exploit", "10", "--json",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.stdout)
+    math = payload["math"]
+    objective = "objective = 0.35×90 + 0.15×70 + 0.2×72 + 0.15×74.5 + 0.1×95 + 0.05×100 = 82.075"
+    raw = 0.45 * 82.075 + 0.15 * 80 + 0.15 * 70 + 0.10 * 100 + 0.10 * 90
+    # correctness (0.35×90 + 0.15×70)/0.5 = 84 ≥ 75: a confident statement earns +3
+    assert payload["raw"] == pytest.approx(raw - 10 + 3)
+    order = [
+        math.index(objective),
+        next(i for i, line in enumerate(math) if line.startswith("correctness = ")),
+        next(i for i, line in enumerate(math) if line.startswith("composite = 0.45×82.075")),
+        next(i for i, line in enumerate(math) if line.startswith("calibration: stated 'confident', correctness 84")),
+        next(i for i, line in enumerate(math) if line.startswith("composite: ") and "→" in line),
+    ]
+    assert order == sorted(order), math
+
+
+def test_objective_given_or_derived_give_the_same_composite():
+    derived = json.loads(run("composite", *WORKED, "process=80", "--json").stdout)
+    given = json.loads(run("composite", "objective=82.075", "process=80", "--json").stdout)
+    assert derived["raw"] == given["raw"]
+
+
+def test_confidence_is_judged_by_correctness_not_objective():
+    # objective 100 but correctness 70: a confident statement is wrong (−3)
+    result = run("composite", "objective=100", "correctness=70", "--confidence", "confident", "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["adjustments"]["calibration"] == -3
     result = run("composite", "static_tests=100", "adversarial=100", "--confidence", "confident", "--json")
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["adjustments"]["calibration"] == 3
@@ -185,6 +211,10 @@ def test_confidence_uses_derived_objective():
         ),
         (["composite", "process=50", "--confidence", "unsure"], ["field 'confidence'"]),
         (["composite", "objective=50", "static_tests=50"], ["field 'objective'"]),
+        (["composite", "objective=50", "security=50"], ["field 'objective'", "not both"]),
+        (["composite", "correctness=50", "adversarial=50"], ["field 'correctness'", "not both"]),
+        (["composite", "objective=50", "--confidence", "unsure"], ["field 'confidence'", "correctness"]),
+        (["four-judge", "correctness=50"], ["field 'correctness'", "not a component of the four-judge"]),
     ],
 )
 def test_input_errors_exit_2_naming_the_field(args, needles):

@@ -255,3 +255,65 @@ def test_named_profiles():
     )
     with pytest.raises(KeyError):
         profiles.named("nope")
+
+
+# --- objective = the engine score of the six components (SPEC §1, scoring spec-2026.2) -------------
+
+
+def test_objective_is_the_engine_score_of_the_worked_example():
+    scores = worked_example_scores()
+    objective = profiles.objective(scores)
+    assert isinstance(objective, Explained)
+    assert objective.value == pytest.approx(82.075)
+    assert objective.math == ("objective = 0.35×90 + 0.15×70 + 0.2×72 + 0.15×74.5 + 0.1×95 + 0.05×100 = 82.075",)
+    assert profiles.engine(scores).raw == objective.value
+
+
+def test_every_engine_component_moves_the_composite():
+    """The audit's finding: under the composite, a drop in deliverables or security changed nothing."""
+    base = worked_example_scores()
+    others = {"process": E(100), "strategy": E(100), "recovery": E(100), "efficiency": E(100)}
+
+    def final_with(**changed: float) -> float:
+        scores = {**base, **{k: E(v) for k, v in changed.items()}}
+        scores["objective"] = profiles.objective(scores)
+        result = profiles.all_profiles({**scores, **others})["composite"]
+        assert result.raw is not None
+        return result.raw
+
+    reference = final_with()
+    for name, weight in profiles.ENGINE_WEIGHTS.items():
+        assert reference - final_with(**{name: 0}) == pytest.approx(0.45 * weight * base[name].value), name
+
+
+def test_a_provisional_objective_makes_the_composite_provisional_naming_what_it_lacked():
+    scores: dict[str, Explained | NotScored] = {
+        "static_tests": E(90), "adversarial": E(70), "code_quality": NotScored("no code-quality judge sat"),
+        "deliverables": E(80), "security": E(100), "stability": E(100),
+        "process": E(100), "strategy": E(100), "recovery": E(100), "efficiency": E(100), "integrity": E(100),
+    }  # fmt: skip
+    scores["objective"] = profiles.objective(scores)
+    assert scores["objective"].math[0].startswith("objective is provisional: code_quality not scored")
+    results = profiles.all_profiles(scores)
+    for name in ("composite", "four-judge", "engine"):
+        assert results[name].provisional and results[name].missing == ("code_quality",), name
+    assert "composite is provisional: its objective was made without code_quality" in results["composite"].math
+
+
+def test_no_engine_component_scored_leaves_the_objective_unscored():
+    assert isinstance(profiles.objective({"process": E(50)}), NotScored)
+
+
+def test_a_component_that_does_not_apply_rescales_without_making_a_profile_provisional():
+    scores = {k: E(80) for k in profiles.ENGINE_WEIGHTS}
+    scores["deliverables"] = components.deliverables([])  # the challenge asks for none
+    scores["stability"] = E(100)
+    r = profiles.engine(scores)
+    assert not r.provisional and r.missing == ()
+    assert r.raw == pytest.approx((0.85 * 80 - 0.05 * 80 + 0.05 * 100) / 0.85)
+    assert r.math[0].startswith("engine: deliverables does not apply (the challenge asks for no deliverables)")
+    scores["objective"] = profiles.objective(scores)
+    assert profiles.objective_missing(scores) == ()
+    assert not profiles.all_profiles({**scores, **{k: E(50) for k in COMPOSITE_ALL if k != "objective"}})[
+        "composite"
+    ].provisional

@@ -96,8 +96,8 @@ def test_deliverable_in_range(sub):
 
 
 @given(st.one_of(score.map(E), st.just(NotScored("x"))), st.one_of(score.map(E), st.just(NotScored("y"))))
-def test_objective_and_split_in_range(a, b):
-    for r in (components.objective(a, b), components.adversarial_split(a, b)):
+def test_correctness_and_split_in_range(a, b):
+    for r in (components.correctness(a, b), components.adversarial_split(a, b)):
         assert isinstance(r, NotScored) or in_range(r.value)
 
 
@@ -191,7 +191,7 @@ def test_weight_sums():
     for name, w in FAMILIES.items():
         assert 0.90 - 1e-9 <= w.total <= 1.00 + 1e-9, name
     assert math.isclose(sum(components.DELIVERABLE_WEIGHTS.values()), 1.0)
-    assert math.isclose(sum(components.OBJECTIVE_WEIGHTS.values()), 0.50)
+    assert math.isclose(sum(components.CORRECTNESS_WEIGHTS.values()), 0.50)
 
 
 # --- panel --------------------------------------------------------------------------------------

@@ -30,6 +30,7 @@ from bouts.calibration.stats_report import (
 )  # fmt: skip
 from bouts.judges.llm.reliability import reliability
 from bouts.models.scorecard import Scorecard
+from bouts.scoring.catalogue import CATALOGUE
 
 MIN_ATTEMPTS = 50
 CHEATING_R = -0.5
@@ -41,7 +42,7 @@ BAND_SHARE = 0.6
 DIVERGENCE_SHARE = 0.25
 ALPHA_TENTATIVE = 0.667
 """Krippendorff's own threshold below which even tentative conclusions are not drawn."""
-DERIVED: Mapping[str, frozenset[str]] = {"objective": frozenset({"static_tests", "adversarial"})}
+DERIVED: Mapping[str, frozenset[str]] = {c.name: frozenset(c.fed_by) for c in CATALOGUE if c.source == "derived"}
 """Components computed from others: their correlation is arithmetic, not agreement."""
 
 
@@ -115,13 +116,19 @@ def component_stats(attempts: Sequence[Attempt]) -> list[ComponentStats]:
     return out
 
 
+def _arithmetic(x: str, y: str) -> bool:
+    """One is computed from the other, or both from the same components (objective and correctness)."""
+    fx, fy = DERIVED.get(x, frozenset()), DERIVED.get(y, frozenset())
+    return y in fx or x in fy or bool(fx & fy)
+
+
 def correlations(attempts: Sequence[Attempt]) -> list[Correlation]:
     from scipy import stats as sps
 
     names = sorted({k for a in attempts for k in a.components})
     out: list[Correlation] = []
     for x, y in combinations(names, 2):
-        if y in DERIVED.get(x, ()) or x in DERIVED.get(y, ()):
+        if _arithmetic(x, y):
             continue
         pairs = [(a.components[x], a.components[y]) for a in attempts if x in a.components and y in a.components]
         xs, ys = [p[0] for p in pairs], [p[1] for p in pairs]

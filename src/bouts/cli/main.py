@@ -243,13 +243,15 @@ def compute_cmd(
     exploit: Annotated[float, typer.Option(help="Exploit penalties to subtract (≥ 0).")] = 0.0,
     calibration: Annotated[float | None, typer.Option(help="Calibration adjustment, ±5.")] = None,
     confidence: Annotated[str | None, typer.Option(help="Stated confidence: confident, unsure or none.")] = None,
-    threshold: Annotated[float, typer.Option(help="Objective score that counts as correct.")] = 75.0,
+    threshold: Annotated[float, typer.Option(help="Correctness score that counts as correct.")] = 75.0,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
 ) -> None:
     """Compute a profile from component scores by hand and show every line of math.
 
     Example: bouts compute engine static_tests=90 adversarial=70 code_quality=72 deliverables=74.5
-    security=95 stability=100
+    security=95 stability=100. The four-judge and composite profiles take objective= or the six
+    engine components it is made of; --confidence is judged by correctness= (or static_tests and
+    adversarial).
     """
     from bouts.cli import render
 

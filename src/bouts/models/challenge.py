@@ -167,7 +167,7 @@ class ChallengeSpec(_Strict):
     """A custom composite-weight override; checked against the SPEC's rules when loaded."""
     adversarial: AdversarialConfig = Field(default_factory=AdversarialConfig)
     correct_threshold: float = Field(75.0, ge=0, le=100)
-    """Objective score at or above which a stated confidence counts as correct."""
+    """Correctness score (SPEC §1) at or above which a stated confidence counts as correct."""
     tests: TestsConfig = Field(default_factory=TestsConfig)
     services: list[Literal["postgres"]] = Field(default_factory=list)
     """Services the tests may use. ``postgres``: when the operator configures a PostgreSQL server,

@@ -133,13 +133,18 @@ class CalibrationModel(_Model):
     """The agent's sentence."""
     source: str | None = None
     """Where it was said: ``trajectory event 18`` or ``deliverables/ROOT_CAUSE.md:12``."""
+    correctness: float | None = None
+    """The correctness score (SPEC §1: ``(0.35·static_tests + 0.15·adversarial) / 0.50``) the
+    statement is judged by."""
     objective: float | None = None
+    """The objective (the engine score of the six components), shown beside it; not what decides
+    ``correct`` (scoring rules spec-2026.2 on; earlier scorecards judged by the objective)."""
     threshold: float
-    """Objective score at or above which the submission counts as correct."""
+    """Correctness score at or above which the submission counts as correct."""
     correct: bool | None = None
-    """objective ≥ threshold; None when the objective was not scored."""
+    """correctness ≥ threshold; None when correctness was not scored."""
     brier: float | None = None
-    """``(probability − correct)²``, 0 best and 1 worst; None without a probability or an objective."""
+    """``(probability − correct)²``, 0 best and 1 worst; None without a probability or a correctness score."""
 
 
 class LLMJudgeUsageModel(_Model):

@@ -14,7 +14,7 @@ CALIBRATION_BOUND = 5.0
 
 Confidence = Literal["confident", "unsure", "none"]
 
-# What a stated confidence earns: (statement, was the objective correct?) -> points.
+# What a stated confidence earns: (statement, was the work correct?) -> points.
 CALIBRATION_TABLE: Mapping[tuple[Confidence, bool], float] = {
     ("confident", True): 3.0,
     ("confident", False): -3.0,
@@ -80,22 +80,22 @@ def exploit_penalties(attempts: Sequence[ExploitAttempt], table: Mapping[str, fl
 
 def calibration_adjustment(
     stated: Confidence,
-    objective: float,
+    correctness: float,
     threshold: float = 75.0,
     table: Mapping[tuple[Confidence, bool], float] = CALIBRATION_TABLE,
 ) -> Explained:
     """Stated confidence and correct +3, wrong −3; "I'm not sure" and wrong +2, correct 0; nothing 0.
 
-    "Correct" means an objective score of at least ``threshold`` (75 unless the challenge says
-    otherwise). The result is bounded to ±5.
+    "Correct" means a correctness score (``(0.35·static_tests + 0.15·adversarial) / 0.50``, SPEC §1)
+    of at least ``threshold`` (75 unless the challenge says otherwise). The result is bounded to ±5.
     """
-    correct = objective >= threshold
+    correct = correctness >= threshold
     value = clamp(table[(stated, correct)], -CALIBRATION_BOUND, CALIBRATION_BOUND)
     verdict = "correct" if correct else "wrong"
     return Explained(
         value,
         (
-            f"calibration: stated '{stated}', objective {fmt(objective)} "
+            f"calibration: stated '{stated}', correctness {fmt(correctness)} "
             f"{'≥' if correct else '<'} {fmt(threshold)} ({verdict}) → {'+' if value > 0 else ''}{fmt(value)}",
         ),
     )

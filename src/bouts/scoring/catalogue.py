@@ -15,9 +15,12 @@ from typing import Literal
 
 from bouts.errors import BoutsError
 
-SCORING_VERSION = "spec-2026.1"
+SCORING_VERSION = "spec-2026.2"
 """Version label of the formulas and weights below, recorded on every scorecard
-(``reproducibility.rule_sets.scoring``). Change it with any weight or formula here."""
+(``reproducibility.rule_sets.scoring``). Change it with any weight or formula here.
+
+spec-2026.2: ``objective`` is the engine score of the six components (it was the static/adversarial
+pair, now ``correctness``, which decides only whether the work was correct)."""
 
 Source = Literal["run", "judges", "derived"]
 
@@ -51,7 +54,10 @@ CATALOGUE: tuple[ComponentInfo, ...] = (
                   ("security",), "no security scanner sat"),
     ComponentInfo("stability", "clean execution: warnings, crashes, OOM kills, timeouts", "run",
                   ("the run's stability record",)),
-    ComponentInfo("objective", "the submitted work judged on its own", "derived", ("static_tests", "adversarial")),
+    ComponentInfo("objective", "the submitted work judged on its own: the engine score of the six components",
+                  "derived", ("static_tests", "adversarial", "code_quality", "deliverables", "security", "stability")),
+    ComponentInfo("correctness", "did it produce correct outputs (only where a rule asks whether the work was correct)",
+                  "derived", ("static_tests", "adversarial")),
     ComponentInfo("process", "how the agent worked, from its trajectory", "judges", ("process",),
                   "no trajectory judge sat"),
     ComponentInfo("strategy", "decomposition and architecture", "judges", ("strategy",), "no trajectory judge sat"),
@@ -80,6 +86,8 @@ ENGINE_WEIGHTS: Mapping[str, float] = {
     "stability": 0.05,
 }
 FOUR_JUDGE_WEIGHTS: Mapping[str, float] = {"objective": 0.50, "process": 0.20, "strategy": 0.20, "integrity": 0.10}
+CORRECTNESS_WEIGHTS: Mapping[str, float] = {"static_tests": 0.35, "adversarial": 0.15}
+"""``correctness = (0.35·static_tests + 0.15·adversarial) / 0.50``: the engine's two test components."""
 COMPOSITE_COMPONENTS: tuple[str, ...] = ("objective", "process", "strategy", "recovery", "efficiency")
 """The composite's weights come from the challenge's family (``bouts.scoring.weights.FAMILIES``) or
 its checked override; its adjustments (integrity, exploits, calibration) are not weights."""

@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from bouts.scoring.catalogue import CORRECTNESS_WEIGHTS
 from bouts.scoring.explain import Explained, NotScored, clamp, fmt
 
 Severity = Literal["critical", "high", "medium", "low"]
@@ -20,8 +21,6 @@ DELIVERABLE_WEIGHTS: Mapping[str, float] = {
     "completeness": 0.20,
     "actionability": 0.15,
 }
-# objective = (0.35·static_tests + 0.15·adversarial) / 0.50
-OBJECTIVE_WEIGHTS: Mapping[str, float] = {"static_tests": 0.35, "adversarial": 0.15}
 
 
 def static_tests(passed: int, total: int) -> Explained | NotScored:
@@ -182,7 +181,7 @@ def deliverable_absent(name: str, why: Literal["missing", "placeholder"]) -> Exp
 def deliverables(documents: Sequence[Explained]) -> Explained | NotScored:
     """The mean over the challenge's required deliverables."""
     if not documents:
-        return NotScored("the challenge asks for no deliverables")
+        return NotScored("the challenge asks for no deliverables", applies=False)
     value = sum(d.value for d in documents) / len(documents)
     lines = tuple(line for d in documents for line in d.math)
     if len(documents) > 1:
@@ -235,16 +234,18 @@ def recovery(failures_met: int, resolved: int) -> Explained:
     return Explained(value, (f"recovery = ({resolved}/{failures_met}) × 100 = {fmt(value)}",))
 
 
-def objective(static: Explained | NotScored, adv: Explained | NotScored) -> Explained | NotScored:
-    """``(0.35·static_tests + 0.15·adversarial) / 0.50``, over whichever of the two was scored."""
+def correctness(static: Explained | NotScored, adv: Explained | NotScored) -> Explained | NotScored:
+    """``(0.35·static_tests + 0.15·adversarial) / 0.50``, over whichever of the two was scored: whether
+    the work was *correct*, used only by the rules that ask that (the calibration adjustment). The
+    objective is the engine score of all six components (``bouts.scoring.profiles.objective``)."""
     parts = {"static_tests": static, "adversarial": adv}
     present = {k: v for k, v in parts.items() if isinstance(v, Explained)}
     if not present:
         return NotScored("neither static tests nor adversarial tests were scored")
-    total_w = sum(OBJECTIVE_WEIGHTS[k] for k in present)
-    value = sum(OBJECTIVE_WEIGHTS[k] * v.value for k, v in present.items()) / total_w
-    terms = " + ".join(f"{fmt(OBJECTIVE_WEIGHTS[k])}×{fmt(v.value)}" for k, v in present.items())
-    line = f"objective = ({terms}) / {fmt(total_w)} = {fmt(value)}"
+    total_w = sum(CORRECTNESS_WEIGHTS[k] for k in present)
+    value = sum(CORRECTNESS_WEIGHTS[k] * v.value for k, v in present.items()) / total_w
+    terms = " + ".join(f"{fmt(CORRECTNESS_WEIGHTS[k])}×{fmt(v.value)}" for k, v in present.items())
+    line = f"correctness = ({terms}) / {fmt(total_w)} = {fmt(value)}"
     missing = [k for k in parts if k not in present]
     if missing:
         line += f"  ({', '.join(missing)} not scored)"

@@ -18,11 +18,15 @@ from bouts.scoring.adjustments import (
 from bouts.scoring.explain import Explained, NotScored, fmt
 from bouts.scoring.weights import CompositeWeights
 
+ENGINE = tuple(catalogue.ENGINE_WEIGHTS)
 PROFILE_INPUTS: Mapping[str, tuple[str, ...]] = {
-    "engine": tuple(catalogue.ENGINE_WEIGHTS),
-    "four-judge": ("static_tests", "adversarial", *catalogue.FOUR_JUDGE_WEIGHTS),
-    "composite": ("static_tests", "adversarial", "objective", "process", "strategy", "recovery", "efficiency"),
+    "engine": ENGINE,
+    "four-judge": (*ENGINE, *catalogue.FOUR_JUDGE_WEIGHTS),
+    "composite": (*ENGINE, "correctness", *catalogue.COMPOSITE_COMPONENTS),
 }
+"""What each profile takes: the four-judge and composite profiles take ``objective=`` or the six
+engine components it is made of (SPEC §1); the composite also ``correctness=`` for the calibration
+rule when the static/adversarial pair is not given."""
 
 
 @dataclass(frozen=True)
@@ -107,18 +111,13 @@ def compute(req: ComputeRequest) -> tuple[profiles.ProfileResult, list[panel.Pan
             scores[name] = result.score
         else:
             scores[name] = _one(name, numbers)
-    derives = req.profile != "engine"
-    if derives and "objective" not in scores and ("static_tests" in scores or "adversarial" in scores):
-        scores["objective"] = components.objective(
-            scores.get("static_tests", NotScored("not given")), scores.get("adversarial", NotScored("not given"))
-        )
-    elif "objective" in scores and ("static_tests" in scores or "adversarial" in scores):
-        raise ComputeInputError("give objective, or static_tests/adversarial to derive it, not both", field="objective")
-
+    if req.profile != "engine":
+        _derive(scores)
+    without = profiles.objective_missing(scores) if any(k in req.values for k in ENGINE) else ()
     if req.profile == "engine":
         return _with_inputs(profiles.engine(scores), scores), panels
     if req.profile == "four-judge":
-        return _with_inputs(profiles.four_judge(scores), scores), panels
+        return _with_inputs(profiles.four_judge(scores, without), scores), panels
     adjustments = profiles.Adjustments(
         integrity=Explained(
             req.integrity_adjustment, (f"integrity_adjustment = {fmt(req.integrity_adjustment)} (given)",)
@@ -126,9 +125,34 @@ def compute(req: ComputeRequest) -> tuple[profiles.ProfileResult, list[panel.Pan
         exploit_penalties=Explained(
             req.exploit_penalties, (f"exploit_penalties = {fmt(req.exploit_penalties)} (given)",)
         ),
-        calibration=_calibration(req, scores.get("objective")),
+        calibration=_calibration(req, scores.get("correctness")),
     )
-    return _with_inputs(profiles.composite(scores, req.weights, adjustments), scores), panels
+    return _with_inputs(profiles.composite(scores, req.weights, adjustments, without), scores), panels
+
+
+def _derive(scores: dict[str, Explained | NotScored]) -> None:
+    """The objective from the six engine components given (or given itself), and correctness from
+    the static/adversarial pair (or given itself): never both ways at once."""
+    given = [k for k in ENGINE if k in scores]
+    if "objective" in scores and given:
+        raise ComputeInputError(
+            f"give objective, or the engine components to derive it ({', '.join(ENGINE)}), not both; "
+            f"got objective and {', '.join(given)}",
+            field="objective",
+        )
+    pair = [k for k in catalogue.CORRECTNESS_WEIGHTS if k in scores]
+    if "correctness" in scores and pair:
+        raise ComputeInputError(
+            f"give correctness, or static_tests/adversarial to derive it, not both; got correctness and "
+            f"{', '.join(pair)}",
+            field="correctness",
+        )
+    if given:
+        scores["objective"] = profiles.objective(scores)
+    if pair:
+        scores["correctness"] = components.correctness(
+            scores.get("static_tests", NotScored("not given")), scores.get("adversarial", NotScored("not given"))
+        )
 
 
 def _with_inputs(result: profiles.ProfileResult, scores: Mapping[str, Explained | NotScored]) -> profiles.ProfileResult:
@@ -137,10 +161,14 @@ def _with_inputs(result: profiles.ProfileResult, scores: Mapping[str, Explained 
     return replace(result, math=derived + result.math)
 
 
-def _calibration(req: ComputeRequest, objective: Explained | NotScored | None) -> Explained:
+def _calibration(req: ComputeRequest, correctness: Explained | NotScored | None) -> Explained:
     if req.confidence is not None:
-        if not isinstance(objective, Explained):
-            raise ComputeInputError("needs an objective score to judge the stated confidence", field="confidence")
-        return calibration_adjustment(req.confidence, objective.value, req.correct_threshold)
+        if not isinstance(correctness, Explained):
+            raise ComputeInputError(
+                "needs a correctness score to judge the stated confidence: give correctness=, or "
+                "static_tests/adversarial to derive it",
+                field="confidence",
+            )
+        return calibration_adjustment(req.confidence, correctness.value, req.correct_threshold)
     value = req.calibration or 0.0
     return Explained(value, (f"calibration = {fmt(value)} (given)",))

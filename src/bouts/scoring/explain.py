@@ -49,6 +49,9 @@ class NotScored:
 
     reason: str
     math: tuple[str, ...] = field(default=())
+    applies: bool = True
+    """False when the component does not apply to this challenge (it asks for no deliverables): a
+    profile rescales over the others without being provisional. True: it applies and was not scored."""
 
     value = None
 

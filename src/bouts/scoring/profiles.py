@@ -2,8 +2,10 @@
 
 A component that was not scored is never given a number. A profile missing components is computed
 over the components it has, their weights rescaled so that they keep the profile's total weight
-(the same rule by which SPEC's ``objective`` is the rescaled static/adversarial pair), and it is
-marked *provisional* with the missing components named. See docs/scoring.md.
+(the same rule by which SPEC's ``correctness`` is the rescaled static/adversarial pair), and it is
+marked *provisional* with the missing components named. The objective the four-judge and composite
+profiles weigh is the engine score (:func:`objective`); a profile whose objective was made without
+some of the six is provisional too, naming them. See docs/scoring.md.
 """
 
 from __future__ import annotations
@@ -64,7 +66,9 @@ def _weighted(
 ) -> tuple[float | None, dict[str, Contribution], tuple[str, ...], tuple[str, ...]]:
     """Σ weight·score over the scored components, rescaled to the full weight when some are missing."""
     present = {k: v for k, v in ((k, scores.get(k)) for k in weights) if isinstance(v, Explained)}
-    missing = tuple(k for k in weights if k not in present)
+    absent = tuple(k for k in weights if k not in present)
+    missing = tuple(k for k in absent if _applies(scores.get(k)))
+    inapplicable = tuple(k for k in absent if k not in missing)
     total_w = sum(weights.values())
     present_w = sum(weights[k] for k in present)
     if not present:
@@ -82,15 +86,51 @@ def _weighted(
             contributions[k] = Contribution(None, w, 0.0, None)
     terms = " + ".join(f"{fmt(weights[k])}×{fmt(v.value)}" for k, v in present.items())
     lines = []
-    if missing:
+    if absent:
+        parts = [f"{', '.join(missing)} not scored"] if missing else []
+        for k in inapplicable:
+            reason = scores[k].reason  # type: ignore[union-attr]  # an inapplicable NotScored
+            parts.append(f"{k} does not apply ({reason})")
+        head = f"{profile} is provisional: " if missing else f"{profile}: "
         lines.append(
-            f"{profile} is provisional: {', '.join(missing)} not scored; the scored weights "
-            f"({fmt(present_w)}) are rescaled to {fmt(total_w)} (× {fmt(scale)})"
+            f"{head}{'; '.join(parts)}; the scored weights ({fmt(present_w)}) are rescaled to {fmt(total_w)} "
+            f"(× {fmt(scale)})"
         )
         lines.append(f"{profile} = ({terms}) × {fmt(scale)} = {fmt(raw)}")
     else:
         lines.append(f"{profile} = {terms} = {fmt(raw)}")
     return raw, contributions, missing, tuple(lines)
+
+
+def _applies(result: Explained | NotScored | None) -> bool:
+    """Absent or not scored counts against a profile; a component that does not apply does not."""
+    return not (isinstance(result, NotScored) and not result.applies)
+
+
+def objective(scores: Scores) -> Explained | NotScored:
+    """SPEC §1's objective: the engine score of the six components (seed 000's complete scoring
+    methodology), rescaled over the ones scored. Its math is the first link of the chain
+    components → objective → profile."""
+    raw, _, _, lines = _weighted("objective", ENGINE_WEIGHTS, scores)
+    if raw is None:
+        return NotScored("none of the six engine components was scored")
+    return Explained(clamp(raw, 0.0, 100.0), lines)
+
+
+def objective_missing(scores: Scores) -> tuple[str, ...]:
+    """The engine components an objective derived from ``scores`` was made without."""
+    return tuple(k for k in ENGINE_WEIGHTS if not isinstance(scores.get(k), Explained) and _applies(scores.get(k)))
+
+
+def _inherit(
+    profile: str, missing: tuple[str, ...], lines: tuple[str, ...], scores: Scores, objective_missing: Sequence[str]
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """A scored objective made without some of the six engine components makes the profile provisional."""
+    inherited = tuple(k for k in objective_missing if k not in missing)
+    if not inherited or not isinstance(scores.get("objective"), Explained):
+        return missing, lines
+    line = f"{profile} is provisional: its objective was made without {', '.join(inherited)}"
+    return missing + inherited, lines + (line,)
 
 
 def _finish(
@@ -120,9 +160,11 @@ def engine(scores: Scores) -> ProfileResult:
     return _finish("engine", raw, contributions, missing, lines)
 
 
-def four_judge(scores: Scores) -> ProfileResult:
-    """``0.50·objective + 0.20·process + 0.20·strategy + 0.10·integrity``."""
+def four_judge(scores: Scores, objective_missing: Sequence[str] = ()) -> ProfileResult:
+    """``0.50·objective + 0.20·process + 0.20·strategy + 0.10·integrity``; ``objective_missing``: the
+    engine components the given objective was made without (:func:`objective_missing`)."""
     raw, contributions, missing, lines = _weighted("four-judge", FOUR_JUDGE_WEIGHTS, scores)
+    missing, lines = _inherit("four-judge", missing, lines, scores, objective_missing)
     return _finish("four-judge", raw, contributions, missing, lines)
 
 
@@ -137,11 +179,15 @@ class Adjustments:
 
 
 def composite(
-    scores: Scores, weights: CompositeWeights = FAMILIES["default"], adjustments: Adjustments = Adjustments()
+    scores: Scores,
+    weights: CompositeWeights = FAMILIES["default"],
+    adjustments: Adjustments = Adjustments(),
+    objective_missing: Sequence[str] = (),
 ) -> ProfileResult:
     """``Objective·w_o + Process·w_p + Strategy·w_s + Recovery·w_r + Efficiency·w_e
     + IntegrityAdjustment − ExploitPenalties ± CalibrationAdjustment``, clamped to 0–100."""
     raw, contributions, missing, lines = _weighted("composite", weights.as_dict(), scores)
+    missing, lines = _inherit("composite", missing, lines, scores, objective_missing)
     header = f"composite weights: {weights.source}" + (" (custom override)" if weights.custom else " family")
     lines = (header,) + lines
     adj = {
@@ -163,11 +209,13 @@ def composite(
 def all_profiles(
     scores: Scores, weights: CompositeWeights = FAMILIES["default"], adjustments: Adjustments = Adjustments()
 ) -> dict[str, ProfileResult]:
-    """Every scorecard shows all three profiles."""
+    """Every scorecard shows all three profiles; their objective is derived from ``scores``' six
+    engine components (:func:`objective`)."""
+    without = objective_missing(scores)
     return {
         "engine": engine(scores),
-        "four-judge": four_judge(scores),
-        "composite": composite(scores, weights, adjustments),
+        "four-judge": four_judge(scores, without),
+        "composite": composite(scores, weights, adjustments, without),
     }
 
 
