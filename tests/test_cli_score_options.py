@@ -43,3 +43,19 @@ def test_errors_quote_submitted_text_verbatim_never_as_markup_or_emoji(tmp_path:
     log.write_text("root:x:0:0:[bold]root[/bold]\n")
     result = CliRunner().invoke(app, ["trajectory", "show", str(log)])
     assert result.exit_code == 2 and "it starts with 'root:x:0:0:[bold]root[/bold]'" in result.output
+
+
+def test_an_iteration_past_the_budget_is_refused_naming_the_file_and_field(tmp_path: Path) -> None:
+    """``[budgets] iterations = 3``: a fourth attempt is refused before anything runs (exit 2)."""
+    import shutil
+
+    sub = tmp_path / "fourth"
+    shutil.copytree(MID, sub)
+    meta = sub / "submission.toml"
+    meta.write_text(meta.read_text().replace("iteration = 1", "iteration = 4"))
+    result = CliRunner().invoke(app, ["score", str(EXAMPLE), str(sub), "--no-cache"])
+    assert result.exit_code == 2, result.output
+    text = " ".join(result.output.split())
+    assert "submission.toml" in text and "field 'iteration'" in text
+    assert "iteration 4 is past the challenge's budget of 3 iterations" in text
+    assert "Traceback" not in result.output

@@ -132,6 +132,16 @@ def test_duplicate_iteration_is_a_conflict(client: TestClient) -> None:
     assert r.status_code == 409 and r.json()["field"].endswith("iteration")
 
 
+def test_an_iteration_past_the_challenge_budget_is_a_conflict(client: TestClient) -> None:
+    """inventory-ledger sets ``[budgets] iterations = 3``: a fourth attempt is refused at intake."""
+    key = agent_key(client, "a")
+    assert _post(client, key, tiny_submission("a", 3)).status_code == 202
+    r = _post(client, key, tiny_submission("a", 4))
+    assert r.status_code == 409 and r.json()["field"].endswith("iteration")
+    assert "past the challenge's budget of 3 iterations" in r.json()["detail"]
+    assert [s.iteration for s in client.app.state.ctx.repo.submissions.list()] == [3]  # type: ignore[attr-defined]
+
+
 def test_unknown_and_closed_challenges(client: TestClient) -> None:
     key = agent_key(client, "a")
     upload = {"archive": ("s.tar.gz", tiny_submission("a", challenge="nope"), "application/gzip")}

@@ -22,6 +22,7 @@ from bouts.loading._common import TreeEntry, read_toml, tree_hash, validate, wal
 from bouts.loading.archive import MiB, extract_archive_dropping_links, is_archive
 from bouts.models.challenge import Challenge
 from bouts.models.submission import DroppedLink, Submission, SubmissionMeta
+from bouts.scoring.budgets import iteration_refusal
 
 # The same caps as an archive's, so a huge directory is refused as clearly as a huge archive.
 MAX_FILES = 10_000
@@ -132,10 +133,13 @@ def _copy_without_links(entries: list[TreeEntry], prefix: str, workdir: Path) ->
 
 
 def check_matches(challenge: Challenge, submission: Submission) -> None:
-    """Refuse a submission made for another challenge than ``challenge``."""
+    """Refuse a submission made for another challenge than ``challenge``, or an iteration past the
+    challenge's ``[budgets] iterations``."""
     if submission.meta.challenge != challenge.spec.id:
         raise SubmissionError(
             f"is for challenge '{submission.meta.challenge}', not '{challenge.spec.id}'",
             file=str(submission.root / "submission.toml"),
             field="challenge",
         )
+    if why := iteration_refusal(submission.meta.iteration, challenge.spec.budgets.iterations):
+        raise SubmissionError(why, file=str(submission.root / "submission.toml"), field="iteration")

@@ -12,10 +12,13 @@ import uuid
 from pathlib import Path
 from typing import BinaryIO
 
-from bouts.errors import SubmissionError
+from bouts.errors import ChallengeError, SubmissionError
 from bouts.loading import load_submission
+from bouts.loading._common import read_toml, validate
 from bouts.loading.archive import ARCHIVE_SUFFIXES
+from bouts.models.challenge import ChallengeSpec
 from bouts.models.submission import SubmissionMeta
+from bouts.scoring.budgets import iteration_refusal
 from bouts.service.errors import ConflictError, ForbiddenError, NotFoundError, PayloadTooLargeError
 from bouts.service.limits import check_member_names, check_meta
 from bouts.service.storage import DuplicateSubmissionError, Repository
@@ -60,6 +63,8 @@ def accept_submission(
         if principal.role == "agent" and meta.agent != principal.agent:
             raise ForbiddenError(f"this key belongs to agent '{principal.agent}', not '{meta.agent}'",
                                  file=f"{shown}!submission.toml", field="agent")  # fmt: skip
+        if why := iteration_refusal(meta.iteration, _iteration_budget(Path(info.path))):
+            raise ConflictError(why, file=f"{shown}!submission.toml", field="iteration")
         final.parent.mkdir(parents=True, exist_ok=True)
 
         def place() -> None:  # inside the row's transaction: the commit follows the move
@@ -77,6 +82,14 @@ def accept_submission(
         raise
     finally:
         staged.unlink(missing_ok=True)
+
+
+def _iteration_budget(challenge_dir: Path) -> int | None:
+    """The registered challenge's ``[budgets] iterations`` (its snapshot was validated when registered)."""
+    toml = challenge_dir / "challenge.toml"
+    spec = validate(ChallengeSpec, read_toml(toml, display=str(toml), error=ChallengeError),
+                    display=str(toml), error=ChallengeError)  # fmt: skip
+    return spec.budgets.iterations
 
 
 def sweep_orphans(repo: Repository, data_dir: Path, *, older_than_s: float) -> list[Path]:
