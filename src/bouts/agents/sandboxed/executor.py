@@ -23,7 +23,6 @@ import hashlib
 import io
 import json
 import os
-import select
 import signal
 import socket
 import subprocess
@@ -245,9 +244,8 @@ def main() -> None:
     answers.write(json.dumps({"ready": True, "root": ws.root, "t": time.time()}) + "\n")
     answers.flush()
     while True:
-        ready, _, _ = select.select([requests], [], [])
-        line = requests.readline()
-        if not line or not ready:
+        line = requests.readline()  # one request at a time: the host waits for each answer
+        if not line:
             return
         req = json.loads(line)
         op = req.get("op")
