@@ -10,7 +10,7 @@ import tarfile
 import tempfile
 import time
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, NoReturn
 
 import typer
 from rich.table import Table
@@ -34,6 +34,30 @@ def _settings(**overrides: object) -> ServiceSettings:
         raise typer.Exit(EXIT_INPUT) from None
 
 
+def _open_repository(settings: ServiceSettings):  # type: ignore[no-untyped-def]
+    """The service's database, migrated; one line and exit 3 when it does not answer."""
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from bouts.service.storage import open_repository
+
+    try:
+        return open_repository(settings.database_url)
+    except SQLAlchemyError as exc:
+        _database_down(settings, exc)
+
+
+def _database_down(settings: ServiceSettings, exc: Exception) -> NoReturn:
+    """``error: database <url without password>: <the driver's first line>``, exit 3 (infrastructure)."""
+    from sqlalchemy.engine import make_url
+
+    where = make_url(settings.database_url).render_as_string(hide_password=True)
+    cause = getattr(exc, "orig", None) or exc
+    first = (str(cause).strip().splitlines() or [type(cause).__name__])[0]
+    err.print(f"[bold red]error:[/] database {markup_safe(where)}: {markup_safe(first)}", highlight=False,
+              soft_wrap=True)  # fmt: skip
+    raise typer.Exit(EXIT_INFRA)
+
+
 def serve(
     host: Annotated[str, typer.Option(help="Interface to listen on (BOUTS_HOST).")] = "",
     port: Annotated[int | None, typer.Option(help="Port (BOUTS_PORT).")] = None,
@@ -45,6 +69,7 @@ def serve(
 ) -> None:
     """Run the HTTP API (migrating the database first); scores locally unless a broker is set."""
     import uvicorn
+    from sqlalchemy.exc import SQLAlchemyError
 
     from bouts.service.api import create_app
     from bouts.service.challenges import register_challenge
@@ -52,10 +77,12 @@ def serve(
     settings = _settings(host=host, port=port, data_dir=data_dir, db_url=db_url, broker_url=broker_url,
                          local_workers=workers)  # fmt: skip
     try:
-        app = create_app(settings)
+        app = create_app(settings, repo=_open_repository(settings))
     except BoutsError as exc:
         print_error(exc, err)
         raise typer.Exit(EXIT_INPUT) from None
+    except SQLAlchemyError as exc:
+        _database_down(settings, exc)
     for path in challenge or []:
         try:
             info, _ = register_challenge(app.state.ctx.repo, settings.data_dir, path.resolve(), by="bouts serve")
@@ -65,7 +92,10 @@ def serve(
         err.print(plain(f"challenge {info.slug} @ {info.content_hash[:12]}"))
     mode = f"celery via {settings.broker_url}" if settings.uses_celery else f"{settings.local_workers} local processes"
     err.print(f"bouts service on http://{settings.host}:{settings.port} ({mode})")
-    uvicorn.run(app, host=settings.host, port=settings.port, log_level="info", proxy_headers=False)
+    # SIGTERM: uvicorn stops accepting, gives open requests and then running jobs (the dispatcher's
+    # close) ``shutdown_grace_s`` each, and exits.
+    uvicorn.run(app, host=settings.host, port=settings.port, log_level="info", proxy_headers=False,
+                timeout_graceful_shutdown=max(1, int(settings.shutdown_grace_s)))  # fmt: skip
 
 
 def worker(
@@ -76,15 +106,21 @@ def worker(
     loglevel: Annotated[str, typer.Option(help="Celery log level.")] = "INFO",
 ) -> None:
     """Run a Celery worker that scores queued submissions (needs a broker)."""
-    from bouts.service.storage import open_repository
+    # SIGTERM is a bounded shutdown: stop taking tasks, let the running one finish for
+    # BOUTS_SHUTDOWN_GRACE_S, then stop it (billiard reads this before celery is imported).
+    os.environ.setdefault("REMAP_SIGTERM", "SIGQUIT")
+    from bouts.service.publish import CeleryDispatcher
+    from bouts.service.recovery import Reaper
     from bouts.service.worker.celery_app import create_celery
 
     settings = _settings(data_dir=data_dir, db_url=db_url, broker_url=broker_url)
     if not settings.uses_celery:
         err.print("[bold red]error:[/] a worker needs a broker: --broker-url or BOUTS_BROKER_URL")
         raise typer.Exit(EXIT_INPUT)
-    open_repository(settings.database_url).close()  # migrate before taking work
+    repo = _open_repository(settings)  # migrate before taking work
+    # This worker also hands back jobs whose worker died, so recovery needs no API process.
     app = create_celery(settings)
+    Reaper(repo, CeleryDispatcher(settings, repo, app=app), settings.lease_s).start()
     app.worker_main(["worker", "-Q", settings.queue, "-c", str(concurrency), "--loglevel", loglevel, "-P", "prefork",
                      "--without-gossip", "--without-mingle", "-n", f"bouts-{os.getpid()}@%h"])  # fmt: skip
 
@@ -107,9 +143,8 @@ def leaderboard(
         from dataclasses import asdict
 
         from bouts.service.standings import standings
-        from bouts.service.storage import open_repository
 
-        repo = open_repository(_settings(data_dir=data_dir, db_url=db_url).database_url)
+        repo = _open_repository(_settings(data_dir=data_dir, db_url=db_url))
         rows = [asdict(s) for s in standings(repo.submissions.attempts(challenge))]
         repo.close()
     if as_json:
@@ -175,9 +210,7 @@ def key(
     db_url: DbUrl = "",
 ) -> None:
     """Create an API key in the local database and print it (only its hash is stored)."""
-    from bouts.service.storage import open_repository
-
-    repo = open_repository(_settings(data_dir=data_dir, db_url=db_url).database_url)
+    repo = _open_repository(_settings(data_dir=data_dir, db_url=db_url))
     try:
         typer.echo(repo.catalog.create_key(role, agent or None, label))
     except ValueError as exc:

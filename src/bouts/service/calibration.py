@@ -85,7 +85,7 @@ def request_check(repo: Repository, info: ChallengeInfo, *, runs: int, anchors: 
 
 
 def run_check_job(repo: Repository, check_id: str, *, scorer: Scorer, config: ScoreConfig,
-                  max_attempts: int) -> JobOutcome:  # fmt: skip
+                  max_attempts: int, lease_s: float = 0.0) -> JobOutcome:  # fmt: skip
     """Run one check run, guarded like a scoring (``bouts.service.jobs.execute``)."""
 
     def work(claim: JobClaim[CheckRunInfo]) -> CheckReport:
@@ -103,7 +103,8 @@ def run_check_job(repo: Repository, check_id: str, *, scorer: Scorer, config: Sc
         text = redact_hidden(report, hidden_lines(Path(claim.job.challenge_path)))
         return repo.checks.complete(claim, text, report.launch)
 
-    return execute(repo.checks, check_id, work, complete, max_attempts=max_attempts, done="done")
+    return execute(repo.checks, check_id, work, complete, max_attempts=max_attempts, done="done",
+                   lease_s=lease_s)
 
 
 def _score_anchor(scorer: Scorer, challenge: Path, config: ScoreConfig, anchor: Path) -> Scorecard:

@@ -43,6 +43,11 @@ class ServiceSettings:
     """First retry delay; doubles on each retry."""
     visibility_timeout_s: int = 3600
     """Redis: an unacknowledged task (its worker died) is redelivered after this long."""
+    lease_s: float = 60.0
+    """A running job whose worker stopped stamping its heartbeat (every ``lease_s / 4``) this long
+    is handed back to the queue and given to another worker."""
+    shutdown_grace_s: float = 20.0
+    """On SIGTERM, how long running jobs may take to finish before they are stopped and handed back."""
     rate_per_minute: float = 120.0
     """Token-bucket refill per API key (or per client address without a key)."""
     rate_burst: int = 60
@@ -60,6 +65,11 @@ class ServiceSettings:
     @property
     def database_url(self) -> str:
         return self.db_url or f"sqlite:///{(self.data_dir / 'bouts.db').resolve()}"
+
+    @property
+    def heartbeat_s(self) -> float:
+        """How often a running job's worker stamps its heartbeat: four times per lease."""
+        return self.lease_s / 4
 
     @property
     def uses_celery(self) -> bool:

@@ -3,18 +3,24 @@ number of times for one job (duplicates are harmless: every job is guarded by th
 is a ``kind`` and an id: ``score`` a submission (``run_job``), ``check`` a challenge version
 (``run_check_job``), ``rescore`` a submission (``run_rescore_job``).
 
-- ``LocalPoolDispatcher``: the embedded default, a process pool inside ``bouts serve``; retries
-  with backoff are timers in the server; on start, every unfinished job is enqueued again.
-- ``CeleryDispatcher``: publishes a task to the broker (again, with backoff, while the broker is
-  down); ``bouts worker`` processes score it.
+- ``LocalPoolDispatcher`` (here): the embedded default, a process pool inside ``bouts serve``.
+- ``CeleryDispatcher`` (``bouts.service.publish``): publishes a task to the broker; ``bouts worker``
+  processes run it.
+
+Both keep a job's place: a job handed back (its process died, its lease ran out, a retry) goes
+ahead of jobs that arrived after it. Recovery (``bouts.service.recovery``) hands back jobs whose
+worker stopped stamping its heartbeat and gives the dispatcher what it lost.
 """
 
 from __future__ import annotations
 
+import heapq
+import itertools
 import logging
 import multiprocessing
 import threading
 from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import wait as wait_futures
 from concurrent.futures.process import BrokenProcessPool
 from typing import Protocol
 
@@ -26,6 +32,7 @@ from bouts.service.rescoring import run_rescore_job
 from bouts.service.storage import Repository, open_repository
 
 log = logging.getLogger(__name__)
+Job = tuple[JobKind, str]
 
 
 class Dispatcher(Protocol):
@@ -37,13 +44,18 @@ class Dispatcher(Protocol):
 
 
 def run_kind(kind: JobKind, repo: Repository, job_id: str, *, scorer: Scorer, config: ScoreConfig,
-             max_attempts: int) -> JobOutcome:  # fmt: skip
+             max_attempts: int, lease_s: float = 0.0) -> JobOutcome:  # fmt: skip
     """Run one job of ``kind``: what every dispatcher's worker calls."""
     runner = {"score": run_job, "check": run_check_job, "rescore": run_rescore_job}[kind]
-    return runner(repo, job_id, scorer=scorer, config=config, max_attempts=max_attempts)
+    return runner(repo, job_id, scorer=scorer, config=config, max_attempts=max_attempts, lease_s=lease_s)
 
 
-def pending_jobs(repo: Repository, states: tuple[str, ...] = ("queued", "running")) -> list[tuple[JobKind, str]]:
+def job_store(repo: Repository, kind: JobKind):  # type: ignore[no-untyped-def]
+    """The table of a job kind (``Submissions``, ``CheckRuns``, ``Rescores``)."""
+    return {"score": repo.submissions, "check": repo.checks, "rescore": repo.rescores}[kind]
+
+
+def pending_jobs(repo: Repository, states: tuple[str, ...] = ("queued", "running")) -> list[Job]:
     """Every unfinished job of every kind, oldest first within a kind."""
     return [
         *(("score", i) for i in repo.submissions.pending(states=states)),
@@ -57,16 +69,24 @@ _process_repo: dict[str, Repository] = {}
 
 
 def _pool_job(kind: JobKind, db_url: str, job_id: str, scorer: Scorer, config: ScoreConfig,
-              max_attempts: int) -> JobOutcome:  # fmt: skip
+              max_attempts: int, lease_s: float) -> JobOutcome:  # fmt: skip
     """Runs in a pool process: one repository per process, opened on first use."""
     repo = _process_repo.get(db_url)
     if repo is None:
         repo = _process_repo[db_url] = open_repository(db_url, migrate_schema=False)
-    return run_kind(kind, repo, job_id, scorer=scorer, config=config, max_attempts=max_attempts)
+    return run_kind(kind, repo, job_id, scorer=scorer, config=config, max_attempts=max_attempts, lease_s=lease_s)
 
 
 class LocalPoolDispatcher:
-    """Scores in ``settings.local_workers`` processes of this machine."""
+    """Runs jobs in ``settings.local_workers`` processes of this machine.
+
+    Jobs wait here, ordered by when this dispatcher first saw them, and go to the pool only when a
+    process is free: a job handed back keeps its place, and on shutdown nothing waiting starts.
+    A pool process that dies mid-job (OOM kill, SIGKILL) breaks the pool: every job it was running
+    is handed back (``queued`` again at once, never left showing ``running``) and runs first in a
+    new pool. ``close`` lets running jobs finish for ``shutdown_grace_s``, then stops the pool's
+    processes and hands their jobs back for the next start.
+    """
 
     name = "local-pool"
 
@@ -77,53 +97,127 @@ class LocalPoolDispatcher:
         self.config = score_config(settings)
         self._url = repo.engine.url.render_as_string(hide_password=False)
         self._lock = threading.Lock()
+        self._waiting: list[tuple[int, JobKind, str]] = []
+        self._order: dict[Job, int] = {}
+        self._seq = itertools.count()
+        self._running: dict[Future[JobOutcome], Job] = {}
         self._timers: set[threading.Timer] = set()
-        self._errors: dict[tuple[JobKind, str], int] = {}
+        self._errors: dict[Job, int] = {}
         self._closed = False
+        self._finished: list[Future[JobOutcome]] = []
+        self._wake = threading.Event()
         self._pool = self._new_pool()
+        # Completions are handled, and the pool fed, on this thread: never on the pool's own
+        # management thread, which must not block on the database or submit to itself.
+        self._feeder = threading.Thread(target=self._run_feeder, name="bouts-local-pool", daemon=True)
+        self._feeder.start()
 
     def _new_pool(self) -> ProcessPoolExecutor:
         # spawn: the server runs threads; forking a threaded process can copy held locks.
         return ProcessPoolExecutor(self.settings.local_workers, mp_context=multiprocessing.get_context("spawn"))
 
     def recover(self) -> int:
-        """Enqueue every unfinished job (after a restart); how many."""
-        pending = pending_jobs(self.repo)
+        """After a (re)start: hand back the jobs the previous process was running (on one machine
+        nothing else runs them), then enqueue every unfinished job, oldest first; how many."""
+        for kind, job_id in pending_jobs(self.repo, states=("running",)):
+            job_store(self.repo, kind).hand_back([job_id], "the server restarted while it ran")
+        return self.resync()
+
+    def resync(self) -> int:
+        """Enqueue every queued job of the database this dispatcher does not hold (a retry whose
+        timer was lost, a job the database refused to hand out while it was down); how many."""
+        pending = pending_jobs(self.repo, states=("queued",))
         for kind, job_id in pending:
             self.enqueue(job_id, kind)
         return len(pending)
 
-    def enqueue(self, job_id: str, kind: JobKind = "score") -> None:
+    @property
+    def held(self) -> set[Job]:
+        """Jobs waiting here or running in the pool."""
+        with self._lock:
+            return {(k, i) for _, k, i in self._waiting} | set(self._running.values())
+
+    def enqueue(self, job_id: str, kind: JobKind = "score", *, first: bool = False) -> None:
+        """Queue a job here (once: a job already waiting or running is not added again). Its place
+        is when this dispatcher first saw it, so ``first`` changes nothing: a handed-back job
+        already goes ahead of newer ones."""
+        job = (kind, job_id)
+        with self._lock:
+            if self._closed or job in self._running.values() or any(w[1:] == job for w in self._waiting):
+                return
+            order = self._order.setdefault(job, next(self._seq))
+            heapq.heappush(self._waiting, (order, kind, job_id))
+            self._feed()
+
+    def _feed(self) -> None:
+        """Hand waiting jobs to free pool processes (under the lock)."""
+        while not self._closed and self._waiting and len(self._running) < self.settings.local_workers:
+            _, kind, job_id = heapq.heappop(self._waiting)
+            args = (_pool_job, kind, self._url, job_id, self.scorer, self.config, self.settings.max_retries + 1,
+                    self.settings.lease_s)  # fmt: skip
+            try:
+                future = self._pool.submit(*args)
+            except BrokenProcessPool:  # a process died since: start a new pool
+                self._pool = self._new_pool()
+                future = self._pool.submit(*args)
+            self._running[future] = (kind, job_id)
+            future.add_done_callback(self._finish)
+
+    def _finish(self, future: Future[JobOutcome]) -> None:
+        with self._lock:
+            self._finished.append(future)
+        self._wake.set()
+
+    def _run_feeder(self) -> None:
+        while True:
+            self._wake.wait()
+            self._wake.clear()
+            with self._lock:
+                finished, self._finished = self._finished, []
+            for future in finished:
+                try:
+                    self._done(future)
+                except Exception:
+                    log.exception("local pool bookkeeping failed")
+            with self._lock:
+                if self._closed and not self._running:
+                    return
+                self._feed()
+
+    def _done(self, future: Future[JobOutcome]) -> None:
+        with self._lock:
+            job = self._running.pop(future, None)
+        if job is None or future.cancelled():
+            return
+        exc = future.exception()
+        if isinstance(exc, BrokenProcessPool):
+            self._lost(job)
+        elif exc is not None:  # the job could not record an outcome (the database is down)
+            errors = self._errors[job] = self._errors.get(job, 0) + 1
+            log.error("local %s job %s failed (%s): %s", job[0], job[1], errors, exc)
+            self._later(job, retry_delay(errors, self.settings.retry_backoff_s, cap_s=60.0))
+        elif future.result().kind == "retry":
+            self._later(job, retry_delay(future.result().attempt, self.settings.retry_backoff_s))
+        else:
+            with self._lock:
+                self._order.pop(job, None)
+                self._errors.pop(job, None)
+
+    def _lost(self, job: Job) -> None:
+        """The pool broke under ``job``: hand it back now and run it first in a new pool."""
         with self._lock:
             if self._closed:
                 return
-            args = (_pool_job, kind, self._url, job_id, self.scorer, self.config, self.settings.max_retries + 1)
-            try:
-                future = self._pool.submit(*args)
-            except BrokenProcessPool:  # a pool process died (OOM kill): start a new pool
+            if getattr(self._pool, "_broken", False):
                 self._pool = self._new_pool()
-                future = self._pool.submit(*args)
-        future.add_done_callback(lambda f: self._done((kind, job_id), f))
+        try:
+            job_store(self.repo, job[0]).hand_back([job[1]], "its pool process died mid-job")
+        except Exception:  # the database is down too: recovery hands it back later
+            log.exception("could not hand back %s job %s", *job)
+        log.warning("local %s job %s lost its pool process; running it again first", *job)
+        self.enqueue(job[1], job[0])
 
-    def _done(self, job: tuple[JobKind, str], future: Future[JobOutcome]) -> None:
-        if future.cancelled():
-            return
-        exc = future.exception()
-        if exc is not None:
-            if isinstance(exc, BrokenProcessPool):
-                with self._lock:
-                    if not self._closed and getattr(self._pool, "_broken", False):
-                        self._pool = self._new_pool()
-            errors = self._errors[job] = self._errors.get(job, 0) + 1
-            log.error("local %s job %s failed (%s): %s", job[0], job[1], errors, exc)
-            if errors <= self.settings.max_retries + 1:
-                self._later(job, retry_delay(errors, self.settings.retry_backoff_s))
-            return
-        outcome = future.result()
-        if outcome.kind == "retry":
-            self._later(job, retry_delay(outcome.attempt, self.settings.retry_backoff_s))
-
-    def _later(self, job: tuple[JobKind, str], delay: float) -> None:
+    def _later(self, job: Job, delay: float) -> None:
         def fire() -> None:
             self._timers.discard(timer)
             self.enqueue(job[1], job[0])
@@ -137,96 +231,23 @@ class LocalPoolDispatcher:
         timer.start()
 
     def close(self) -> None:
-        """Stop taking jobs; running ones finish or are redone at the next start (they stay queued)."""
+        """Stop taking jobs; let running ones finish within ``shutdown_grace_s``, then stop the
+        pool's processes and hand their jobs back (``queued``, first in line at the next start)."""
         with self._lock:
             self._closed = True
             for timer in list(self._timers):
                 timer.cancel()
+            self._waiting.clear()
+            running = dict(self._running)
+        _, unfinished = wait_futures(list(running), timeout=self.settings.shutdown_grace_s)
+        if unfinished:
+            for process in list(getattr(self._pool, "_processes", {}).values()):
+                process.kill()  # no public way to stop a busy ProcessPoolExecutor before 3.14
+            for kind, job_id in {running[f] for f in unfinished}:
+                try:
+                    job_store(self.repo, kind).hand_back([job_id], "the server stopped while it ran")
+                except Exception:
+                    log.exception("could not hand back %s job %s at shutdown", kind, job_id)
         self._pool.shutdown(wait=True, cancel_futures=True)
-
-
-# -- Celery -------------------------------------------------------------------------------------
-class CeleryDispatcher:
-    """Publishes one task per job (``bouts.score_submission``, ``bouts.check_challenge``,
-    ``bouts.rescore_submission``); ``bouts worker`` consumes them.
-
-    A publish that fails (the broker is down) is not lost: the job is stored ``queued`` already, and
-    this dispatcher publishes it again on a timer with backoff (1 s doubling to ``MAX_RETRY_S``)
-    until the broker takes it. Jobs another process failed to publish are published at its restart
-    (``recover``)."""
-
-    name = "celery"
-    MAX_RETRY_S = 60.0
-
-    def __init__(self, settings: ServiceSettings) -> None:
-        from bouts.service.worker.celery_app import create_celery
-
-        self.settings = settings
-        self.app = create_celery(settings)
-        self._lock = threading.Lock()
-        self._unsent: dict[tuple[JobKind, str], None] = {}
-        self._timer: threading.Timer | None = None
-        self._delay = 1.0
-        self._closed = False
-
-    def enqueue(self, job_id: str, kind: JobKind = "score") -> None:
-        try:
-            self._publish(kind, job_id)
-        except Exception as exc:  # the broker's own errors vary by transport
-            log.warning("could not publish %s job %s (%s); retrying", kind, job_id, exc)
-            with self._lock:
-                self._unsent[(kind, job_id)] = None
-            self._schedule()
-
-    @property
-    def unsent(self) -> list[tuple[JobKind, str]]:
-        """Jobs waiting for the broker, oldest first."""
-        with self._lock:
-            return list(self._unsent)
-
-    def _publish(self, kind: JobKind, job_id: str) -> None:
-        from bouts.service.worker.celery_app import TASK_NAMES
-
-        self.app.send_task(TASK_NAMES[kind], args=[job_id], queue=self.settings.queue)
-
-    def _schedule(self) -> None:
-        with self._lock:
-            if self._closed or self._timer is not None or not self._unsent:
-                return
-            self._timer = threading.Timer(self._delay, self._retry)
-            self._timer.daemon = True
-            self._delay = min(self.MAX_RETRY_S, self._delay * 2)
-            self._timer.start()
-
-    def _retry(self) -> None:
-        with self._lock:
-            self._timer = None
-            pending = list(self._unsent)
-        for kind, job_id in pending:
-            try:
-                self._publish(kind, job_id)
-            except Exception as exc:
-                log.warning("broker still refuses %s job %s (%s)", kind, job_id, exc)
-                break
-            with self._lock:
-                self._unsent.pop((kind, job_id), None)
-        with self._lock:
-            if not self._unsent:
-                self._delay = 1.0
-        self._schedule()
-
-    def recover(self, repo: Repository) -> int:
-        """Publish again every queued job (duplicates are harmless); how many. Running ones are
-        left to the broker, which redelivers a dead worker's task: publishing them again would have
-        a live worker's job done twice (still stored once)."""
-        pending = pending_jobs(repo, states=("queued",))
-        for kind, job_id in pending:
-            self.enqueue(job_id, kind)
-        return len(pending)
-
-    def close(self) -> None:
-        with self._lock:
-            self._closed = True
-            if self._timer is not None:
-                self._timer.cancel()
-        self.app.close()
+        self._wake.set()
+        self._feeder.join(timeout=5)

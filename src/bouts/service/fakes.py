@@ -5,7 +5,8 @@ sandbox: it reads ``submission.toml`` with the real loader and returns a scoreca
 ``(iteration × 7 + len(agent)) % 101`` at once. A code/ file named ``INFRA_FAIL`` makes it report an
 infrastructure failure (``infra_error`` on the card), so retries can be exercised; one named
 ``DIVERGE`` gives objective 90 and integrity 30 and the ``judge_divergence`` flag (a review item);
-one named ``KILL_WORKER`` SIGKILLs the scoring process the first time (a worker lost mid-score).
+one named ``KILL_WORKER`` SIGKILLs the scoring process the first time (a worker lost mid-score);
+one named ``STALL`` blocks the scoring until its process is stopped (a long scoring, for shutdown).
 A challenge holding a top-level file ``FAKE_BONUS`` (an integer) adds it to the final, capped at
 100: a fixed challenge version that a re-score picks up.
 """
@@ -15,6 +16,7 @@ from __future__ import annotations
 import os
 import signal
 import tempfile
+import threading
 from pathlib import Path
 
 from bouts import __version__
@@ -31,6 +33,8 @@ def instant_scorer(challenge: Path, submission: Path, config: ScoreConfig) -> Sc
         diverge = (loaded.code_dir / "DIVERGE").exists()
         if (loaded.code_dir / "KILL_WORKER").exists():
             _die_once(submission)
+        if (loaded.code_dir / "STALL").exists():
+            threading.Event().wait()  # until the process is stopped
     meta = loaded.meta
     bonus = challenge / "FAKE_BONUS"
     final = min(100, (meta.iteration * 7 + len(meta.agent)) % 101 + (int(bonus.read_text()) if bonus.is_file() else 0))

@@ -16,8 +16,10 @@ the other background jobs, check runs and re-scores, run the same way):
 
 from __future__ import annotations
 
+import contextlib
 import logging
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Protocol, TypeVar
@@ -62,7 +64,9 @@ def pipeline_scorer(challenge: Path, submission: Path, config: ScoreConfig) -> S
 class JobStore(Protocol[ClaimT]):
     """The guarded transitions ``execute`` needs (``Submissions``, ``CheckRuns``, ``Rescores``)."""
 
-    def claim(self, job_id: str) -> ClaimT | None: ...
+    def claim(self, job_id: str, *, lease_s: float = 0.0) -> ClaimT | None: ...
+
+    def beat(self, claim: ClaimT) -> bool: ...
 
     def release(self, claim: ClaimT, error: str) -> bool: ...
 
@@ -72,14 +76,27 @@ class JobStore(Protocol[ClaimT]):
 def execute(
     store: JobStore[ClaimT], job_id: str, work: Callable[[ClaimT], ResultT],
     complete: Callable[[ClaimT, ResultT], bool], *, max_attempts: int, done: OutcomeKind = "scored",
+    lease_s: float = 0.0,
 ) -> JobOutcome:
-    """claim → ``work`` → ``complete``, guarded by the database; see the module docstring."""  # fmt: skip
-    claim = store.claim(job_id)
+    """claim → ``work`` → ``complete``, guarded by the database; see the module docstring.
+
+    While ``work`` runs, the claim's heartbeat is stamped four times per ``lease_s`` (0: no lease),
+    so a job whose worker died is handed back once its lease runs out, and a running job whose
+    heartbeat is fresh is not claimed again: a duplicate delivery while its worker lives is skipped
+    (``bouts.service.storage.leases``).
+    A claim past ``max_attempts`` (its earlier workers died mid-job, none recorded a failure) ends
+    the job ``failed_infra`` instead of running it again: a job that kills its worker cannot loop."""  # fmt: skip
+    claim = store.claim(job_id, lease_s=lease_s)
     if claim is None:
         return JobOutcome("skipped")
     attempt = claim.attempt
+    if attempt > max_attempts:
+        error = f"gave up after {attempt - 1} attempts: each lost its worker before it finished"
+        moved = store.fail(claim, "failed_infra", error)
+        return JobOutcome("failed_infra" if moved else "stale", attempt, error)
     try:
-        result = work(claim)
+        with _heartbeat(store, claim, lease_s / 4):
+            result = work(claim)
     except SubmissionError as exc:
         moved = store.fail(claim, "rejected", exc.describe())
         return JobOutcome("rejected" if moved else "stale", attempt, exc.describe())
@@ -93,6 +110,31 @@ def execute(
     return JobOutcome(done, attempt)
 
 
+@contextlib.contextmanager
+def _heartbeat(store: JobStore[ClaimT], claim: ClaimT, every_s: float) -> Iterator[None]:
+    """Stamp ``claim``'s heartbeat every ``every_s`` from a thread while the block runs."""
+    if every_s <= 0:
+        yield
+        return
+    stop = threading.Event()
+
+    def run() -> None:
+        while not stop.wait(every_s):
+            try:
+                if not store.beat(claim):
+                    return  # superseded: a newer claim owns the job now
+            except Exception:  # the database blinked: the next beat may get through
+                log.warning("heartbeat of attempt %s failed", claim.attempt, exc_info=True)
+
+    thread = threading.Thread(target=run, name="bouts-heartbeat", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join(timeout=5)
+
+
 def score_archive(scorer: Scorer, challenge_path: str, archive_path: str, config: ScoreConfig) -> Scorecard:
     """Score one stored archive; a scorecard carrying ``infra_error`` is raised as that failure."""
     card = scorer(Path(challenge_path), Path(archive_path), config)
@@ -102,13 +144,14 @@ def score_archive(scorer: Scorer, challenge_path: str, archive_path: str, config
 
 
 def run_job(repo: Repository, submission_id: str, *, scorer: Scorer, config: ScoreConfig,
-            max_attempts: int) -> JobOutcome:  # fmt: skip
+            max_attempts: int, lease_s: float = 0.0) -> JobOutcome:  # fmt: skip
     """Score ``submission_id`` once, guarded by the database; see the module docstring."""
 
     def work(claim: Claim) -> Scorecard:
         return score_archive(scorer, claim.submission.challenge_path, claim.submission.archive_path, config)
 
-    return execute(repo.submissions, submission_id, work, repo.submissions.complete, max_attempts=max_attempts)
+    return execute(repo.submissions, submission_id, work, repo.submissions.complete, max_attempts=max_attempts,
+                   lease_s=lease_s)  # fmt: skip
 
 
 def _infra(store: JobStore[ClaimT], claim: ClaimT, error: str, max_attempts: int) -> JobOutcome:

@@ -29,6 +29,8 @@ MAX_ELAPSED_S = 10 * 365 * 24 * 3600.0
 """A submission's ``elapsed_s`` above ten years is an error, not a time."""
 NAME_PATTERN = r"^[^\x00-\x1f\x7f]*$"
 """Names (agents, challenges, labels, query filters): no control characters."""
+TEXT_PATTERN = r"^[^\x00]*$"
+"""Free text (reasons, paths): no NUL."""
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 

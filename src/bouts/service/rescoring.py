@@ -40,10 +40,11 @@ def request_rescore(repo: Repository, submission_id: str, *, reason: str, curren
 
 
 def run_rescore_job(repo: Repository, rescore_id: str, *, scorer: Scorer, config: ScoreConfig,
-                    max_attempts: int) -> JobOutcome:  # fmt: skip
+                    max_attempts: int, lease_s: float = 0.0) -> JobOutcome:  # fmt: skip
     """Run one re-score: score the stored archive again and add the scorecard as a new version."""
 
     def work(claim: JobClaim[RescoreInfo]) -> Scorecard:
         return score_archive(scorer, claim.job.challenge_path, claim.job.archive_path, config)
 
-    return execute(repo.rescores, rescore_id, work, repo.rescores.complete, max_attempts=max_attempts, done="done")
+    return execute(repo.rescores, rescore_id, work, repo.rescores.complete, max_attempts=max_attempts, done="done",
+                   lease_s=lease_s)  # fmt: skip

@@ -9,13 +9,18 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI, Request
+from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
+from sqlalchemy.exc import DisconnectionError, InterfaceError, OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeoutError
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from bouts import __version__
 from bouts.errors import BoutsError, InfrastructureError, InputError
 from bouts.service.api import (
+    contract,
     routes_admin,
     routes_calibration,
     routes_challenges,
@@ -27,14 +32,19 @@ from bouts.service.api.deps import ServiceContext
 from bouts.service.api.middleware import ServiceMiddleware
 from bouts.service.api.ratelimit import TokenBuckets
 from bouts.service.config import ServiceSettings
-from bouts.service.dispatch import CeleryDispatcher, Dispatcher, LocalPoolDispatcher
+from bouts.service.dispatch import Dispatcher, LocalPoolDispatcher
 from bouts.service.errors import ServiceInputError
+from bouts.service.health import RETRY_AFTER_S, unavailable
 from bouts.service.intake import sweep_orphans
 from bouts.service.jobs import Scorer, pipeline_scorer
 from bouts.service.limits import storable
+from bouts.service.publish import CeleryDispatcher
+from bouts.service.recovery import Reaper
 from bouts.service.storage import Repository, open_repository
 
 log = logging.getLogger("bouts.service.api")
+DATABASE_DOWN = (OperationalError, InterfaceError, DisconnectionError, PoolTimeoutError)
+"""Errors that mean the database did not answer (not that a statement was wrong)."""
 JSON_BODY_LIMIT = 1024 * 1024
 
 
@@ -54,7 +64,8 @@ def create_app(
         except ValueError as exc:
             raise InputError(str(exc), field="BOUTS_OPERATOR_KEY") from None
     if dispatcher is None:
-        dispatcher = CeleryDispatcher(settings) if settings.uses_celery else LocalPoolDispatcher(settings, repo, scorer)
+        dispatcher = (CeleryDispatcher(settings, repo) if settings.uses_celery
+                      else LocalPoolDispatcher(settings, repo, scorer))  # fmt: skip
     ctx = ServiceContext(
         settings=settings, repo=repo, dispatcher=dispatcher,
         requests=TokenBuckets(settings.rate_per_minute, settings.rate_burst),
@@ -69,7 +80,9 @@ def create_app(
         recovered = _recover(ctx)
         if recovered:
             log.info("enqueued %d unfinished jobs again", recovered)
+        reaper = Reaper(ctx.repo, ctx.dispatcher, settings.lease_s).start()
         yield
+        reaper.stop()
         ctx.dispatcher.close()
 
     app = FastAPI(
@@ -80,23 +93,35 @@ def create_app(
     app.add_middleware(ServiceMiddleware, max_body_bytes=max(settings.max_upload_bytes, JSON_BODY_LIMIT))
     app.add_exception_handler(BoutsError, _bouts_error)  # type: ignore[arg-type]
     app.add_exception_handler(RequestValidationError, _invalid_request)  # type: ignore[arg-type]
+    app.add_exception_handler(StarletteHTTPException, _http_error)  # type: ignore[arg-type]
+    for unreachable in DATABASE_DOWN:
+        app.add_exception_handler(unreachable, _database_down)  # type: ignore[arg-type]
     routers = (routes_submissions.router, routes_rescores.router, routes_challenges.router,
                routes_calibration.router, routes_admin.router, web.router)  # fmt: skip
     for router in routers:
         app.include_router(router)
     app.mount("/static", StaticFiles(directory=web.STATIC_DIR), name="static")
+    app.openapi = lambda: contract.openapi_document(app, routers)  # type: ignore[method-assign]
     return app
 
 
 def _recover(ctx: ServiceContext) -> int:
-    if isinstance(ctx.dispatcher, LocalPoolDispatcher):
-        return ctx.dispatcher.recover()
-    if isinstance(ctx.dispatcher, CeleryDispatcher):
-        try:
-            return ctx.dispatcher.recover(ctx.repo)
-        except Exception:
-            log.exception("could not re-enqueue unfinished jobs (broker down?)")
-    return 0
+    recover = getattr(ctx.dispatcher, "recover", None)
+    if recover is None:
+        return 0
+    try:
+        return int(recover())
+    except Exception as exc:  # the database or the broker is down: the reaper retries
+        log.warning("could not recover unfinished jobs at start (%s: %s)", type(exc).__name__, exc)
+        return 0
+
+
+async def _database_down(request: Request, exc: Exception) -> JSONResponse:
+    """The database did not answer: 503 naming it, as readiness does; details to the log only."""
+    request_id = _request_id(request)
+    log.error("database unavailable, request %s: %s: %s", request_id, type(exc).__name__, exc)
+    return JSONResponse({"detail": unavailable("database"), "field": "database", "request_id": request_id},
+                        status_code=503, headers={"Retry-After": str(RETRY_AFTER_S)})  # fmt: skip
 
 
 async def _bouts_error(request: Request, exc: BoutsError) -> JSONResponse:
@@ -122,6 +147,14 @@ async def _invalid_request(request: Request, exc: RequestValidationError) -> JSO
     field = problems[0][0] if problems else None
     detail = "; ".join(text for _, text in problems) or "invalid request"
     return JSONResponse({"detail": detail, "field": field, "request_id": _request_id(request)}, status_code=422)
+
+
+async def _http_error(request: Request, exc: StarletteHTTPException) -> Response:
+    """Starlette's answer, with ``Allow`` naming every method of the path on a 405."""
+    if exc.status_code == 405:
+        methods = contract.allowed_methods(request.app, dict(request.scope))
+        exc.headers = {**(exc.headers or {}), "Allow": ", ".join(methods)}
+    return await http_exception_handler(request, exc)
 
 
 def _request_id(request: Request) -> str | None:

@@ -58,6 +58,11 @@ def principal(
 ) -> Principal:
     """The caller: a key's principal, the public without a key; 401 for a wrong key; 429 past the
     caller's rate limit."""
+    authorization = request.headers.get("authorization")
+    if authorization is not None and (bearer is None or (header and header != bearer.credentials)):
+        # Credentials the service cannot read, or two different keys, are refused, not ignored.
+        raise HTTPException(401, "Authorization must be 'Bearer <key>', the same key as X-API-Key if both are sent",
+                            headers={"WWW-Authenticate": "Bearer"})  # fmt: skip
     key = header or (bearer.credentials if bearer else None)
     who = PUBLIC
     if key:
@@ -82,6 +87,7 @@ def require(*roles: str) -> Callable[[Principal], Principal]:
             raise HTTPException(401, "an API key is required", headers={"WWW-Authenticate": "Bearer"})
         raise HTTPException(403, f"role '{who.role}' may not do this; needs {' or '.join(roles)}")
 
+    check.requires_key = True  # type: ignore[attr-defined]  # read by ``bouts.service.api.contract``
     return check
 
 

@@ -3,34 +3,64 @@ the database's ``SqlReviewStore``); plus health and whoami."""
 
 from __future__ import annotations
 
+import logging
 from datetime import UTC, datetime
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, HTTPException, Path, Query
+from fastapi.responses import JSONResponse
 
 from bouts import __version__
 from bouts.calibration import review
 from bouts.calibration.store import ReviewConflictError
+from bouts.service import health
 from bouts.service.api.deps import Caller, Ctx, Operator
 from bouts.service.api.params import ChallengeFilter, NameFilter, ReviewItemFilter
 from bouts.service.api.schemas import (
+    AgentKeyIn,
     ErrorOut,
     FlagOut,
     HealthOut,
     KeyIn,
     KeyOut,
+    LiveOut,
     ReviewActionIn,
     ReviewItemOut,
+    error_responses,
 )
 from bouts.service.errors import ConflictError
 
 router = APIRouter(prefix="/api/v1", tags=["operators"])
-ERRORS = {c: {"model": ErrorOut} for c in (401, 403, 404, 422, 429)}
+ERRORS = error_responses()
+log = logging.getLogger(__name__)
 
 
-@router.get("/health", response_model=HealthOut, tags=["meta"])
-def health(ctx: Ctx) -> HealthOut:
-    return HealthOut(status="ok", dispatcher=ctx.dispatcher.name, version=__version__)
+HEALTH_ERRORS: dict[int | str, dict[str, Any]] = {503: {"model": ErrorOut, "description": "a dependency is down"}}
+
+
+@router.get("/health/live", response_model=LiveOut, tags=["meta"])
+def live() -> LiveOut:
+    """Liveness: the process answers. Restart it only when this fails."""
+    return LiveOut(status="alive", version=__version__)
+
+
+@router.get("/health/ready", response_model=HealthOut, tags=["meta"], responses=HEALTH_ERRORS)
+def ready(ctx: Ctx) -> HealthOut | JSONResponse:
+    """Readiness: the database answers, and the broker when there is one; else 503 naming the
+    dependency that is down (send no traffic here until it is back)."""
+    checks = health.check(ctx.repo, ctx.dispatcher)
+    down = [name for name, state in checks.items() if state not in ("ok", "n/a")]
+    if down:
+        log.warning("not ready: %s", checks)
+        return JSONResponse({"detail": health.unavailable(down[0]), "field": down[0]}, status_code=503,  # type: ignore[arg-type]
+                            headers={"Retry-After": str(health.RETRY_AFTER_S)})  # fmt: skip
+    return HealthOut(status="ok", dispatcher=ctx.dispatcher.name, version=__version__, checks=checks)
+
+
+@router.get("/health", response_model=HealthOut, tags=["meta"], responses=HEALTH_ERRORS)
+def health_route(ctx: Ctx) -> HealthOut | JSONResponse:
+    """The readiness check (kept at its first address)."""
+    return ready(ctx)
 
 
 @router.get("/whoami", tags=["meta"], responses=ERRORS)
@@ -41,10 +71,9 @@ def whoami(who: Caller) -> dict[str, str | None]:
 @router.post("/keys", response_model=KeyOut, status_code=201, responses=ERRORS)
 def create_key(body: KeyIn, ctx: Ctx, who: Operator) -> KeyOut:
     """Create an API key; the plaintext is in this response only."""
-    if body.role == "agent" and not body.agent:
-        raise HTTPException(422, "an agent key needs 'agent'")
-    key = ctx.repo.catalog.create_key(body.role, body.agent if body.role == "agent" else None, body.label)
-    return KeyOut(key=key, role=body.role, agent=body.agent if body.role == "agent" else None)
+    agent = body.agent if isinstance(body, AgentKeyIn) else None
+    key = ctx.repo.catalog.create_key(body.role, agent, body.label)
+    return KeyOut(key=key, role=body.role, agent=agent)
 
 
 @router.delete("/keys/{key_id}", status_code=204, responses=ERRORS)

@@ -12,7 +12,7 @@ from fastapi import APIRouter, Query, Response
 from bouts.calibration import CheckReport
 from bouts.service.api.deps import Caller, Ctx, Operator
 from bouts.service.api.params import ChallengeId, JobId
-from bouts.service.api.schemas import CheckIn, CheckRunOut, ErrorOut, StatsOut
+from bouts.service.api.schemas import CheckIn, CheckRunOut, StatsOut, error_responses
 from bouts.service.calibration import challenge_stats, request_check
 from bouts.service.errors import NotFoundError
 from bouts.service.storage.records import ChallengeInfo
@@ -20,7 +20,7 @@ from bouts.service.storage.records import ChallengeInfo
 router = APIRouter(prefix="/api/v1", tags=["calibration"])
 log = logging.getLogger(__name__)
 CheckId = JobId
-ERRORS = {c: {"model": ErrorOut} for c in (401, 403, 404, 422, 429)}
+ERRORS = error_responses()
 STATS_LIMIT = 2000
 """Scorecards read by default (the newest), as the calibration page."""
 
@@ -48,7 +48,8 @@ def stats(
                     report=report)  # fmt: skip
 
 
-@router.post("/challenges/{challenge}/checks", status_code=202, response_model=CheckRunOut, responses=ERRORS)
+@router.post("/challenges/{challenge}/checks", status_code=202, response_model=CheckRunOut,
+             responses=ERRORS | {200: {"model": CheckRunOut, "description": "the same check, already queued/running"}})
 def start_check(challenge: ChallengeId, body: CheckIn, ctx: Ctx, who: Operator, response: Response) -> CheckRunOut:
     """Run ``bouts check`` on the challenge's current version in the background (the reference
     through the sandbox, the anchors through ``score()``); poll ``/checks/{id}``. The same check

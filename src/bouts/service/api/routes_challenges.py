@@ -9,12 +9,19 @@ from fastapi import APIRouter, HTTPException, Query, Response
 
 from bouts.service.api.deps import Caller, Ctx, Operator
 from bouts.service.api.params import ChallengeId
-from bouts.service.api.schemas import ChallengeIn, ChallengeOut, ChallengePatch, ErrorOut, LeaderboardOut, StandingOut
+from bouts.service.api.schemas import (
+    ChallengeIn,
+    ChallengeOut,
+    ChallengePatch,
+    LeaderboardOut,
+    StandingOut,
+    error_responses,
+)
 from bouts.service.challenges import register_challenge
 from bouts.service.standings import standings
 
 router = APIRouter(prefix="/api/v1", tags=["challenges"])
-ERRORS = {c: {"model": ErrorOut} for c in (401, 403, 404, 422, 429)}
+ERRORS = error_responses()
 RecordedOnly = Annotated[bool, Query(description="Only attempts whose trajectory the engine recorded (docs/agents.md).")]
 
 
@@ -32,7 +39,8 @@ def get_challenge(challenge: ChallengeId, ctx: Ctx, who: Caller) -> ChallengeOut
     return ChallengeOut.of(info)
 
 
-@router.post("/challenges", response_model=ChallengeOut, status_code=201, responses=ERRORS)
+@router.post("/challenges", response_model=ChallengeOut, status_code=201,
+             responses=ERRORS | {200: {"model": ChallengeOut, "description": "unchanged: already the current version"}})
 def add_challenge(body: ChallengeIn, ctx: Ctx, who: Operator, response: Response) -> ChallengeOut:
     """Register (or re-register) a challenge directory on the server; a changed directory becomes a
     new current version (named by its content hash); an unchanged one answers 200."""

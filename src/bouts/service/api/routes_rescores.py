@@ -7,14 +7,14 @@ from fastapi import APIRouter
 
 from bouts.service.api.deps import Ctx, Member, Operator
 from bouts.service.api.params import JobId, SubmissionId
-from bouts.service.api.schemas import ErrorOut, RescoreIn, RescoreOut
+from bouts.service.api.schemas import RescoreIn, RescoreOut, error_responses
 from bouts.service.errors import NotFoundError
 from bouts.service.rescoring import request_rescore
 from bouts.service.storage.records import Principal
 
 router = APIRouter(prefix="/api/v1", tags=["submissions"])
 RescoreId = JobId
-ERRORS = {c: {"model": ErrorOut} for c in (401, 403, 404, 409, 422, 429)}
+ERRORS = error_responses(409)
 
 
 @router.post("/submissions/{submission_id}/rescores", status_code=202, response_model=RescoreOut, responses=ERRORS)

@@ -8,13 +8,13 @@ from fastapi import APIRouter, Depends, File, HTTPException, Query, UploadFile
 
 from bouts.service.api.deps import Caller, Ctx, Member, upload_limit
 from bouts.service.api.params import ChallengeFilter, ChallengeId, SubmissionId, Version
-from bouts.service.api.schemas import ErrorOut, ScorecardOut, SubmissionOut
+from bouts.service.api.schemas import ScorecardOut, SubmissionOut, error_responses
 from bouts.service.intake import accept_submission
 from bouts.service.storage.records import Principal, SubmissionInfo
 from bouts.service.views import scorecard_view
 
 router = APIRouter(prefix="/api/v1", tags=["submissions"])
-ERRORS = {c: {"model": ErrorOut} for c in (401, 403, 404, 409, 413, 422, 429)}
+ERRORS = error_responses(409, 413)
 
 
 @router.post("/challenges/{challenge}/submissions", status_code=202, response_model=SubmissionOut, responses=ERRORS)

@@ -9,7 +9,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInf
 
 from bouts.calibration.review import ReviewItem, current_score
 from bouts.calibration.stats_report import StatsReport
-from bouts.service.limits import unstorable
+from bouts.service.limits import NAME_PATTERN, TEXT_PATTERN, unstorable
 from bouts.service.standings import Standing
 from bouts.service.storage.records import ChallengeInfo, CheckRunInfo, FlagInfo, RescoreInfo, SubmissionInfo
 
@@ -28,9 +28,9 @@ def _name(value: str) -> str:
     return value
 
 
-Text = Annotated[str, AfterValidator(_text)]
+Text = Annotated[str, Field(pattern=TEXT_PATTERN), AfterValidator(_text)]
 """Free text the service stores (a reason, a path): no NUL, valid UTF-8."""
-Name = Annotated[str, AfterValidator(_name)]
+Name = Annotated[str, Field(pattern=NAME_PATTERN), AfterValidator(_name)]
 """A name the service stores and shows (an agent, a label, an item id): no control character either."""
 JobStateOut = Literal["queued", "running", "done", "failed_infra", "rejected"]
 MAX_CHECK_RUNS = 10
@@ -38,6 +38,13 @@ MAX_CHECK_RUNS = 10
 
 class _Out(BaseModel):
     model_config = ConfigDict(from_attributes=True)
+
+
+def error_responses(*extra: int) -> dict[int | str, dict[str, Any]]:
+    """The documented error answers of a route: those every route may give (a body that is not
+    JSON 400, a key 401/403, 404, a refused value 422, a rate limit 429, a dependency down 503)
+    and ``extra`` ones (409, 413)."""
+    return {c: {"model": ErrorOut} for c in sorted({400, 401, 403, 404, 422, 429, 503, *extra})}
 
 
 class ErrorOut(BaseModel):
@@ -65,7 +72,7 @@ class ChallengeOut(_Out):
 
 class ChallengeIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    path: Text = Field(min_length=1, max_length=4096)
+    path: Text = Field(min_length=1, max_length=4096, pattern=r"^/")
     """Absolute path of the challenge directory on the server."""
 
 
@@ -128,11 +135,21 @@ class LeaderboardOut(BaseModel):
     standings: list[StandingOut]
 
 
-class KeyIn(BaseModel):
+class AgentKeyIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    role: Literal["agent", "operator"]
-    agent: Name | None = Field(None, min_length=1, max_length=200)
+    role: Literal["agent"]
+    agent: Name = Field(min_length=1, max_length=200)
+    """The agent the key submits as."""
     label: Name = Field("", max_length=200)
+
+
+class OperatorKeyIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    role: Literal["operator"]
+    label: Name = Field("", max_length=200)
+
+
+KeyIn = Annotated[AgentKeyIn | OperatorKeyIn, Field(discriminator="role")]
 
 
 class KeyOut(BaseModel):
@@ -190,8 +207,15 @@ class ReviewItemOut(BaseModel):
 
 
 class HealthOut(BaseModel):
-    status: str
+    status: Literal["ok"]
     dispatcher: str
+    version: str
+    checks: dict[str, str] = Field(default_factory=dict)
+    """Each dependency: ``ok``, or ``n/a`` when none is configured (no broker on the local pool)."""
+
+
+class LiveOut(BaseModel):
+    status: Literal["alive"]
     version: str
 
 

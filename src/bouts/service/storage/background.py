@@ -22,6 +22,7 @@ from sqlalchemy.orm import Session, defer, sessionmaker
 
 from bouts.models.scorecard import Scorecard as ScorecardModel
 from bouts.service.limits import storable
+from bouts.service.storage import leases
 from bouts.service.storage.models import (
     JOB_TERMINAL_STATES,
     Agent,
@@ -68,25 +69,37 @@ class _JobRows(Generic[JobT]):
                 .order_by(self.model.created_at)
             ))  # fmt: skip
 
-    def claim(self, job_id: str) -> JobClaim[JobT] | None:
+    def claim(self, job_id: str, *, lease_s: float = 0.0) -> JobClaim[JobT] | None:
         """queued/running → running with a new attempt number; None if finished or missing (a
         running job is claimed again when its worker died and the task was redelivered)."""
         with self.sessions.begin() as session:
             current = session.execute(
-                select(self.model.state, self.model.attempt).where(self.model.id == job_id)
+                select(self.model.state, self.model.attempt, self.model.heartbeat_at).where(self.model.id == job_id)
             ).first()
-            if current is None or current.state in JOB_TERMINAL_STATES:
+            if current is None or current.state in JOB_TERMINAL_STATES or leases.alive(current, lease_s):
                 return None
             moved = session.execute(
                 update(self.model)
                 .where(self.model.id == job_id, self.model.attempt == current.attempt, self.model.state.in_(ACTIVE))
-                .values(state="running", attempt=current.attempt + 1, started_at=utcnow())
+                .values(state="running", attempt=current.attempt + 1, started_at=utcnow(), heartbeat_at=utcnow())
             )  # fmt: skip
             if moved.rowcount != 1:  # type: ignore[attr-defined]
                 return None
         info = self.get(job_id)
         assert info is not None
         return JobClaim(info, current.attempt + 1)
+
+    def beat(self, claim: JobClaim[JobT]) -> bool:
+        """Stamp the claim's heartbeat (``leases.beat``); False once it is superseded."""
+        return leases.beat(self.sessions, self.model, claim.job.id, claim.attempt)
+
+    def hand_back(self, job_ids: Sequence[str], error: str) -> list[str]:
+        """running → queued: nothing runs these any more (``leases.hand_back``)."""
+        return leases.hand_back(self.sessions, self.model, job_ids, error)
+
+    def expire(self, lease_s: float) -> list[str]:
+        """running → queued for jobs whose heartbeat stopped (``leases.expire``)."""
+        return leases.expire(self.sessions, self.model, lease_s)
 
     def release(self, claim: JobClaim[JobT], error: str) -> bool:
         """running → queued for a retry after an infrastructure failure."""
@@ -104,7 +117,7 @@ class _JobRows(Generic[JobT]):
         moved = session.execute(
             update(self.model)
             .where(self.model.id == claim.job.id, self.model.state == "running", self.model.attempt == claim.attempt)
-            .values(state=state, last_error=storable(error), finished_at=finished, **values)
+            .values(state=state, last_error=storable(error), finished_at=finished, heartbeat_at=None, **values)
         )  # fmt: skip
         return moved.rowcount == 1  # type: ignore[attr-defined]
 

@@ -18,6 +18,7 @@ from sqlalchemy.orm import Session, sessionmaker
 MIGRATIONS_DIR = Path(__file__).resolve().parent.parent / "migrations"
 _PG_LOCK_ID = 0x62_6F_75_74  # "bout": one lock id for every bouts migration
 SQLITE_BUSY_TIMEOUT_MS = 30_000
+CONNECT_TIMEOUT_S = 5
 
 
 def make_engine(url: str) -> Engine:
@@ -29,7 +30,10 @@ def make_engine(url: str) -> Engine:
         engine = create_engine(url, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000, "check_same_thread": False})
         event.listen(engine, "connect", _sqlite_pragmas)
         return engine
-    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20)
+    # A server that does not answer is an error within seconds (a 503, a CLI exit 3), not a hang.
+    timeout = {"connect_timeout": CONNECT_TIMEOUT_S} if parsed.get_backend_name() == "postgresql" else {}
+    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20, pool_timeout=10,
+                         connect_args=timeout)  # fmt: skip
 
 
 def _sqlite_pragmas(dbapi_conn: object, _record: object) -> None:

@@ -25,6 +25,7 @@ from sqlalchemy import (
     Integer,
     String,
     Text,
+    TypeDecorator,
     UniqueConstraint,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
@@ -41,8 +42,21 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
+class UtcDateTime(TypeDecorator[datetime]):
+    """A timestamp with its time zone, read back as UTC on every database: SQLite stores none, so
+    what it returns is naive, and an API answer would leave out the offset its schema promises."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_result_value(self, value: datetime | None, dialect: object) -> datetime | None:
+        if value is not None and value.tzinfo is None:
+            return value.replace(tzinfo=UTC)
+        return value
+
+
 class Base(DeclarativeBase):
-    type_annotation_map = {datetime: DateTime(timezone=True), dict[str, Any]: JSON}
+    type_annotation_map = {datetime: UtcDateTime(), dict[str, Any]: JSON}
 
 
 class Agent(Base):
@@ -119,6 +133,8 @@ class Submission(Base):
     started_at: Mapped[datetime | None]
     finished_at: Mapped[datetime | None]
     submitted_by: Mapped[int | None] = mapped_column(ForeignKey("api_keys.id"))
+    heartbeat_at: Mapped[datetime | None]
+    """Stamped by the worker while it runs the job; stale past the lease: handed back to the queue."""
 
 
 class Scorecard(Base):
@@ -252,6 +268,7 @@ class CheckRun(Base):
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     started_at: Mapped[datetime | None]
     finished_at: Mapped[datetime | None]
+    heartbeat_at: Mapped[datetime | None]
 
 
 class Rescore(Base):
@@ -278,3 +295,4 @@ class Rescore(Base):
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     started_at: Mapped[datetime | None]
     finished_at: Mapped[datetime | None]
+    heartbeat_at: Mapped[datetime | None]

@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from bouts.models.scorecard import Scorecard as ScorecardModel
 from bouts.service.limits import storable
+from bouts.service.storage import leases
 from bouts.service.storage.catalog import Catalog
 from bouts.service.storage.models import (
     TERMINAL_STATES,
@@ -109,23 +110,26 @@ class Submissions:
             ))  # fmt: skip
 
     # -- the state machine -------------------------------------------------------------------
-    def claim(self, submission_id: str) -> Claim | None:
+    def claim(self, submission_id: str, *, lease_s: float = 0.0) -> Claim | None:
         """queued/running → running with a new attempt number; None if finished or missing.
 
         A running submission may be claimed again: its worker died and the broker redelivered the
-        task. The older claim then can no longer complete (its attempt number is stale).
+        task. The older claim then can no longer complete (its attempt number is stale). With a
+        ``lease_s``, a running one whose heartbeat is younger than the lease is not: its worker is
+        alive, and this is a duplicate delivery.
         """
         with self.sessions.begin() as session:
             current = session.execute(
-                select(Submission.state, Submission.attempt).where(Submission.id == submission_id)
-            ).first()
-            if current is None or current.state in TERMINAL_STATES:
+                select(Submission.state, Submission.attempt, Submission.heartbeat_at)
+                .where(Submission.id == submission_id)
+            ).first()  # fmt: skip
+            if current is None or current.state in TERMINAL_STATES or leases.alive(current, lease_s):
                 return None
             moved = session.execute(
                 update(Submission)
                 .where(Submission.id == submission_id, Submission.attempt == current.attempt,
                        Submission.state.in_(("queued", "running")))
-                .values(state="running", attempt=current.attempt + 1, started_at=utcnow())
+                .values(state="running", attempt=current.attempt + 1, started_at=utcnow(), heartbeat_at=utcnow())
             )  # fmt: skip
             if moved.rowcount != 1:  # type: ignore[attr-defined]
                 return None
@@ -141,6 +145,18 @@ class Submissions:
             insert_scorecard(session, claim.submission.id, card, version=1, reason="scored", by="worker")
             open_review(session, card, claim.submission.id, utcnow())
         return True
+
+    def beat(self, claim: Claim) -> bool:
+        """Stamp the claim's heartbeat (``leases.beat``); False once it is superseded."""
+        return leases.beat(self.sessions, Submission, claim.submission.id, claim.attempt)
+
+    def hand_back(self, job_ids: Sequence[str], error: str) -> list[str]:
+        """running → queued: nothing runs these any more (``leases.hand_back``)."""
+        return leases.hand_back(self.sessions, Submission, job_ids, error)
+
+    def expire(self, lease_s: float) -> list[str]:
+        """running → queued for jobs whose heartbeat stopped (``leases.expire``)."""
+        return leases.expire(self.sessions, Submission, lease_s)
 
     def release(self, claim: Claim, error: str) -> bool:
         """running → queued for a retry after an infrastructure failure."""
@@ -159,7 +175,7 @@ class Submissions:
             update(Submission)
             .where(Submission.id == claim.submission.id, Submission.state == "running",
                    Submission.attempt == claim.attempt)
-            .values(state=state, last_error=storable(error), finished_at=finished)
+            .values(state=state, last_error=storable(error), finished_at=finished, heartbeat_at=None)
         )  # fmt: skip
         return moved.rowcount == 1  # type: ignore[attr-defined]
 

@@ -1,10 +1,15 @@
 """The Celery app: one task per job kind (``bouts.score_submission``, ``bouts.check_challenge``,
 ``bouts.rescore_submission``), each a thin driver around ``bouts.service.dispatch.run_kind``.
 
-Reliability settings (why: ``docs/service.md``): tasks are acknowledged late and rejected (so
-requeued) when their worker process is lost; each worker prefetches one task at a time; an
-unacknowledged task whose whole worker machine died comes back after ``visibility_timeout_s``.
-Duplicate deliveries are harmless: the database guards every state transition.
+Reliability settings (why: ``docs/service.md``): tasks are acknowledged late; each worker
+prefetches one task at a time; a running job's heartbeat (every ``lease_s / 4``) is its lease, so a
+job whose pool process or whole worker died is handed back and published first in line by the
+recovery pass of any ``bouts serve`` or ``bouts worker`` within about 1.5 leases
+(``bouts.service.recovery``), not after the broker's ``visibility_timeout_s``, which stays as a
+backstop. A lost task's own message is acknowledged, not requeued at the back of the queue.
+Duplicate deliveries are harmless: the database guards every state transition, and a job whose
+worker is alive (fresh heartbeat) is not claimed twice. SIGTERM: stop taking tasks, let the
+running one finish for ``shutdown_grace_s``, then stop it (its lease hands it back).
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from celery import Celery, Task
 from bouts.service.config import ServiceSettings
 from bouts.service.dispatch import run_kind
 from bouts.service.jobs import JobKind, Scorer, pipeline_scorer, retry_delay, score_config
+from bouts.service.publish import FIRST_PRIORITY, NEW_PRIORITY, PRIORITY_STEPS
 from bouts.service.storage import Repository, open_repository
 
 TASK_NAMES: dict[JobKind, str] = {
@@ -34,6 +40,8 @@ def transport_options(settings: ServiceSettings) -> dict[str, object]:
     such tasks often enough that the timeout, not kombu's default ~100 s sweep, sets the delay. The
     unacked bookkeeping is named after the queue, so deployments sharing a Redis DB stay apart."""
     return {
+        "priority_steps": PRIORITY_STEPS,
+        "queue_order_strategy": "priority",
         "visibility_timeout": settings.visibility_timeout_s,
         "unacked_restore_interval": max(1, min(10, settings.visibility_timeout_s // 2)),
         "unacked_restore_throttle": 1,
@@ -48,9 +56,12 @@ def create_celery(settings: ServiceSettings, scorer: Scorer = pipeline_scorer) -
     app = Celery("bouts", broker=settings.broker_url, backend=settings.result_backend or None)
     app.conf.update(
         task_acks_late=True,
-        task_reject_on_worker_lost=True,
+        task_reject_on_worker_lost=False,
         task_acks_on_failure_or_timeout=True,
         worker_prefetch_multiplier=1,
+        worker_soft_shutdown_timeout=settings.shutdown_grace_s,
+        worker_enable_soft_shutdown_on_idle=True,
+        task_default_priority=NEW_PRIORITY,
         task_default_queue=settings.queue,
         task_ignore_result=not settings.result_backend,
         task_serializer="json",
@@ -68,18 +79,19 @@ def create_celery(settings: ServiceSettings, scorer: Scorer = pipeline_scorer) -
         return repos["repo"]
 
     def register(kind: JobKind) -> None:
-        @app.task(name=TASK_NAMES[kind], bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=None)
+        @app.task(name=TASK_NAMES[kind], bind=True, acks_late=True, reject_on_worker_lost=False, max_retries=None)
         def run(self: Task, job_id: str) -> str:
             try:
                 outcome = run_kind(kind, repository(), job_id, scorer=scorer, config=score_config(settings),
-                                   max_attempts=settings.max_retries + 1)  # fmt: skip
+                                   max_attempts=settings.max_retries + 1, lease_s=settings.lease_s)  # fmt: skip
             except Exception as exc:  # the database or the disk, not the job: try again later
                 log.exception("%s job %s failed before it could record an outcome", kind, job_id)
                 delay = retry_delay(self.request.retries + 1, settings.retry_backoff_s)
                 raise self.retry(exc=exc, countdown=delay, max_retries=STORAGE_RETRIES) from exc
             log.info("%s job %s: %s (attempt %s)", kind, job_id, outcome.kind, outcome.attempt)
             if outcome.kind == "retry":
-                raise self.retry(countdown=retry_delay(outcome.attempt, settings.retry_backoff_s))
+                raise self.retry(countdown=retry_delay(outcome.attempt, settings.retry_backoff_s),
+                                 priority=FIRST_PRIORITY)  # a retried job keeps its place
             return outcome.kind
 
     for kind in TASK_NAMES:
