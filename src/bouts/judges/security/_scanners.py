@@ -33,6 +33,7 @@ from dataclasses import asdict, dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
+from bouts.cache import Store
 from bouts.errors import InfrastructureError
 from bouts.judges.security._eslint import EslintTool, parse_eslint
 from bouts.judges.security._findings import JS_SUFFIXES, ToolFinding, normalise
@@ -322,42 +323,44 @@ def scan_secrets(staged: Path, trees: Sequence[str], result: ScanResult) -> None
 
 # --- one cached scan over many trees ------------------------------------------------------------
 
-CACHE_SCHEMA = "bouts.security-findings/1"
-DEFAULT_CACHE_DIR = Path.home() / ".cache" / "bouts" / "security"
-"""Engine-private (created 0700): whoever can write a cached entry decides a file's findings."""
+CACHE_NAMESPACE = "security-findings"
+DEFAULT_CACHE_DIR = Path.home() / ".cache" / "bouts"
+"""The engine's cache (``bouts.cache``, what ``bouts score`` uses by default): entries are
+HMAC-checked and the directory must be this user's alone, since whoever can write an entry
+decides a file's findings."""
 
 
 class FindingsCache:
     """Each file's findings by (its path, its bytes, the scan policy): in memory (bounded, LRU) and,
-    when ``directory`` is given, on disk so that every process of the engine shares them."""
+    when ``directory`` is given, in the engine's on-disk cache (``bouts.cache.Store``, namespace
+    ``security-findings``) so that every process of the engine shares them. A directory that cannot
+    be used (not this user's, writable by others) leaves the memory alone: a slower scan, never a
+    different one."""
 
     def __init__(self, directory: Path | None = None, max_entries: int = 20_000) -> None:
         self.directory = directory
         self.max_entries = max_entries
         self._memory: OrderedDict[str, tuple[ToolFinding, ...]] = OrderedDict()
         self._lock = threading.Lock()
+        self._store: Store | None = None
+        self._opened = False
 
     def get(self, key: str) -> tuple[ToolFinding, ...] | None:
         with self._lock:
             if key in self._memory:
                 self._memory.move_to_end(key)
                 return self._memory[key]
-        found = self._read(key)
+        store = self._disk()
+        found = _findings(store.get({"file": key})) if store is not None else None
         if found is not None:
             self._remember(key, found)
         return found
 
     def put(self, key: str, findings: Sequence[ToolFinding]) -> None:
         self._remember(key, tuple(findings))
-        if self.directory is None:
-            return
-        path = self._path(key)
-        with contextlib.suppress(OSError):  # a cache that cannot be written is only a slower scan
-            path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-            doc = {"schema": CACHE_SCHEMA, "findings": [asdict(f) for f in findings]}
-            with tempfile.NamedTemporaryFile("w", dir=path.parent, delete=False, suffix=".tmp") as fh:
-                json.dump(doc, fh)
-            os.replace(fh.name, path)  # atomic: a concurrent reader never sees half an entry
+        store = self._disk()
+        if store is not None:
+            store.put({"file": key}, [asdict(f) for f in findings])
 
     def _remember(self, key: str, findings: tuple[ToolFinding, ...]) -> None:
         with self._lock:
@@ -366,20 +369,23 @@ class FindingsCache:
             while len(self._memory) > self.max_entries:
                 self._memory.popitem(last=False)
 
-    def _path(self, key: str) -> Path:
-        assert self.directory is not None
-        return self.directory / key[:2] / f"{key}.json"
+    def _disk(self) -> Store | None:
+        with self._lock:
+            if not self._opened and self.directory is not None:
+                self._opened = True
+                with contextlib.suppress(InfrastructureError):
+                    self._store = Store.open(self.directory, CACHE_NAMESPACE)
+            return self._store
 
-    def _read(self, key: str) -> tuple[ToolFinding, ...] | None:
-        if self.directory is None:
-            return None
-        try:
-            doc = json.loads(self._path(key).read_text(encoding="utf-8"))
-            if doc.get("schema") != CACHE_SCHEMA:
-                return None
-            return tuple(ToolFinding(**item) for item in doc["findings"])
-        except (OSError, ValueError, TypeError, KeyError, AttributeError):
-            return None  # missing or unreadable: scan again
+
+def _findings(payload: object) -> tuple[ToolFinding, ...] | None:
+    """A stored entry back into findings; ``None`` (scan again) for anything not a list of them."""
+    if not isinstance(payload, list):
+        return None
+    try:
+        return tuple(ToolFinding(**item) for item in payload)
+    except TypeError:
+        return None
 
 
 DEFAULT_CACHE = FindingsCache(DEFAULT_CACHE_DIR)
