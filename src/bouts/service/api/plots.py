@@ -137,8 +137,33 @@ def scatter(
     xs, ys = [p[0] for p in points], [p[1] for p in points]
     if len(points) >= 2 and len(set(xs)) >= 2:
         slope, intercept = statistics.linear_regression(xs, ys)
-        fit = (sx(0), sy(intercept), sx(100), sy(intercept + 100 * slope))
+        segment = clip_line(slope, intercept)
+        if segment is not None:
+            (x0, y0), (x1, y1) = segment
+            fit = (sx(x0), sy(y0), sx(x1), sy(y1))
     return Scatter(size, size, left, top, right, bottom, pts, ticks, (sx(0), sy(0), sx(100), sy(100)), fit, len(pts))
+
+
+def clip_line(slope: float, intercept: float, lo: float = 0.0, hi: float = 100.0
+              ) -> tuple[tuple[float, float], tuple[float, float]] | None:  # fmt: skip
+    """The part of the line ``y = slope·x + intercept`` inside the box [lo, hi]², as its two ends
+    (left to right), or None when the line misses the box. Clipping, not clamping: clamping each
+    end of the 0-100 segment to the box would draw another line (a fit of y = 1.69x − 51 came out
+    as y = x)."""
+    ends: list[tuple[float, float]] = []
+    for x in (lo, hi):  # where the line crosses the box's left and right sides
+        y = slope * x + intercept
+        if lo <= y <= hi:
+            ends.append((x, y))
+    if slope != 0:
+        for y in (lo, hi):  # and its bottom and top
+            x = (y - intercept) / slope
+            if lo < x < hi:
+                ends.append((x, y))
+    ends = sorted(set(ends))
+    if len(ends) < 2:
+        return None
+    return ends[0], ends[-1]
 
 
 @dataclass(frozen=True)
