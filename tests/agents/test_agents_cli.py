@@ -31,6 +31,7 @@ def test_run_refuses_to_write_over_a_previous_run(tmp_path: Path) -> None:
     assert (tmp_path / "scorecard.json").read_text() == "{}"
 
 
+@pytest.mark.slow_io
 def test_inspect_scorecard_of_something_else(tmp_path: Path) -> None:
     junk = tmp_path / "not-a-log.json"
     junk.write_text('{"hello": 1}')

@@ -72,6 +72,7 @@ def _provenance_scorer(challenge: Path, submission: Path, config: ScoreConfig) -
     return card.model_copy(update={"trajectory": TrajectoryProvenance(source=source)})
 
 
+@pytest.mark.slow_io
 def test_the_leaderboard_route_filters_on_the_stored_provenance(tmp_path: Path) -> None:
     settings = ServiceSettings(data_dir=tmp_path / "data", operator_key=OPERATOR_KEY, sandbox="none", local_workers=1,
                                rate_per_minute=6000, rate_burst=1000, upload_rate_per_minute=6000)  # fmt: skip

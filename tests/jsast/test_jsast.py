@@ -50,6 +50,7 @@ def test_deep_nesting_is_not_analysed_never_a_crash(hostile: str) -> None:
     assert f"nested more than {jsast.MAX_DEPTH} levels deep; not analysed" == result.reason
 
 
+@pytest.mark.slow_io
 def test_size_and_node_bounds() -> None:
     big = jsast.parse("x = 1;\n" * (jsast.MAX_SOURCE_BYTES // 7 + 1), "javascript")
     assert isinstance(big, NotAnalysed) and "larger than" in big.reason

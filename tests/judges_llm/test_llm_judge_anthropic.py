@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
 from llm_fakes import DIMS_QUALITY, FakeLLMServer, answer_json, anthropic_reply, error_reply
 
 from bouts.scoring.explain import Explained, NotScored
+
+pytestmark = pytest.mark.slow_io  # runs an external tool for seconds (tests/conftest.py)
 
 GOOD = answer_json(dict.fromkeys(DIMS_QUALITY, 5))
 CLAUDE = {"provider": "anthropic", "model": "fake-claude"}

@@ -18,6 +18,8 @@ from bouts.judges.security._eslint import default_package_dir, find_node
 from bouts.judging import _safe
 from bouts.scoring.explain import Explained, NotScored
 
+pytestmark = pytest.mark.slow_io  # runs an external tool for seconds (tests/conftest.py)
+
 
 def test_node_and_the_engines_eslint_are_installed() -> None:
     # scripts/setup installs both; without them every JS lint verdict would be "not scored".

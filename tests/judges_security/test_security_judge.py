@@ -108,13 +108,15 @@ def test_the_verdict_scores_introduced_findings_with_the_spec_formula(baseline_r
 
 def test_the_example_reference_solution_scores_100_with_no_findings(reference_verdict: Verdict) -> None:
     assert reference_verdict.score.value == 100
-    assert reference_verdict.findings == ()
+    # With no advisory snapshot configured, one 0-point finding says dependencies were not checked.
+    assert [f.rule for f in reference_verdict.findings] == ["security.dependencies-not-checked"]
+    assert all(f.points == 0 for f in reference_verdict.findings)
     assert reference_verdict.judge == JUDGE_NAME and reference_verdict.component == "security"
 
 
 def test_a_missing_code_directory_is_not_scored_rather_than_an_error(tmp_path: Path) -> None:
     challenge = load_challenge(EXAMPLE)
-    verdict = SecurityJudge().judge(JudgeInput(challenge=challenge, code_dir=tmp_path / "nope"))
+    verdict = SecurityJudge().judge(JudgeInput.read(challenge, tmp_path / "nope"))
     assert verdict.score.value is None
 
 

@@ -16,6 +16,8 @@ from bouts.judges.security import _scanners as sc
 from bouts.judges.security._eslint import EslintTool, default_package_dir, find_node
 from bouts.judges.security._rules import compiled_rules, load_rules, rules_dir
 
+pytestmark = pytest.mark.slow_io  # runs an external tool for seconds (tests/conftest.py)
+
 BAD_SQL = (SNIPPETS / "python" / "sql-injection.bad.py").read_text()
 SAFE = "def add(a: int, b: int) -> int:\n    return a + b\n"
 

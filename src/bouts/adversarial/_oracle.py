@@ -97,7 +97,7 @@ def _written_calls(doc: str) -> list[str]:
             continue
         text = doc[m.start() : end]
         try:
-            node = ast.parse(text, mode="eval").body
+            node = parse_python(text, mode="eval").body
         except (SyntaxError, ValueError):
             continue
         if isinstance(node, ast.Call) and "\n" not in text:
