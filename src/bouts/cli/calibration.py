@@ -19,7 +19,8 @@ from bouts.errors import BoutsError, InfrastructureError
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from bouts.calibration import JsonReviewStore, ReviewItem
+    from bouts.calibration import ReviewItem
+    from bouts.calibration.store import ReviewStore
 
 EXIT_REFUSED = 1
 EXIT_INPUT = 2
@@ -96,11 +97,18 @@ def _challenge_id(arg: str) -> str:
 StoreOpt = Annotated[Path | None, typer.Option("--store", help=f"Review store directory (default: $BOUTS_REVIEW_STORE or {DEFAULT_STORE}).")]  # noqa: E501
 ByOpt = Annotated[str | None, typer.Option("--by", help="Who decides (default: the current user).")]
 WhyOpt = Annotated[str, typer.Option("--reason", help="Why: recorded in the item's history.")]
+UrlOpt = Annotated[str, typer.Option("--url", help="A running service's base URL: use its review queue, not --store.")]
+KeyOpt = Annotated[str, typer.Option("--key", envvar="BOUTS_API_KEY", help="Operator API key for --url.")]
 
 
-def _store(path: Path | None) -> JsonReviewStore:
+def _store(path: Path | None, url: str = "", key: str = "") -> ReviewStore:
+    """The local review store, or with ``url`` the queue a running service keeps (docs/service.md)."""
     from bouts.calibration import JsonReviewStore
 
+    if url:
+        from bouts.service.client import HttpReviewStore
+
+        return HttpReviewStore(url, key)
     return JsonReviewStore(path or Path(os.environ.get("BOUTS_REVIEW_STORE", DEFAULT_STORE)))
 
 
@@ -133,6 +141,8 @@ def review_list(
     challenge: Annotated[str | None, typer.Option(help="Only this challenge id.")] = None,
     status: Annotated[str | None, typer.Option(help="open or decided.")] = None,
     as_json: Annotated[bool, typer.Option("--json")] = False,
+    url: UrlOpt = "",
+    key: KeyOpt = "",
 ) -> None:
     """List the queue."""
     from bouts.cli import calibration_render as render
@@ -140,7 +150,7 @@ def review_list(
     if status not in (None, "open", "decided"):
         raise _fail(BoutsError("must be open or decided", field="status"))
     try:
-        items = _store(store).list(challenge=challenge, status=status)  # type: ignore[arg-type]
+        items = _store(store, url, key).list(challenge=challenge, status=status)  # type: ignore[arg-type]
     except BoutsError as exc:
         raise _fail(exc) from None
     if as_json:
@@ -149,10 +159,10 @@ def review_list(
         render.review_list(terminal(), items)
 
 
-def _get(store: Path | None, item_id: str) -> tuple[JsonReviewStore, ReviewItem]:
+def _get(store: Path | None, item_id: str, url: str = "", key: str = "") -> tuple[ReviewStore, ReviewItem]:
     from bouts.calibration import ReviewError
 
-    st = _store(store)
+    st = _store(store, url, key)
     item = st.get(item_id)
     if item is None:
         raise ReviewError("no such review item", field=item_id)
@@ -160,12 +170,13 @@ def _get(store: Path | None, item_id: str) -> tuple[JsonReviewStore, ReviewItem]
 
 
 @review_app.command("show")
-def review_show(item_id: str, store: StoreOpt = None, as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
+def review_show(item_id: str, store: StoreOpt = None, as_json: Annotated[bool, typer.Option("--json")] = False,
+                url: UrlOpt = "", key: KeyOpt = "") -> None:  # fmt: skip
     """One item with its whole history."""
     from bouts.cli import calibration_render as render
 
     try:
-        _, item = _get(store, item_id)
+        _, item = _get(store, item_id, url, key)
     except BoutsError as exc:
         raise _fail(exc) from None
     if as_json:
@@ -175,38 +186,42 @@ def review_show(item_id: str, store: StoreOpt = None, as_json: Annotated[bool, t
 
 
 @review_app.command("escalate")
-def review_escalate(item_id: str, reason: WhyOpt, store: StoreOpt = None, by: ByOpt = None) -> None:
+def review_escalate(item_id: str, reason: WhyOpt, store: StoreOpt = None, by: ByOpt = None, url: UrlOpt = "",
+                   key: KeyOpt = "") -> None:  # fmt: skip
     """Move an open item up one level: 1 statistical flag → 2 rubric review → 3 human arbitration."""
     from bouts.calibration import escalate
 
-    _transition(item_id, store, lambda i: escalate(i, actor=_who(by), at=datetime.now(UTC), reason=reason))
+    _transition(item_id, store, lambda i: escalate(i, actor=_who(by), at=datetime.now(UTC), reason=reason), url, key)
 
 
 @review_app.command("decide")
 def review_decide(
     item_id: str, reason: WhyOpt,
     score: Annotated[float, typer.Option(min=0, max=100, help="The decided score (0-100).")],
-    store: StoreOpt = None, by: ByOpt = None,
+    store: StoreOpt = None, by: ByOpt = None, url: UrlOpt = "", key: KeyOpt = "",
 ) -> None:  # fmt: skip
     """Decide an open item: SCORE becomes the current score (the leaderboard's)."""
     from bouts.calibration import decide
 
-    _transition(item_id, store, lambda i: decide(i, actor=_who(by), at=datetime.now(UTC), reason=reason, score=score))
+    _transition(item_id, store, lambda i: decide(i, actor=_who(by), at=datetime.now(UTC), reason=reason, score=score),
+                url, key)  # fmt: skip
 
 
 @review_app.command("appeal")
-def review_appeal(item_id: str, reason: WhyOpt, store: StoreOpt = None, by: ByOpt = None) -> None:
+def review_appeal(item_id: str, reason: WhyOpt, store: StoreOpt = None, by: ByOpt = None, url: UrlOpt = "",
+                 key: KeyOpt = "") -> None:  # fmt: skip
     """Reopen a decided item one level up; its decisions stay in the history."""
     from bouts.calibration import appeal
 
-    _transition(item_id, store, lambda i: appeal(i, actor=_who(by), at=datetime.now(UTC), reason=reason))
+    _transition(item_id, store, lambda i: appeal(i, actor=_who(by), at=datetime.now(UTC), reason=reason), url, key)
 
 
-def _transition(item_id: str, store: Path | None, step: Callable[[ReviewItem], ReviewItem]) -> None:
+def _transition(item_id: str, store: Path | None, step: Callable[[ReviewItem], ReviewItem], url: str = "",
+                key: str = "") -> None:  # fmt: skip
     from bouts.calibration import current_score
 
     try:
-        st, item = _get(store, item_id)
+        st, item = _get(store, item_id, url, key)
         new = step(item)
         st.put(new, expected_version=item.version)
     except BoutsError as exc:

@@ -8,7 +8,7 @@ from another origin, so the pages work offline under the service's strict CSP.""
 from __future__ import annotations
 
 from pathlib import Path as FsPath
-from typing import Annotated
+from typing import Annotated, Literal
 
 import jinja2
 import markupsafe
@@ -17,9 +17,10 @@ from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
 
 from bouts._controls import escape_controls
+from bouts.calibration.review import current_score
 from bouts.service.api import pages
-from bouts.service.api.deps import Caller, Ctx
-from bouts.service.api.params import ChallengeId, SubmissionId, Version
+from bouts.service.api.deps import Caller, Ctx, Operator
+from bouts.service.api.params import ChallengeFilter, ChallengeId, SubmissionId, Version
 from bouts.service.limits import NAME_PATTERN
 from bouts.service.standings import standings
 from bouts.service.views import scorecard_view
@@ -82,6 +83,19 @@ def scorecard_page(
     context = {"stored": stored, "view": view, "card": view.card, "versions": versions,
                "operator": who.role == "operator"}  # fmt: skip
     return templates.TemplateResponse(request, "scorecard.html", context)
+
+
+@router.get("/reviews", response_class=HTMLResponse)
+def reviews_page(
+    request: Request, ctx: Ctx, who: Operator, challenge: ChallengeFilter = None,
+    status: Annotated[Literal["open", "decided", "all"], Query()] = "open",
+) -> HTMLResponse:  # fmt: skip
+    """The review queue for operators (the page of ``GET /api/v1/reviews``): each item, its
+    escalation level and its whole history of decisions, who took them and why."""
+    wanted = None if status == "all" else status
+    items = ctx.repo.reviews.list(challenge=challenge, status=wanted)
+    context = {"items": items, "status": status, "current": {i.id: current_score(i) for i in items}}
+    return templates.TemplateResponse(request, "reviews.html", context)
 
 
 @router.get("/challenges/{challenge}/calibration", response_class=HTMLResponse)
