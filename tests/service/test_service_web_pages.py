@@ -99,10 +99,14 @@ def test_scorecard_page_redacts_hidden_tests_for_non_operators(seeded: tuple[Tes
     url = f"/submissions/{ids['alpha1']}"
     public = client.get(url)
     assert public.status_code == 200
-    assert "test_scale" in public.text and HIDDEN_DETAIL not in public.text
+    # While the challenge is open the public sees the outcome under a label, not the test's name.
+    assert "test_scale" not in public.text and "hidden-1" in public.text and HIDDEN_DETAIL not in public.text
     assert "what they check is not" in public.text
     operator = client.get(url, headers={"X-API-Key": OPERATOR_KEY})
-    assert HIDDEN_DETAIL in operator.text
+    assert HIDDEN_DETAIL in operator.text and "test_scale" in operator.text
+    client.patch("/api/v1/challenges/inventory-ledger", json={"active": False}, headers={"X-API-Key": OPERATOR_KEY})
+    closed = client.get(url).text
+    assert "test_scale" in closed and HIDDEN_DETAIL not in closed
 
 
 def test_scorecard_page_with_a_review_decision_and_escaping(seeded: tuple[TestClient, dict[str, str]]) -> None:

@@ -15,7 +15,7 @@ from bouts.service.config import ServiceSettings
 from bouts.service.dispatch import Dispatcher
 from bouts.service.jobs import JobKind
 from bouts.service.storage import Repository
-from bouts.service.storage.records import PUBLIC, Principal
+from bouts.service.storage.records import PUBLIC, ChallengeInfo, Principal
 
 log = logging.getLogger(__name__)
 
@@ -29,6 +29,11 @@ class ServiceContext:
     dispatcher: Dispatcher
     requests: TokenBuckets
     uploads: TokenBuckets
+
+    def challenge_of(self, card: dict[str, object]) -> ChallengeInfo | None:
+        """The challenge a stored scorecard belongs to (its visibility rules: ``bouts.service.views``)."""
+        slug = card.get("challenge")
+        return self.repo.catalog.challenge(slug) if isinstance(slug, str) else None
 
     def enqueue(self, job_id: str, kind: JobKind = "score") -> None:
         """Hand a stored ``queued`` job to the dispatcher. A failure is logged, not raised: the job

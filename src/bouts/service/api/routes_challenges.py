@@ -52,8 +52,8 @@ def add_challenge(body: ChallengeIn, ctx: Ctx, who: Operator, response: Response
 
 @router.patch("/challenges/{challenge}", response_model=ChallengeOut, responses=ERRORS)
 def patch_challenge(challenge: ChallengeId, body: ChallengePatch, ctx: Ctx, who: Operator) -> ChallengeOut:
-    """Open or close a challenge to submissions."""
-    if not ctx.repo.catalog.set_active(challenge, body.active):
+    """Open or close a challenge to submissions; set when its hidden tests' names are shown."""
+    if not ctx.repo.catalog.set_active(challenge, body.active, reveal_hidden=body.reveal_hidden):
         raise HTTPException(404, f"no challenge '{challenge}'")
     return get_challenge(challenge, ctx, who)
 

@@ -57,7 +57,8 @@ def get_scorecard(
     if stored is None:
         raise HTTPException(404, "no scorecard (yet) for this submission")
     return ScorecardOut(submission_id=stored.submission_id, version=stored.version, reason=stored.reason,
-                        created_at=stored.created_at, scorecard=scorecard_view(stored.card, who))  # fmt: skip
+                        created_at=stored.created_at,
+                        scorecard=scorecard_view(stored.card, who, ctx.challenge_of(stored.card)))  # fmt: skip
 
 
 def _own(info: SubmissionInfo | None, who: Principal) -> SubmissionInfo:

@@ -63,11 +63,13 @@ class ChallengeOut(_Out):
     content_hash: str
     versions: int
     registered_at: datetime
+    reveal_hidden: Literal["after-close", "never", "always"]
 
     @classmethod
     def of(cls, c: ChallengeInfo) -> ChallengeOut:
         return cls(id=c.slug, title=c.title, family=c.family, profile=c.profile, active=c.active,
-                   content_hash=c.content_hash, versions=c.versions, registered_at=c.registered_at)  # fmt: skip
+                   content_hash=c.content_hash, versions=c.versions, registered_at=c.registered_at,
+                   reveal_hidden=c.reveal_hidden)  # type: ignore[arg-type]  # fmt: skip
 
 
 class ChallengeIn(BaseModel):
@@ -78,7 +80,11 @@ class ChallengeIn(BaseModel):
 
 class ChallengePatch(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    active: bool
+    active: bool | None = None
+    """Accepting submissions."""
+    reveal_hidden: Literal["after-close", "never", "always"] | None = None
+    """When agents and the public see hidden and pre-built adversarial tests' names and messages:
+    not while the challenge is open (``after-close``, the default), ``never``, or ``always``."""
 
 
 class SubmissionOut(_Out):

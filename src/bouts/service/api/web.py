@@ -75,7 +75,7 @@ def scorecard_page(
     stored = ctx.repo.submissions.scorecard(submission_id, version)
     if stored is None:
         raise HTTPException(404, "no scorecard (yet) for this submission")
-    shown = scorecard_view(stored.card, who)
+    shown = scorecard_view(stored.card, who, ctx.challenge_of(stored.card))
     item_id = pages.review_item_id(shown)
     item = ctx.repo.reviews.get(item_id) if item_id else None
     view = pages.card_view(shown, item)

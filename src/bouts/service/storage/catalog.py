@@ -130,9 +130,14 @@ class Catalog:
     def challenges(self) -> list[ChallengeInfo]:
         return self._infos(None)
 
-    def set_active(self, slug: str, active: bool) -> bool:
+    def set_active(self, slug: str, active: bool | None = None, *, reveal_hidden: str | None = None) -> bool:
+        """Open or close a challenge, and/or set when its hidden tests' names are shown; False if none."""
+        values: dict[str, object] = {"active": active, "reveal_hidden": reveal_hidden}
+        values = {k: v for k, v in values.items() if v is not None}
         with self.sessions.begin() as session:
-            result = session.execute(update(Challenge).where(Challenge.slug == slug).values(active=active))
+            if not values:
+                return session.scalar(select(Challenge.id).where(Challenge.slug == slug)) is not None
+            result = session.execute(update(Challenge).where(Challenge.slug == slug).values(**values))
             return result.rowcount == 1  # type: ignore[attr-defined]
 
     def _infos(self, slug: str | None) -> list[ChallengeInfo]:
@@ -153,6 +158,6 @@ class Catalog:
             return [
                 ChallengeInfo(slug=c.slug, title=c.title, family=c.family, profile=c.profile, active=c.active,
                               version_id=v.id, content_hash=v.content_hash, path=v.path,
-                              registered_at=v.registered_at, versions=n)  # fmt: skip
+                              registered_at=v.registered_at, versions=n, reveal_hidden=c.reveal_hidden)  # fmt: skip
                 for c, v, n in session.execute(query)
             ]

@@ -92,6 +92,9 @@ class Challenge(Base):
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     active: Mapped[bool] = mapped_column(Boolean, default=True)
     """Accepting submissions."""
+    reveal_hidden: Mapped[str] = mapped_column(String(16), default="after-close", server_default="after-close")
+    """When agents and the public see hidden and pre-built adversarial tests' names: ``after-close``
+    (not while the challenge accepts submissions), ``never`` or ``always``."""
 
 
 class ChallengeVersion(Base):

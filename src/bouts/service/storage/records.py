@@ -40,6 +40,8 @@ class ChallengeInfo:
     path: str
     registered_at: datetime
     versions: int = 1
+    reveal_hidden: str = "after-close"
+    """When agents and the public see hidden tests' names (``bouts.service.views``)."""
 
 
 @dataclass(frozen=True)
