@@ -1,13 +1,16 @@
-"""Issue 3 item 10: bare pytest in one process vs the isolated runner, on generated suites.
+"""The isolated runner against its peer, lean bare pytest, on the same tests (issue 17 item 7).
 
-    .venv/bin/python benchmarks/bench_runner.py [--tests 200] [--repeat 3] [--workers 2]
+    .venv/bin/python benchmarks/bench_runner.py [--tests 200] [--repeat 5] [--workers 2]
 
 Two suites of ``--tests`` tests each, spread over 10 files: ``trivial`` (``assert True``-class
 tests) and ``sqlite`` (each test does about 10 ms of SQLite work on its own database file).
-(a) ``python -m pytest -p no:cacheprovider -q`` on the suite in one process; (b) ``run_suites``
-through the bubblewrap sandbox (fresh workspace, canaries, supervisor, a forked process per
-test). Prints the median wall time of each, the ratio b/a and the per-test overhead
-(b - a) / tests in ms. Results are recorded in docs/benchmarks.md.
+(a) lean bare pytest: ``python -B -m pytest -p no:cacheprovider -q`` with
+``PYTEST_DISABLE_PLUGIN_AUTOLOAD=1`` (the runner loads no third-party plugin either), one process,
+the suite and ``TMPDIR`` on a tmpfs (the sandbox's workspace and ``/tmp`` are tmpfs too), no
+bytecode written (the sandbox runs ``-B``); (b) ``run_suites`` through the bubblewrap sandbox
+(fresh workspace, supervisor, workers, a forked process per test). The two alternate within each
+round, so load on the machine hits both alike. Wall time and CPU core-seconds (of every process,
+sandboxed ones included: a cgroup, ``_cgroup.py``), medians. Results: docs/benchmarks.md.
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from _cgroup import Meter
 
 from bouts.models.challenge import Challenge, ChallengeSpec
 from bouts.runner import RunOptions, run_suites
@@ -69,45 +74,54 @@ def make_suite(root: Path, template: str, tests: int) -> Challenge:
     return Challenge(root=root, spec=spec, content_hash="bench", suite_hashes={}, test_files={"visible": names})
 
 
-def time_bare(root: Path, *, autoload: bool = True) -> float:
-    """Bare pytest; ``autoload=False`` also skips the environment's plugins (a leaner baseline)."""
-    env = {**os.environ, **({} if autoload else {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})}
-    start = time.perf_counter()
+TMPFS = Path("/dev/shm")
+
+
+def time_bare(root: Path, meter: Meter) -> tuple[float, float]:
+    """Lean bare pytest on ``root`` (which lies on the tmpfs): (wall s, CPU s)."""
+    env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "TMPDIR": str(root / "tmp")}
+    cpu, start = meter.cpu_s(), time.perf_counter()
     subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "tests/visible"],
+        [sys.executable, "-B", "-m", "pytest", "-p", "no:cacheprovider", "-q", "tests/visible"],
         cwd=root, check=True, capture_output=True, env=env,
     )  # fmt: skip
-    return time.perf_counter() - start
+    return time.perf_counter() - start, meter.cpu_s() - cpu
 
 
-def time_isolated(challenge: Challenge, workers: int, tests: int) -> float:
+def time_isolated(challenge: Challenge, workers: int, tests: int, meter: Meter) -> tuple[float, float]:
     sandbox = get_sandbox("bubblewrap")
-    start = time.perf_counter()
+    cpu, start = meter.cpu_s(), time.perf_counter()
     report = run_suites(challenge, challenge.root / "code", sandbox=sandbox, options=RunOptions(workers=workers))
-    elapsed = time.perf_counter() - start
+    elapsed, used = time.perf_counter() - start, meter.cpu_s() - cpu
     passed = sum(r.outcome == "passed" for r in report.results)
     if passed != tests or report.tampering:
         raise SystemExit(f"benchmark run is not clean: {passed}/{tests} passed, {report.tampering}")
-    return elapsed
+    return elapsed, used
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tests", type=int, default=200)
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
-    header = f"{'suite':8} {'bare s':>8} {'isolated s':>11} {'ratio':>6} {'overhead ms/test':>17}"
-    print(f"{header} {'bare, no autoload s':>20}")
-    for name, template in (("trivial", TRIVIAL), ("sqlite", SQLITE)):
-        with tempfile.TemporaryDirectory(prefix="bouts-bench-") as tmp:
-            challenge = make_suite(Path(tmp), template, args.tests)
-            time_bare(challenge.root)  # warm the page cache once
-            bare = statistics.median(time_bare(challenge.root) for _ in range(args.repeat))
-            lean = statistics.median(time_bare(challenge.root, autoload=False) for _ in range(args.repeat))
-            isolated = statistics.median(time_isolated(challenge, args.workers, args.tests) for _ in range(args.repeat))
-        overhead = (isolated - bare) / args.tests * 1000
-        print(f"{name:8} {bare:8.3f} {isolated:11.3f} {isolated / bare:6.2f} {overhead:17.2f} {lean:20.3f}")
+    print(f"{'suite':8} {'lean pytest wall/cpu s':>23} {'runner wall/cpu s':>18} {'ratio wall':>11} {'ratio cpu':>10}"
+          f" {'runner cpu ms/test':>19}")  # fmt: skip
+    with Meter() as meter:
+        for name, template in (("trivial", TRIVIAL), ("sqlite", SQLITE)):
+            with tempfile.TemporaryDirectory(prefix="bouts-bench-", dir=TMPFS) as tmp:
+                challenge = make_suite(Path(tmp), template, args.tests)
+                (challenge.root / "tmp").mkdir()
+                time_bare(challenge.root, meter)  # warm the page cache once
+                bare: list[tuple[float, float]] = []
+                runner: list[tuple[float, float]] = []
+                for _ in range(args.repeat):
+                    bare.append(time_bare(challenge.root, meter))
+                    runner.append(time_isolated(challenge, args.workers, args.tests, meter))
+            bw, bc = (statistics.median(x[i] for x in bare) for i in (0, 1))
+            rw, rc = (statistics.median(x[i] for x in runner) for i in (0, 1))
+            print(f"{name:8} {bw:11.3f} / {bc:9.3f} {rw:8.3f} / {rc:7.3f} {rw / bw:11.2f} {rc / bc:10.2f}"
+                  f" {rc / args.tests * 1000:19.2f}")  # fmt: skip
 
 
 if __name__ == "__main__":

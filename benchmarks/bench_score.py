@@ -1,0 +1,81 @@
+"""Core-seconds of one ``bouts score``, sandboxed children included (issue 17 item 7).
+
+    .venv/bin/python benchmarks/bench_score.py [--repeat 3] [--challenge examples/inventory-ledger]
+
+Runs the CLI (``bouts score CHALLENGE ANCHOR --json``) on the challenge's high anchor in a cgroup
+of its own (``_cgroup.py``: ``rusage`` does not see bubblewrap's children) and reports wall time
+and CPU core-seconds, medians, for three situations, in one run:
+
+- ``cold``: empty engine caches (a fresh ``--cache-dir`` and ``HOME``): reference runs, the
+  starter's security scan, everything;
+- ``new submission``: warm engine caches (the reference run of the published seed, the starter's
+  findings) and a submission never seen: the anchor with a comment appended to every Python file,
+  new bytes each round, so nothing of it is cached: what a platform pays per submission;
+- ``re-score``: the same submission again: the stored scorecard.
+
+Results: docs/benchmarks.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+from _cgroup import Usage, measure
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def score(challenge: Path, submission: Path, cache: Path, home: Path, *extra: str) -> Usage:
+    env = {**os.environ, "HOME": str(home)}
+    env.pop("BOUTS_CACHE_DIR", None)
+    bouts = Path(sys.executable).with_name("bouts")
+    argv = [str(bouts), "score", str(challenge), str(submission), "--json", "--cache-dir", str(cache), *extra]
+    return measure(argv, cwd=ROOT, env=env)
+
+
+def fresh_copy(anchor: Path, dest: Path, stamp: str) -> Path:
+    """The anchor with a comment appended to each Python file of its code: new bytes, same behaviour."""
+    shutil.copytree(anchor, dest)
+    for path in sorted((dest / "code").rglob("*.py")):
+        path.write_text(path.read_text() + f"\n# benchmark copy {stamp}\n")
+    return dest
+
+
+def line(name: str, runs: list[Usage]) -> str:
+    wall = statistics.median(u.wall_s for u in runs)
+    cpu = statistics.median(u.cpu_s for u in runs)
+    spread = f"{min(u.cpu_s for u in runs):.2f}–{max(u.cpu_s for u in runs):.2f}"
+    return f"{name:16} {wall:8.2f} {cpu:10.2f}   ({spread})"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--challenge", type=Path, default=ROOT / "examples" / "inventory-ledger")
+    args = parser.parse_args()
+    challenge = args.challenge.resolve()
+    anchor = challenge / "anchors" / "high"
+    cold: list[Usage] = []
+    new: list[Usage] = []
+    again: list[Usage] = []
+    for r in range(args.repeat):
+        with tempfile.TemporaryDirectory(prefix="bouts-bench-score-") as tmp:
+            cache, home = Path(tmp) / "cache", Path(tmp) / "home"
+            home.mkdir()
+            cold.append(score(challenge, anchor, cache, home))
+            copy = fresh_copy(anchor, Path(tmp) / "submission", f"{os.getpid()}-{r}")
+            new.append(score(challenge, copy, cache, home))
+            again.append(score(challenge, copy, cache, home))
+    print(f"{'bouts score':16} {'wall s':>8} {'core-s':>10}   (min–max core-s, {args.repeat} rounds)")
+    for name, runs in (("cold", cold), ("new submission", new), ("re-score", again)):
+        print(line(name, runs))
+
+
+if __name__ == "__main__":
+    main()
