@@ -116,6 +116,7 @@ def score(
                 if gen_on:  # engine-written tests, run in the same sandbox as every other test
                     gen_seed = config.adversarial_seed if config.adversarial_seed is not None else inp.seed
                     gen = run_generated(challenge, submission.code_dir, sandbox=sandbox, options=options, seed=gen_seed,
+                                        code=view.judged,
                                         cache_dir=config.cache_dir)  # the reference's answers: docs/adversarial.md
                     generated.append(_scrub_generated(gen, secrets))
                 run = grade(

@@ -35,6 +35,7 @@ from bouts.errors import InputError, SandboxError
 from bouts.judges.base import Finding, Verdict
 from bouts.models.challenge import Challenge
 from bouts.models.results import Outcome, RunReport, TestResult
+from bouts.models.view import FileTree
 from bouts.runner import RunOptions, run_detailed
 from bouts.sandbox import Sandbox
 from bouts.scoring import components as c
@@ -83,6 +84,21 @@ def read_sources(code_dir: Path, suffixes: tuple[str, ...]) -> dict[str, str]:
     return out
 
 
+def view_sources(tree: FileTree, suffixes: tuple[str, ...]) -> dict[str, str]:
+    """``read_sources`` from a file tree read once (the submission view's judged code: protected paths
+    such as ``tests/`` and vendored code already left out, as for every judge)."""
+    out: dict[str, str] = {}
+    total = 0
+    for f in tree.with_suffix(suffixes):
+        if f.text is None:
+            continue
+        total += f.size
+        if total > MAX_SOURCE_BYTES:
+            break
+        out[f.rel] = f.text
+    return out
+
+
 def visible_examples(challenge: Challenge) -> dict[str, list[Call]]:
     """The literal calls of the challenge's visible tests (``_examples``): real arguments for the
     parameters a generated test does not probe."""
@@ -104,8 +120,10 @@ def run_generated(
     seed: int,
     options: RunOptions = DEFAULT_RUN,
     cache_dir: Path | None = None,
+    code: FileTree | None = None,
 ) -> GeneratedRun:
-    """Analyse ``code_dir``, generate tests from ``seed``, run them in ``sandbox``, score them.
+    """Analyse ``code_dir`` (or ``code``, the submission view's judged files, when given: what the
+    judges read), generate tests from ``seed``, run them in ``sandbox``, score them.
 
     Python: the reference-oracle tests (``_oracle``; the reference's answers cached in
     ``cache_dir``) plus the race and HTTP tests of the submission's analysis. JavaScript: the
@@ -124,7 +142,8 @@ def run_generated(
                "rejected ([adversarial] invalid_input), so nothing generated can be judged")  # fmt: skip
         return GeneratedRun(analyser.version, None, None,
                             Verdict(JUDGE, "adversarial_generated", NotScored(why), versions=versions))  # fmt: skip
-    sources = read_sources(code_dir, SUFFIXES.get(language, ()))
+    suffixes = SUFFIXES.get(language, ())
+    sources = view_sources(code, suffixes) if code is not None else read_sources(code_dir, suffixes)
     analysis = analyser.analyse(sources)
     examples = visible_examples(challenge)
     oracle: list[OracleTest] = []
