@@ -135,3 +135,25 @@ def test_the_default_directory_follows_the_environment_the_driver_passes() -> No
     assert default_cache_dir({"BOUTS_CACHE_DIR": "/x/y"}) == Path("/x/y")
     assert default_cache_dir({"XDG_CACHE_HOME": "/c"}) == Path("/c/bouts")
     assert default_cache_dir({}) == Path("~/.cache/bouts").expanduser()
+
+
+def test_the_engine_fingerprint_moves_with_an_installed_version_or_a_file_of_the_engine(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from bouts.cache import _fingerprint
+
+    site = tmp_path / "site"
+    (site / "semgrep-1.0.0.dist-info").mkdir(parents=True)
+    monkeypatch.syspath_prepend(str(site))
+    fingerprint = _fingerprint.engine_fingerprint.__wrapped__  # uncached
+    before = fingerprint()
+    assert fingerprint() == before
+    (site / "semgrep-1.0.0.dist-info").rename(site / "semgrep-1.0.1.dist-info")
+    upgraded = fingerprint()
+    assert upgraded != before
+    package = tmp_path / "bouts"
+    shutil.copytree(Path(_fingerprint.__file__).parents[1], package, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(_fingerprint.bouts, "__file__", str(package / "__init__.py"))
+    copy = fingerprint()
+    (package / "scoring" / "weights.py").write_text((package / "scoring" / "weights.py").read_text() + "\n# edit\n")
+    assert fingerprint() != copy

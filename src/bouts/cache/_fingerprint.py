@@ -6,21 +6,22 @@ keyed on it would serve scores computed by older code. The fingerprint is a sha2
 - the engine's version and every file of the installed ``bouts`` package (code, rules, the OSV
   snapshot, templates), byte for byte;
 - the engine's ``tools/`` (ESLint's lock file and configs; ``node_modules`` follows the lock);
-- every installed Python distribution and its version (Semgrep, Bandit, pytest, plugins, …);
+- every installed Python distribution and its version (Semgrep, Bandit, pytest, plugins, …), as the
+  names of their ``*.dist-info`` folders on ``sys.path`` say;
 - the Python version, and the executables the engine runs (``bwrap``, ``node``, ``docker``):
   their path, size and modification time.
 
-Computed once per process (about 0.1 s, mostly listing the distributions).
+Computed once per process (about 20 ms).
 """
 
 from __future__ import annotations
 
 import functools
 import hashlib
+import os
 import platform
 import shutil
 import sys
-from importlib.metadata import distributions
 from pathlib import Path
 
 import bouts
@@ -38,7 +39,7 @@ def engine_fingerprint() -> str:
     tools = package.parents[1] / "tools"
     if tools.is_dir():
         _tree(h, tools, skip={"node_modules", "__pycache__"})
-    for name in sorted(f"{d.metadata['Name']}=={d.version}" for d in distributions()):
+    for name in _distributions():
         h.update(name.encode() + b"\0")
     for exe in EXECUTABLES:
         found = shutil.which(exe)
@@ -48,9 +49,26 @@ def engine_fingerprint() -> str:
     return h.hexdigest()
 
 
-def _tree(h: hashlib._Hash, root: Path, *, skip: set[str]) -> None:
-    for path in sorted(root.rglob("*")):
-        rel = path.relative_to(root)
-        if skip.intersection(rel.parts) or path.suffix == ".pyc" or not path.is_file():
+def _distributions() -> list[str]:
+    """The installed distributions, by their metadata folders' names (``semgrep-1.2.3.dist-info``: name
+    and version, as every installer writes them); reading each one's metadata would take 0.1 s."""
+    found: set[str] = set()
+    for entry in sys.path:
+        try:
+            names = os.listdir(entry or ".")
+        except OSError:
             continue
-        h.update(str(rel).encode("utf-8", "surrogateescape") + b"\0" + hashlib.sha256(path.read_bytes()).digest())
+        found.update(f"{entry}/{n}" for n in names if n.endswith((".dist-info", ".egg-info")))
+    return sorted(found)
+
+
+def _tree(h: hashlib._Hash, root: Path, *, skip: set[str]) -> None:
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d not in skip)  # pruned: node_modules is never walked
+        for name in sorted(files):
+            if name.endswith(".pyc"):
+                continue
+            path = Path(folder) / name
+            if path.is_file():
+                rel = str(path.relative_to(root)).encode("utf-8", "surrogateescape")
+                h.update(rel + b"\0" + hashlib.sha256(path.read_bytes()).digest())
