@@ -129,3 +129,31 @@ def test_caplog_still_works_where_a_test_asks_for_it(make_challenge, bwrap: Sand
     challenge, code = make_challenge({"visible": {"test_log.py": source}})
     report = run_suites(challenge, code, sandbox=bwrap)
     assert [r.outcome for r in report.results] == [Outcome.PASSED], report.results
+
+
+def test_the_kernel_says_whether_a_worker_has_any_child_left() -> None:
+    """After a test the worker scans ``/proc`` only when it still has a child: running or a zombie."""
+    import os
+    import sys
+    import time
+
+    from bouts.runner._run import DRIVER_LIB
+
+    sys.path.insert(0, str(DRIVER_LIB))
+    try:
+        from _bouts_driver import procs
+    finally:
+        sys.path.remove(str(DRIVER_LIB))
+    assert not procs.has_children()
+    pid = os.fork()
+    if pid == 0:
+        time.sleep(0.2)
+        os._exit(0)
+    try:
+        assert procs.has_children()  # running
+        time.sleep(0.4)
+        assert procs.has_children()  # exited, not reaped: a zombie is still ours to reap
+    finally:
+        os.waitpid(pid, 0)
+    assert not procs.has_children()
+    assert procs.kill_children() == procs.Sweep(0, 0)
