@@ -45,12 +45,23 @@ class LanguageSupport:
     assertions: Literal["golden", "inline"]
     """``golden``: assertions are externalised and decided on the host against the reference's values
     (docs/sandbox.md, "Decided outside"); ``inline``: decided inside the sandbox (not externalised yet)."""
+    test_extensions: tuple[str, ...] = ()
+    """Extensions of test files (``py``; ``js mjs cjs ts mts cts``)."""
+    test_stem_suffixes: tuple[str, ...] = ("_test",)
+    """A test file's stem starts with ``test_`` or ends with one of these (pytest: ``_test``;
+    node:test, vitest and jest: also ``.test``)."""
     replaced_by_runner: tuple[str, ...] = ()
     """Folders the runner deletes and replaces before a test runs (nothing in them runs or is judged)."""
     bytecode: tuple[str, ...] = ()
     """Compiled files the language's runtime loads (flagged by the integrity judge)."""
     parts: Mapping[str, str] = field(default_factory=dict)
     """Role (``PARTS``) → ``"module:attribute"``."""
+
+    def is_test_file(self, name: str) -> bool:
+        """Is a file named ``name`` a test file of this language's frameworks?"""
+        stem, dot, ext = name.rpartition(".")
+        return bool(dot) and ext in self.test_extensions and (
+            stem.startswith("test_") or stem.endswith(self.test_stem_suffixes))
 
     def has(self, role: str) -> bool:
         return role in self.parts
@@ -78,13 +89,15 @@ _JS_PARTS = {
 }
 _JS_SUFFIXES = (".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx")
 _JS_FRAMEWORKS = ("node:test", "vitest", "jest")
+_JS_TESTS: dict[str, Any] = {"test_extensions": ("js", "mjs", "cjs", "ts", "mts", "cts"),
+                             "test_stem_suffixes": ("_test", ".test")}
 
 
 @LANGUAGES.register("python")
 def python() -> LanguageSupport:
     """Python: pytest in the sandbox, assertions decided on the host, ast-based judges."""
     return LanguageSupport(
-        name="python", suffixes=(".py",), frameworks=("pytest",), assertions="golden",
+        name="python", suffixes=(".py",), frameworks=("pytest",), assertions="golden", test_extensions=("py",),
         bytecode=(".pyc", ".pyo"),
         parts={
             "quality.changes": "bouts.judges.quality._changes:py_source_file",
@@ -101,7 +114,7 @@ def python() -> LanguageSupport:
 def javascript() -> LanguageSupport:
     """JavaScript: node:test, vitest or jest in the sandbox, tree-sitter-based judges."""
     return LanguageSupport(
-        name="javascript", suffixes=_JS_SUFFIXES, frameworks=_JS_FRAMEWORKS, assertions="inline",
+        name="javascript", suffixes=_JS_SUFFIXES, frameworks=_JS_FRAMEWORKS, assertions="inline", **_JS_TESTS,
         replaced_by_runner=("node_modules",), bytecode=(".node",), parts=_JS_PARTS,
     )  # fmt: skip
 
@@ -110,7 +123,7 @@ def javascript() -> LanguageSupport:
 def typescript() -> LanguageSupport:
     """TypeScript: as JavaScript, its files transpiled by the runner (tsx)."""
     return LanguageSupport(
-        name="typescript", suffixes=_JS_SUFFIXES, frameworks=_JS_FRAMEWORKS, assertions="inline",
+        name="typescript", suffixes=_JS_SUFFIXES, frameworks=_JS_FRAMEWORKS, assertions="inline", **_JS_TESTS,
         replaced_by_runner=("node_modules",), bytecode=(".node",), parts=_JS_PARTS,
     )  # fmt: skip
 

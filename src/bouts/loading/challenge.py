@@ -14,6 +14,7 @@ from typing import get_args
 
 from bouts._pyast import parse as parse_python
 from bouts.errors import ChallengeError, WeightsError
+from bouts.languages import language
 from bouts.loading._common import TreeEntry, read_toml, tree_hash, validate, walk_tree
 from bouts.loading._js_severity import parse_js_severities
 from bouts.models.challenge import SUITES, Challenge, ChallengeSpec, Severity, Suite, TestsConfig
@@ -92,7 +93,6 @@ def _check_weights(spec: ChallengeSpec, toml_shown: str) -> None:
         raise ChallengeError(e.message, file=toml_shown, field=e.field or "weights") from e
 
 
-_JS_FRAMEWORKS = ("node:test", "vitest", "jest")
 _TS = (".ts", ".mts", ".cts")
 _TSX_MEMORY_MB = 2048
 _BABEL = ("babel.config.js", "babel.config.cjs", "babel.config.mjs", "babel.config.json", ".babelrc", ".babelrc.json")
@@ -102,10 +102,10 @@ def _check_framework(root: Path, spec: ChallengeSpec, toml_shown: str, test_file
     """``[tests] framework`` must suit ``language``; vitest/jest (and, for TypeScript tests under
     node:test, tsx) must be the challenge's dependencies; jest compiles TypeScript with its Babel config."""
     framework, field = spec.test_framework(), "tests.framework"
-    if (framework == "pytest") != (spec.language == "python"):
-        allowed = "pytest" if spec.language == "python" else ", ".join(_JS_FRAMEWORKS)
-        raise ChallengeError(f"'{framework}' does not run {spec.language} tests; use {allowed}", file=toml_shown,
-                             field=field)  # fmt: skip
+    frameworks = language(spec.language).frameworks
+    if framework not in frameworks:
+        raise ChallengeError(f"'{framework}' does not run {spec.language} tests; use {', '.join(frameworks)}",
+                             file=toml_shown, field=field)  # fmt: skip
     if framework == "pytest":
         return
     if spec.tests.workdir != TestsConfig.model_fields["workdir"].default:
@@ -143,20 +143,9 @@ def _declared_dependencies(root: Path) -> set[str]:
     return {name for key in ("dependencies", "devDependencies") for name in (data.get(key) or {})}
 
 
-def _test_files(entries: list[TreeEntry], suite: Suite, language: str = "python") -> list[str]:
-    prefix = f"tests/{suite}/"
-    return sorted(
-        e.rel for e in entries
-        if e.rel.startswith(prefix) and _is_test_file(e.rel.rsplit("/", 1)[-1], language)
-    )
-
-
-def _is_test_file(name: str, language: str = "python") -> bool:
-    if language != "python":  # node:test, vitest and jest conventions: x.test.js, test_x.mjs, x_test.cts
-        stem, dot, ext = name.rpartition(".")
-        return dot == "." and ext in ("js", "mjs", "cjs", "ts", "mts", "cts") and (
-            stem.endswith((".test", "_test")) or stem.startswith("test_"))
-    return name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py"))
+def _test_files(entries: list[TreeEntry], suite: Suite, name: str = "python") -> list[str]:
+    prefix, support = f"tests/{suite}/", language(name)
+    return sorted(e.rel for e in entries if e.rel.startswith(prefix) and support.is_test_file(e.rel.rsplit("/", 1)[-1]))
 
 
 def _js_severities(file: Path, rel: str) -> dict[str, Severity]:
