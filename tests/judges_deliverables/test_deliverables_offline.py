@@ -86,6 +86,19 @@ def test_placeholder_scores_zero(tmp_path: Path, text: str) -> None:
     assert verdict.findings[0].rule == "deliverables.placeholder"
 
 
+def test_a_follow_up_todo_line_in_a_real_document_costs_completeness_only(tmp_path: Path) -> None:
+    clean = judge(make(tmp_path, RCA), {"ROOT_CAUSE.md": GOOD}, tmp_path)
+    text = GOOD + "\n## Follow-up\n\n- TODO: add a load test for cancellations\n"
+    todo = judge(make(tmp_path, RCA), {"ROOT_CAUSE.md": text}, tmp_path)
+    assert clean.dimensions["completeness"] == 100 and todo.dimensions["completeness"] == 80
+    for dim in ("accuracy", "clarity", "actionability"):
+        assert todo.dimensions[dim] >= clean.dimensions[dim], dim
+    follow = [f for f in todo.findings if f.rule == "completeness.follow_up"]
+    assert len(follow) == 1 and follow[0].line == 17 and follow[0].dimension == "completeness"
+    assert 0 < todo.score.value < clean.score.value
+    assert not any(f.rule == "deliverables.placeholder" for f in todo.findings)
+
+
 def test_missing_scores_zero_and_required_mean(tmp_path: Path) -> None:
     adr = Deliverable(path="ADR.md", kind="adr")
     verdict = judge(make(tmp_path, RCA, adr), {"ROOT_CAUSE.md": GOOD}, tmp_path)

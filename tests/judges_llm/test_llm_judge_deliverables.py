@@ -33,6 +33,19 @@ def test_a_document_is_scored_by_the_deliverable_formula(make_input, make_judges
     assert all(d in server.system_text() for d in DIMS_DOCS)
 
 
+def test_a_follow_up_todo_line_costs_the_answer_completeness_only(make_input, make_judges):
+    text = DOC + "\n- TODO: add a regression test for negative operands\n"
+    with FakeLLMServer(openai_reply(ANSWER)) as server:
+        (judge,) = make_judges(server.url, {"component": "deliverables"})
+        verdict = judge.judge(make_input(docs={"ROOT_CAUSE.md": text}, deliverables=(RCA,)))
+    assert len(server.requests) == 1  # a real document: asked, not zeroed as a placeholder
+    # completeness level 3 (60) − 20 for the follow-up line: 0.4×80 + 0.25×100 + 0.2×40 + 0.15×40
+    assert verdict.score.value == 71
+    assert verdict.score.math[0] == "ROOT_CAUSE.md: completeness 60 − 20 for 1 follow-up line(s) left open = 40"
+    (follow,) = [f for f in verdict.findings if f.rule == "deliverables.follow_up"]
+    assert follow.line == 8 and follow.points == 4
+
+
 def test_missing_and_placeholder_documents_score_0_without_a_call(make_input, make_judges):
     adr = Deliverable(path="ADR.md", kind="adr")
     with FakeLLMServer(openai_reply(ANSWER)) as server:

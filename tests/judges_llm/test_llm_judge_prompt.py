@@ -107,3 +107,14 @@ def test_a_corrupt_cache_entry_is_a_miss(make_input, make_judges, tmp_path):
             entry.write_text("{not json")
         verdict = make_judges(server.url)[0].judge(make_input())
     assert isinstance(verdict.score, Explained) and len(server.requests) == 2
+
+
+def test_the_code_quality_rubric_carries_seed_000s_style_rules_and_the_deliverables_one_does_not():
+    from bouts.judges.llm.rubric import DELIVERABLES, STYLE_RULES, render
+
+    quality = render(CODE_QUALITY)
+    assert quality.rstrip().endswith(STYLE_RULES[-1])
+    for words in ("functional or imperative", "classes or modules", "verbose or concise",
+                  "inconsistent style", "cleverness that hides intent"):  # fmt: skip
+        assert words in quality, words
+    assert "style rules" not in render(DELIVERABLES)

@@ -349,7 +349,8 @@ def test_a_workspace_under_tmp_is_code_and_a_commit_message_is_not_a_command(eve
 def test_the_judges_that_check_claims_sit_after_the_tests():
     for name in (INT, REC, PROC):
         assert getattr(JUDGES.create(name), "needs_run", False), name
-    assert not getattr(JUDGES.create("trajectory-efficiency"), "needs_run", False)
+    # efficiency checks no claim; it sits after the tests for the result its token credit follows
+    assert getattr(JUDGES.create("trajectory-efficiency"), "needs_run", False)
 
 
 def test_the_anchor_trajectories_agree_with_their_own_code(challenge):

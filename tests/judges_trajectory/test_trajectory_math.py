@@ -61,9 +61,33 @@ def test_efficiency_score():
     assert efficiency_score(10, 0, 0, 0, 0, 100).value == 100
     assert efficiency_score(10, 5, 0, 0, 0, None).value == 80
     assert efficiency_score(10, 0, 9, 9, 0, None).value == 100 - 20 - 15
-    assert efficiency_score(10, 0, 0, 0, 300, 100).value == 70
-    assert efficiency_score(10, 0, 0, 0, 10, 100).value == 100  # brevity earns nothing
+    assert efficiency_score(10, 0, 0, 0, 300, 100).value == 70  # 10 + 20 × (3 − 1), at most 30
+    assert efficiency_score(10, 0, 0, 0, 150, 100).value == 80  # 10 + 20 × 0.5
     assert isinstance(efficiency_score(0, 0, 0, 0, 0, None), NotScored)
+
+
+def test_fewer_tokens_than_the_budget_for_the_same_result_score_higher():
+    """Seed 004: token efficiency rewards using fewer tokens than the budget."""
+    assert efficiency_score(10, 0, 0, 0, 20, 100).value == 98  # 10 × 0.2
+    assert efficiency_score(10, 0, 0, 0, 90, 100).value == 91  # 10 × 0.9
+    assert efficiency_score(10, 0, 0, 0, 100, 100).value == 90  # continuous at the budget
+    assert efficiency_score(10, 0, 0, 0, 10**9, None).value == 100  # no budget: not judged
+    # the credit for tokens saved follows the result: saving tokens by doing nothing earns none
+    assert efficiency_score(10, 0, 0, 0, 20, 100, result=1.0).value == 98
+    assert efficiency_score(10, 0, 0, 0, 20, 100, result=0.5).value == 94  # 10 × (1 − 0.8 × 0.5)
+    assert efficiency_score(10, 0, 0, 0, 20, 100, result=0.0).value == 90
+
+
+def test_ten_and_fifty_tool_calls_against_the_same_decomposition_differ():
+    """Seed 004's own example: with a 6-step reference, 10 actions are within the allowance of 30,
+    50 are 5/3 of it."""
+    ten = efficiency_score(10, 0, 0, 0, 0, None, steps=6)
+    fifty = efficiency_score(50, 0, 0, 0, 0, None, steps=6)
+    assert ten.value == 100
+    assert fifty.value == pytest.approx(100 - 20 * (50 / 30 - 1))
+    assert "actions: 50 vs 30 allowed (5 per step × 6 reference steps)" in fifty.math[4]
+    assert efficiency_score(500, 0, 0, 0, 0, None, steps=6).value == 80  # at most 20
+    assert efficiency_score(50, 0, 0, 0, 0, None).value == 100  # no reference decomposition
 
 
 def test_brier_score():

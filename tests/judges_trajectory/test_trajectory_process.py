@@ -42,6 +42,23 @@ def test_edit_of_unread_file_costs_5_each(judge, events):
     assert v.score.value == 90
 
 
+def test_overwriting_an_unread_existing_file_costs_the_same_as_an_unread_edit(judge, events):
+    """A whole-file write over a starter file never read (seed 000): the agent replaced what it had
+    not seen. A new file, or a file read first, costs nothing."""
+    evs = events(
+        ("write", {"path": "/workspace/ledger/core.py", "output": "def cancel(r):\n    return r - 1\n"}),
+        ("write", {"path": "ledger/report.py", "output": "def report():\n    return 1\n"}),  # new file
+        ("read", {"path": "ledger/money.py"}),
+        ("write", {"path": "ledger/money.py", "output": "CENTS = 100\n"}),  # read first
+        ("edit", {"path": "ledger/errors.py"}),
+    )
+    v = judge(P, evs)
+    assert _points(v, "process.unread-overwrite") == [(0, 5)]
+    assert _points(v, "process.unread-edit") == [(4, 5)]
+    assert v.score.value == 90
+    assert "5×2 unread edits" in v.score.math[0]
+
+
 def test_absolute_and_relative_paths_name_the_same_file(judge, events):
     evs = events(("read", {"path": "/testbed/ledger/core.py"}), ("edit", {"path": "ledger/core.py"}))
     assert judge(P, evs).score.value == 100

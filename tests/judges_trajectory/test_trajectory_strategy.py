@@ -120,3 +120,72 @@ def test_starter_debts_are_not_the_agents():
 
 def test_unparsable_code_is_skipped(tmp_path: Path):
     assert all(p.points == 0 for p in analyse({}, {"m.py": "def (:"})[0])
+
+
+STARTER_FN = """\
+def total(items):
+    result = 0
+    for item in items:
+        if item.price > 0:
+            result += item.price * item.quantity
+    return result
+"""
+
+
+def test_architecture_copy_of_a_starter_function_with_its_names_changed():
+    copied = STARTER_FN + """
+
+def order_total(lines):
+    acc = 0
+    for line in lines:
+        if line.cost > 0:
+            acc += line.cost * line.count
+    return acc
+"""
+    penalties, seen = analyse({"m.py": STARTER_FN}, {"m.py": copied})
+    assert _penalty(penalties, "copies of starter code").points == 8
+    assert [o.message for o in seen if o.heuristic == "copy"] == [
+        "new order_total is a copy of the starter's total with its names changed (call it instead)"
+    ]
+    reused = STARTER_FN + "\n\ndef order_total(lines):\n    return total(lines)\n"
+    assert _penalty(analyse({"m.py": STARTER_FN}, {"m.py": reused})[0], "copies of starter code").points == 0
+
+
+def test_architecture_unidiomatic_constructs_introduced_cost_2_each():
+    new = """\
+def f(xs, y):
+    if y == None:
+        return 0
+    if type(y) == int:
+        pass
+    for i in range(len(xs)):
+        print(xs[i])
+    if y > 3:
+        return True
+    else:
+        return False
+"""
+    penalties, seen = analyse({"m.py": ""}, {"m.py": new})
+    assert _penalty(penalties, "unidiomatic constructs").points == 8
+    assert {o.message.split(" (")[0] for o in seen if o.heuristic == "idiom"} == {
+        "comparison to None with ==/!=", "type(x) == T", "for i in range(len(xs)) indexing xs[i]",
+        "if c: return True else: return False",
+    }  # fmt: skip
+    assert _penalty(analyse({"m.py": new}, {"m.py": new + "\n"})[0], "unidiomatic constructs").points == 0
+
+
+def test_architecture_equally_valid_styles_cost_nothing():
+    """Seed 000: functional vs imperative, classes vs modules, verbose vs concise are not penalised."""
+    functional = "def f(xs):\n    return sum(x * 2 for x in xs if x > 0)\n"
+    imperative = (
+        "def f(xs):\n    total = 0\n    for x in xs:\n        if x > 0:\n            total += x * 2\n    return total\n"
+    )
+    as_class = "class F:\n    def run(self, xs):\n        return sum(x * 2 for x in xs if x > 0)\n\n\nF().run([1])\n"
+    for code in (functional, imperative, as_class):
+        assert sum(p.points for p in analyse({"m.py": ""}, {"m.py": code + "\nf([1])\n"})[0]) == 0, code
+
+
+def test_architecture_a_starter_function_moved_and_renamed_is_no_copy():
+    moved = STARTER_FN.replace("def total(items)", "def order_total(lines)")
+    penalties, _ = analyse({"m.py": STARTER_FN}, {"m.py": "", "totals.py": moved + "\norder_total([])\n"})
+    assert _penalty(penalties, "copies of starter code").points == 0

@@ -169,26 +169,78 @@ def recovery_score(failures: int, resolved: int, unresolved_at_end: int) -> Expl
 WASTE_WEIGHT = 40.0
 CHURN_POINTS, CHURN_CAP = 5.0, 20.0
 MISUSE_POINTS, MISUSE_CAP = 3.0, 15.0
+TOKEN_USE_WEIGHT = 10.0
+"""Points the tokens used within the budget cost at most: ``10 × tokens/budget``."""
 TOKEN_CAP = 30.0
+ACTIONS_PER_STEP = 5
+"""Actions (tool calls) allowed per step of the challenge's reference decomposition."""
+ACTIONS_WEIGHT, ACTIONS_CAP = 20.0, 20.0
+TIME_WEIGHT, TIME_CAP = 20.0, 20.0
 
 
-def token_penalty(tokens: int, budget: int | None) -> tuple[float, str]:
-    """``min(30, 30 × (tokens/budget − 1))`` over budget, 0 within it: staying under the budget earns
-    nothing more, so raw brevity is never rewarded."""
+def time_penalty(elapsed_s: float | None, time_s: float | None) -> tuple[float, str]:
+    """The trajectory's span against ``[budgets] time_s``: ``min(20, 20 × (elapsed/time_s − 1))`` over
+    it, 0 within it (the leaderboard already ranks the faster of two equal scores first, SPEC §4)."""
+    if time_s is None:
+        return 0.0, "time: the challenge sets no time budget → 0"
+    if elapsed_s is None:
+        return 0.0, f"time: the trajectory records no event time to compare with the budget of {fmt(time_s)} s → 0"
+    ratio = elapsed_s / time_s
+    points = clamp(TIME_WEIGHT * (ratio - 1), 0, TIME_CAP)
+    return points, (
+        f"time: {fmt(round(elapsed_s, 3))} s of the {fmt(time_s)} s budget = {fmt(round(ratio, 4))} → "
+        f"−{fmt(round(points, 4))} ({fmt(TIME_WEIGHT)} per budget beyond it, at most {fmt(TIME_CAP)})"
+    )
+
+
+def token_penalty(tokens: int, budget: int | None, result: float | None = None) -> tuple[float, str]:
+    """Token burn against the budget (seed 004: fewer tokens than the budget *for the same result*
+    score higher). Within it ``10 × (1 − (1 − tokens/budget) × result)``: the tokens saved earn credit
+    in proportion to the result (the share of the challenge's tests the submission passes, 0..1), so
+    a run that saved tokens by doing nothing earns none; ``result`` unknown counts as 1 and the math
+    says so. Over it ``10 + 20 × (tokens/budget − 1)``, at most 30. 0 with no budget."""
     if budget is None:
         return 0.0, f"token burn: {tokens} tokens, the challenge sets no budget → 0"
     ratio = tokens / budget
-    points = clamp(TOKEN_CAP * (ratio - 1), 0, TOKEN_CAP)
-    return points, f"token burn: {tokens}/{budget} = {fmt(round(ratio, 4))} of budget → −{fmt(round(points, 4))}"
+    if ratio <= 1:
+        r = 1.0 if result is None else clamp(result, 0.0, 1.0)
+        points = TOKEN_USE_WEIGHT * (1 - (1 - ratio) * r)
+        said = "result not known, counted as 1" if result is None else f"result {fmt(round(r, 4))}"
+        how = f"{fmt(TOKEN_USE_WEIGHT)} × (1 − (1 − {fmt(round(ratio, 4))}) × {fmt(round(r, 4))}), {said}"
+    else:
+        points = min(TOKEN_CAP, TOKEN_USE_WEIGHT + (TOKEN_CAP - TOKEN_USE_WEIGHT) * (ratio - 1))
+        over = TOKEN_CAP - TOKEN_USE_WEIGHT
+        how = f"{fmt(TOKEN_USE_WEIGHT)} + {fmt(over)} × ({fmt(round(ratio, 4))} − 1), at most {fmt(TOKEN_CAP)}"
+    shown = f"{fmt(round(ratio, 4))} of budget → −{fmt(round(points, 4))}"
+    return points, f"token burn: {tokens}/{budget} = {shown} ({how})"
+
+
+def action_penalty(actions: int, steps: int | None) -> tuple[float, str]:
+    """Actions against the reference decomposition: ``ACTIONS_PER_STEP`` actions allowed per step;
+    beyond that ``min(20, 20 × (actions/allowance − 1))``; 0 without a reference decomposition."""
+    if not steps:
+        return 0.0, f"actions: {actions}, the challenge has no reference decomposition to compare with → 0"
+    allowance = ACTIONS_PER_STEP * steps
+    ratio = actions / allowance
+    points = clamp(ACTIONS_WEIGHT * (ratio - 1), 0, ACTIONS_CAP)
+    return points, (
+        f"actions: {actions} vs {allowance} allowed ({ACTIONS_PER_STEP} per step × {steps} reference steps) "
+        f"= {fmt(round(ratio, 4))} → −{fmt(round(points, 4))} ({fmt(ACTIONS_WEIGHT)} per allowance beyond it, "
+        f"at most {fmt(ACTIONS_CAP)})"
+    )
 
 
 def efficiency_score(
-    actions: int, wasted: int, churn: int, misuse: int, tokens: int, budget: int | None
+    actions: int, wasted: int, churn: int, misuse: int, tokens: int, budget: int | None, steps: int | None = None,
+    *, elapsed_s: float | None = None, time_s: float | None = None, result: float | None = None,
 ) -> Explained | NotScored:
-    """``100 − 40·waste_ratio − min(20, 5·churn) − min(15, 3·misuse) − token penalty``, floor 0.
+    """``100 − 40·waste_ratio − min(20, 5·churn) − min(15, 3·misuse) − token burn − actions − time``,
+    floor 0.
 
     ``wasted`` is the events that changed nothing and informed nothing *besides* churn and misuse, so no
-    event is charged twice.
+    event is charged twice; ``steps`` is the number of steps of the reference decomposition;
+    ``elapsed_s`` the trajectory's span, ``time_s`` the challenge's time budget; ``result`` the share
+    of the challenge's tests passed (0..1), which the token term's credit for tokens saved follows.
     """
     if actions == 0:
         return NotScored("the trajectory has no actions (only messages or usage)")
@@ -196,8 +248,10 @@ def efficiency_score(
     waste = WASTE_WEIGHT * ratio
     churn_pts = min(CHURN_CAP, CHURN_POINTS * churn)
     misuse_pts = min(MISUSE_CAP, MISUSE_POINTS * misuse)
-    tok_pts, tok_line = token_penalty(tokens, budget)
-    value = max(0.0, 100 - waste - churn_pts - misuse_pts - tok_pts)
+    tok_pts, tok_line = token_penalty(tokens, budget, result)
+    act_pts, act_line = action_penalty(actions, steps)
+    time_pts, time_line = time_penalty(elapsed_s, time_s)
+    value = max(0.0, 100 - waste - churn_pts - misuse_pts - tok_pts - act_pts - time_pts)
     return Explained(
         value,
         (
@@ -205,8 +259,10 @@ def efficiency_score(
             f"retry churn: {churn} → −{fmt(churn_pts)} (5 each, at most 20)",
             f"tool misuse: {misuse} → −{fmt(misuse_pts)} (3 each, at most 15)",
             tok_line,
+            act_line,
+            time_line,
             f"efficiency = max(0, 100 − {fmt(round(waste, 4))} − {fmt(churn_pts)} − {fmt(misuse_pts)} − "
-            f"{fmt(round(tok_pts, 4))}) = {fmt(value)}",
+            f"{fmt(round(tok_pts, 4))} − {fmt(round(act_pts, 4))} − {fmt(round(time_pts, 4))}) = {fmt(value)}",
         ),
     )
 

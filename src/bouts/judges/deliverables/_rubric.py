@@ -15,6 +15,7 @@ from typing import Literal
 from bouts.judges.deliverables._evidence import CodeEvidence
 from bouts.judges.deliverables._text import Document, is_key, stem, terms
 from bouts.scoring.explain import fmt
+from bouts.scoring.placeholder import FOLLOW_UP_COST, charge_follow_ups
 
 STATED = 0.7
 """Share of a fact's (weighted) terms one passage must hold for the fact to count as stated."""
@@ -50,7 +51,8 @@ SECTIONS = {**SECTIONS, "postmortem": SECTIONS["root-cause-analysis"], "rca": SE
 BODY_CREDIT = 0.6
 JARGON_ALLOWED = frozenset({
     "HTTP", "HTTPS", "SQL", "API", "ID", "JSON", "CPU", "OK", "URL", "URLs", "UTF", "ASCII", "CSV", "CLI",
-    "UI", "IO", "OS", "CI", "PR", "ISO", "TODO", "README", "NULL", "NOT", "AND", "OR", "TRUE", "FALSE", "GET", "POST",
+    "UI", "IO", "OS", "CI", "PR", "ISO", "TODO", "TBD", "FIXME", "XXX", "README", "NULL", "NOT", "AND", "OR", "TRUE",
+    "FALSE", "GET", "POST",
     "PUT", "PATCH", "RAM", "TCP", "UDP", "IP", "TLS", "XML", "HTML", "CSS", "YAML", "TOML", "PDF", "UUID", "NB", "AM",
     "PM", "UTC", "USD", "EUR", "UK", "US", "EU", "FAQ"})
 """Abbreviations a technical reader knows; any other all-caps word of 2-5 letters must be defined."""
@@ -415,8 +417,23 @@ def completeness(doc: Document, kind: str) -> SubScore:
         evidence.append(Evidence("completeness.section", f"{section}: {how}", (1 - credit) * 100 / len(expected)))
     value = sum(credits) / len(credits) * 100
     listed = ", ".join(f"{s} {fmt(c)}" for (s, _), c in zip(expected, credits, strict=True))
-    return SubScore(value, f"completeness ({kind if kind in SECTIONS else 'document'}) = mean({listed}) × 100 = "
-                           f"{fmt(round(value, 2))}", tuple(evidence))
+    shown = kind if kind in SECTIONS else "document"
+    summary = f"completeness ({shown}) = mean({listed}) × 100 = {fmt(round(value, 2))}"
+    return follow_ups(SubScore(value, summary, tuple(evidence)), doc.text)
+
+
+def follow_ups(sub: SubScore, text: str) -> SubScore:
+    """A real document's follow-up marker lines (``- TODO: add a load test``) each take
+    ``FOLLOW_UP_COST`` completeness points, floor 0, and nothing else (SPEC §1)."""
+    value, charged = charge_follow_ups(sub.value, text)
+    if not charged:
+        return sub
+    evidence = sub.evidence + tuple(
+        Evidence("completeness.follow_up", f"follow-up left open: {line[:80]!r}", lost, n) for n, line, lost in charged
+    )
+    summary = (f"{sub.summary}; − {fmt(FOLLOW_UP_COST)} × {len(charged)} follow-up line(s) left open "
+               f"(line {', '.join(str(n) for n, _, _ in charged)}) = {fmt(round(value, 2))}")
+    return SubScore(value, summary, evidence)
 
 
 def actionability(doc: Document) -> SubScore:

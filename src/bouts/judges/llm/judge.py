@@ -33,7 +33,7 @@ from bouts.judges.llm.strip import strip_markup_comments
 from bouts.judges.llm.usage import STATUS_UNAVAILABLE, STATUS_UNUSABLE
 from bouts.scoring import components
 from bouts.scoring.explain import Explained, NotScored, fmt
-from bouts.scoring.placeholder import placeholder_reason
+from bouts.scoring.placeholder import charge_follow_ups, placeholder_reason
 
 QUALITY_WEIGHT = 0.25
 """SPEC §1: readability, architecture, robustness, idiomaticity, 25 each."""
@@ -148,8 +148,20 @@ class LLMJudge:
             if isinstance(scored, NotScored):
                 return NotScored(f"{spec.path}: {scored.reason}"), findings, {}
             subs = {d: scored.answer.scores[d].score * LEVEL_POINTS for d in scored.dimensions}
-            documents.append(components.deliverable(subs, name=spec.path))
+            # A follow-up TODO line in a real document costs completeness only, as offline (SPEC §1).
+            given = subs["completeness"]
+            subs["completeness"], charged = charge_follow_ups(given, text)
+            document_score = components.deliverable(subs, name=spec.path)
+            if charged:
+                note = (f"{spec.path}: completeness {fmt(given)} − {fmt(sum(c[2] for c in charged))} for "
+                        f"{len(charged)} follow-up line(s) left open = {fmt(subs['completeness'])}")
+                document_score = Explained(document_score.value, (note, *document_score.math))
+            documents.append(document_score)
             findings += _findings(scored, "deliverables", DELIVERABLE_SHARES, file=spec.path)
+            findings += [Finding(rule="deliverables.follow_up", file=spec.path, line=n, dimension="completeness",
+                                 message=f"follow-up left open: {line[:80]!r} (completeness −{fmt(lost)})",
+                                 points=lost * DELIVERABLE_SHARES["completeness"] / 100)
+                         for n, line, lost in charged]  # fmt: skip
             judged += 1
             for d, v in subs.items():
                 sums[d] = sums.get(d, 0.0) + v

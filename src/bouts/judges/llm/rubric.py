@@ -27,8 +27,9 @@ CODE_QUALITY: tuple[Dimension, ...] = (
         "Can a maintainer understand the change quickly and correctly?",
         (
             "Unreadable: meaningless names, tangled control flow, logic cannot be followed.",
-            "Hard to read: misleading names, very long functions, deep nesting throughout.",
-            "Readable with effort: several unclear names or long functions; intent must be reconstructed.",
+            "Hard to read: misleading names, very long functions, deep nesting or cleverness hiding intent throughout.",
+            "Readable with effort: unclear names, long functions, a style that switches within the change, or "
+            "clever constructs whose intent must be decoded.",
             "Mostly clear: sensible names and structure, a few spots that need a second read.",
             "Clear: descriptive names, short focused functions, intent evident at each step.",
             "Exemplary: reads like good prose; every name and block says exactly what it does.",
@@ -123,16 +124,29 @@ DELIVERABLES: tuple[Dimension, ...] = (
     ),
 )
 
+STYLE_RULES: tuple[str, ...] = (
+    "No penalty for a choice between equally valid styles: functional or imperative, classes or modules "
+    "of functions, verbose or concise. Judge the code on the terms of the style it chose.",
+    "Penalise inconsistent style within the change (naming conventions, error handling or idioms that "
+    "switch without reason): readability.",
+    "Penalise cleverness that hides intent (dense one-liners, nested comprehensions or lambdas, tricks a "
+    "maintainer must decode to see what the code does): readability.",
+)
+"""Seed 000's style rules, given with the code-quality rubric to every judge (docs/llm-judges.md)."""
+
 RUBRICS: Mapping[str, tuple[Dimension, ...]] = {"code_quality": CODE_QUALITY, "deliverables": DELIVERABLES}
 LEVEL_POINTS = 20.0
 """A level 0-5 maps to 0-100 by ×20."""
 
 
 def render(dimensions: tuple[Dimension, ...]) -> str:
-    """The rubric as prompt text, in the order given (the caller shuffles)."""
+    """The rubric as prompt text, in the order given (the caller shuffles); a code-quality rubric ends
+    with the style rules that hold across its dimensions."""
     blocks = []
     for d in dimensions:
         lines = [f"## {d.name}", d.question]
         lines += [f"  {level}: {text}" for level, text in enumerate(d.levels)]
         blocks.append("\n".join(lines))
+    if {d.name for d in dimensions} & {d.name for d in CODE_QUALITY}:
+        blocks.append("\n".join(["## style rules (every dimension)", *(f"- {rule}" for rule in STYLE_RULES)]))
     return "\n\n".join(blocks)

@@ -1,11 +1,15 @@
 """The architecture half of strategy: heuristics over the submission's Python code against ``starter/``.
 
-Five heuristics, each counting only what the submission *introduced* (the starter's own debts are not
+Seven heuristics, each counting only what the submission *introduced* (the starter's own debts are not
 the agent's): complexity growth (radon cyclomatic complexity above 10 in a new or grown function),
 coupling (new import edges beyond an allowance of 3), duplication (new repeated 4-statement blocks),
-unused new abstractions (new functions/classes nothing refers to) and hard-coded special cases
-(``if x == <literal>: return <literal>``). ``analyse`` is pure (sources in); ``read_sources`` picks them
-from the submission view. docs/trajectory-judges.md#architecture gives the constants and their reasons.
+unused new abstractions (new functions/classes nothing refers to), hard-coded special cases
+(``if x == <literal>: return <literal>``), copy-paste of the starter (a new function that is a starter
+function with its names changed, instead of a call to it) and unidiomatic constructs (``== None``,
+``type(x) == T``, ``for i in range(len(xs))`` indexing ``xs[i]``, ``if c: return True else: return
+False``; the same things in any style: none is a choice between equally valid styles).
+``analyse`` is pure (sources in); ``read_sources`` picks them from the submission view.
+docs/trajectory-judges.md#architecture gives the constants and their reasons.
 """
 
 from __future__ import annotations
@@ -26,6 +30,8 @@ IMPORT_ALLOWANCE, IMPORT_POINTS, IMPORT_CAP = 3, 2.0, 20.0
 DUP_WINDOW, DUP_MIN_NODES, DUP_POINTS, DUP_CAP = 4, 20, 4.0, 20.0
 UNUSED_POINTS, UNUSED_CAP = 5.0, 20.0
 SPECIAL_POINTS, SPECIAL_CAP = 10.0, 30.0
+COPY_POINTS, COPY_CAP = 8.0, 24.0
+IDIOM_POINTS, IDIOM_CAP = 2.0, 10.0
 
 
 @dataclass(frozen=True)
@@ -134,6 +140,82 @@ def _special_cases(tree: ast.Module) -> Iterator[ast.If]:
             yield node
 
 
+def _shape(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
+    """A function's body with every name replaced by its order of first appearance: two functions
+    with one shape are one function copied and renamed. None for bodies too small to matter."""
+    if sum(1 for s in fn.body for _ in ast.walk(s)) < DUP_MIN_NODES:
+        return None
+    names: dict[str, str] = {}
+
+    def alias(name: str) -> str:
+        return names.setdefault(name, f"v{len(names)}")
+
+    class Rename(ast.NodeTransformer):
+        def visit_Name(self, node: ast.Name) -> ast.AST:
+            return ast.copy_location(ast.Name(alias(node.id), ast.Load()), node)
+
+        def visit_arg(self, node: ast.arg) -> ast.AST:
+            return ast.copy_location(ast.arg(alias(node.arg)), node)
+
+        def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+            self.generic_visit(node)
+            return ast.copy_location(ast.Attribute(node.value, alias(node.attr), ast.Load()), node)
+
+    try:  # a copy to rename; code nested past the parser's depth is left to the other heuristics
+        renamed = Rename().visit(ast.parse(ast.unparse(fn)).body[0])
+        assert isinstance(renamed, ast.FunctionDef | ast.AsyncFunctionDef)
+        return ast.dump(ast.Module(body=[*renamed.args.args, *renamed.body], type_ignores=[]))
+    except (RecursionError, SyntaxError, ValueError, MemoryError):
+        return None
+
+
+def _functions(tree: ast.Module) -> Iterator[ast.FunctionDef | ast.AsyncFunctionDef]:
+    return (n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef))
+
+
+def _unidiomatic(tree: ast.Module) -> Iterator[tuple[ast.AST, str]]:
+    """Constructs with one well-known idiomatic form in Python (PEP 8, pylint's C0200/R1703)."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare):
+            for op, right in zip(node.ops, node.comparators, strict=True):
+                if isinstance(op, ast.Eq | ast.NotEq) and isinstance(right, ast.Constant) and right.value is None:
+                    yield node, "comparison to None with ==/!= (use `is None`)"
+            left = node.left
+            if isinstance(left, ast.Call) and isinstance(left.func, ast.Name) and left.func.id == "type" and any(
+                isinstance(op, ast.Eq | ast.Is) for op in node.ops
+            ):
+                yield node, "type(x) == T (use isinstance)"
+        elif isinstance(node, ast.For) and _range_len_indexing(node):
+            yield node, "for i in range(len(xs)) indexing xs[i] (iterate, or use enumerate)"
+        elif isinstance(node, ast.If) and _returns_its_test(node):
+            yield node, "if c: return True else: return False (return the condition)"
+
+
+def _range_len_indexing(loop: ast.For) -> bool:
+    it = loop.iter
+    if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range" and len(it.args) == 1):
+        return False
+    inner = it.args[0]
+    if not (isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name) and inner.func.id == "len"
+            and len(inner.args) == 1 and isinstance(loop.target, ast.Name)):  # fmt: skip
+        return False
+    seq, index = ast.dump(inner.args[0]), loop.target.id
+    return any(
+        isinstance(n, ast.Subscript) and ast.dump(n.value) == seq
+        and isinstance(n.slice, ast.Name) and n.slice.id == index
+        for s in loop.body for n in ast.walk(s)
+    )  # fmt: skip
+
+
+def _returns_its_test(node: ast.If) -> bool:
+    def constant_return(body: list[ast.stmt]) -> object:
+        if len(body) == 1 and isinstance(body[0], ast.Return) and isinstance(body[0].value, ast.Constant):
+            return body[0].value.value
+        return None
+
+    return {constant_return(node.body), constant_return(node.orelse)} == {True, False}
+
+
 def analyse(
     starter: Mapping[str, str], submission: Mapping[str, str]
 ) -> tuple[list[ArchitecturePenalty], list[Observation]]:
@@ -141,7 +223,11 @@ def analyse(
     old_trees = {k: t for k, v in starter.items() if (t := _parse(v)) is not None}
     new_trees = {k: t for k, v in submission.items() if (t := _parse(v)) is not None}
     changed = [k for k in new_trees if starter.get(k) != submission.get(k)]
-    seen: dict[str, list[Observation]] = {h: [] for h in ("complexity", "coupling", "duplication", "unused", "special")}
+    heuristics = ("complexity", "coupling", "duplication", "unused", "special", "copy", "idiom")
+    seen: dict[str, list[Observation]] = {h: [] for h in heuristics}
+    starter_shapes = {shape: fn.name for t in old_trees.values() for fn in _functions(t) if (shape := _shape(fn))}
+    old_idioms = Counter(ast.dump(n) for t in old_trees.values() for n, _ in _unidiomatic(t))
+    new_shapes = Counter(shape for t in new_trees.values() for fn in _functions(t) if (shape := _shape(fn)))
 
     for f in changed:
         old_cc = _complexity(starter.get(f, ""))
@@ -171,6 +257,20 @@ def analyse(
                     )
                 )
 
+        for fn in _functions(new_trees[f]):
+            if fn.name in old_defs:
+                continue
+            if (shape := _shape(fn)) in starter_shapes and new_shapes[shape] >= 2:  # moved is not copied
+                original = starter_shapes[shape]
+                seen["copy"].append(Observation("copy", f, fn.lineno, f"new {fn.name} is a copy of the starter's "
+                                                f"{original} with its names changed (call it instead)"))  # fmt: skip
+        for node, what in _unidiomatic(new_trees[f]):
+            key = ast.dump(node)
+            if old_idioms[key] > 0:
+                old_idioms[key] -= 1  # inherited from the starter, not introduced
+                continue
+            seen["idiom"].append(Observation("idiom", f, getattr(node, "lineno", 1), what))
+
     old_dups = Counter(shape for t in old_trees.values() for shape, _ in _windows(t))
     new_windows = [(shape, f, line) for f, t in new_trees.items() for shape, line in _windows(t)]
     new_dups = Counter(shape for shape, _, _ in new_windows)
@@ -198,6 +298,12 @@ def analyse(
         ),
         ArchitecturePenalty(
             "hard-coded special cases", len(seen["special"]), min(SPECIAL_CAP, SPECIAL_POINTS * len(seen["special"]))
+        ),
+        ArchitecturePenalty(
+            "copies of starter code", len(seen["copy"]), min(COPY_CAP, COPY_POINTS * len(seen["copy"]))
+        ),
+        ArchitecturePenalty(
+            "unidiomatic constructs", len(seen["idiom"]), min(IDIOM_CAP, IDIOM_POINTS * len(seen["idiom"]))
         ),
     ]
     return penalties, [o for obs in seen.values() for o in obs]

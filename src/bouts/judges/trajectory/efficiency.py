@@ -3,7 +3,9 @@
 Each wasted event is charged once, under the first heading it falls in: retry churn (an identical
 run with nothing changed since), tool misuse (a repeated identical search, a read of a file the agent
 just wrote itself, a command whose output is thrown away), else plain waste (a redundant read). Token
-burn is judged against ``challenge.spec.budgets.tokens`` and never rewards brevity under it.
+burn is judged against ``challenge.spec.budgets.tokens`` (fewer tokens for the same result score
+higher, the overrun most), the number of actions against the reference decomposition's steps, the
+trajectory's span against ``budgets.time_s``.
 Rules: docs/trajectory-judges.md#efficiency.
 """
 
@@ -14,9 +16,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from bouts.judges.base import JUDGES, Component, Finding, JudgeInput, Verdict
+from bouts.models.results import Outcome
 from bouts.models.trajectory import Event
 from bouts.scoring.explain import NotScored
-from bouts.scoring.trajectory_math import efficiency_score
+from bouts.scoring.trajectory_math import ACTIONS_PER_STEP, efficiency_score
 
 from ._common import NO_TRAJECTORY, action_indices, changes, command_key, same_file
 from .process import redundant_reads
@@ -77,12 +80,25 @@ def tally(events: Sequence[Event]) -> Waste:
     return w
 
 
+def _result(inp: JudgeInput) -> float | None:
+    """The share of the challenge's visible and hidden tests the submission passed; None before or
+    without a run."""
+    if inp.run is None:
+        return None
+    tests = [r for r in inp.run.results if r.suite in ("visible", "hidden")]
+    if not tests:
+        return None
+    return sum(1 for r in tests if r.outcome is Outcome.PASSED) / len(tests)
+
+
 @JUDGES.register(NAME)
 class EfficiencyJudge:
     """Efficiency from the trajectory: waste ratio, retry churn, token burn, tool misuse."""
 
     name = NAME
     component: Component = "efficiency"
+    needs_run = True
+    """Sits after the tests: tokens saved earn credit in proportion to the result (the tests passed)."""
 
     def judge(self, inp: JudgeInput) -> Verdict:
         if inp.trajectory is None:
@@ -91,7 +107,12 @@ class EfficiencyJudge:
         w = tally(events)
         tokens = sum(inp.trajectory.tokens)
         budget = inp.challenge.spec.budgets.tokens
-        score = efficiency_score(len(action_indices(events)), len(w.waste), len(w.churn), len(w.misuse), tokens, budget)
+        steps = len(inp.challenge.spec.decomposition)
+        actions = len(action_indices(events))
+        elapsed = max((e.t for e in events), default=0.0) or None  # all at 0: a log without timing
+        time_s = inp.challenge.spec.budgets.time_s
+        score = efficiency_score(actions, len(w.waste), len(w.churn), len(w.misuse), tokens, budget, steps,
+                                 elapsed_s=elapsed, time_s=time_s, result=_result(inp))  # fmt: skip
         found = [
             Finding("efficiency.churn", f"`{events[i].command}` repeated with nothing changed since", event=i)
             for i in w.churn
@@ -103,4 +124,10 @@ class EfficiencyJudge:
         ]
         if budget is not None and tokens > budget:
             found.append(Finding("efficiency.tokens", f"{tokens} tokens over the budget of {budget}"))
+        if steps and actions > ACTIONS_PER_STEP * steps:
+            found.append(Finding("efficiency.actions", f"{actions} actions for a reference decomposition of {steps} "
+                                 f"steps ({ACTIONS_PER_STEP * steps} allowed)"))
+        if time_s is not None and elapsed is not None and elapsed > time_s:
+            spans = f"the trajectory spans {elapsed:g} s, over the {time_s:g} s budget"
+            found.append(Finding("efficiency.time", spans))
         return Verdict(self.name, "efficiency", score, findings=tuple(sorted(found, key=lambda f: f.event or 0)))

@@ -110,6 +110,7 @@ class ProcessTally:
     """Counts and evidence of one trajectory's process deductions."""
 
     unread_edits: list[int] = field(default_factory=list)
+    """Edits of unread files and whole-file writes over unread existing files (the same −5)."""
     uninvestigated: list[int] = field(default_factory=list)
     churn_runs: list[int] = field(default_factory=list)
     redundant_reads: list[int] = field(default_factory=list)
@@ -158,13 +159,24 @@ def _reverts(events: Sequence[Event]) -> list[int]:
     return found
 
 
-def tally(events: Sequence[Event], protected: Sequence[str]) -> ProcessTally:
-    """Walk the trajectory once per rule and collect each deduction's event index."""
+def _unread_change(e: Event, earlier: Sequence[Event], existing: Sequence[str]) -> bool:
+    """An edit of a file never looked at, or a whole-file write over an existing (``starter/``) file
+    never looked at: both change what the agent had not seen, and cost the same (SPEC §1)."""
+    if not e.path or any(looked_at(e.path, p) for p in earlier):
+        return False
+    if e.kind == "edit":
+        return True
+    return e.kind == "write" and changes(e) and any(same_file(e.path, f) for f in existing)
+
+
+def tally(events: Sequence[Event], protected: Sequence[str], existing: Sequence[str] = ()) -> ProcessTally:
+    """Walk the trajectory once per rule and collect each deduction's event index. ``existing``: the
+    files present before the agent started (the challenge's ``starter/``), for unread overwrites."""
     t = ProcessTally(redundant_reads=redundant_reads(events), reverts=_reverts(events))
     last_run: dict[str, int] = {}
     for i, e in enumerate(events):
         earlier = events[:i]
-        if e.kind == "edit" and e.path and not any(looked_at(e.path, p) for p in earlier):
+        if _unread_change(e, earlier, existing):
             t.unread_edits.append(i)
         if e.kind in CHANGE_KINDS and e.path and changes(e):
             if matches(e.path, protected):
@@ -206,6 +218,13 @@ def findings(t: ProcessTally, events: Sequence[Event]) -> list[Finding]:
     """One finding per deduction; within-allowance redundant reads and reverts are informational."""
     out = [
         Finding("process.unread-edit", f"edit of {events[i].path} before reading it", event=i, points=5)
+        if events[i].kind == "edit"
+        else Finding(
+            "process.unread-overwrite",
+            f"whole-file write over the existing {events[i].path} without reading it first",
+            event=i,
+            points=5,
+        )
         for i in t.unread_edits
     ]
     out += [
@@ -280,7 +299,7 @@ class ProcessJudge:
             )  # fmt: skip
         check = check_claims(events, inp.run, inp.challenge.test_files.get("visible", []))
         events = read_as_measured(events, check)
-        t = tally(events, inp.challenge.spec.protected)
+        t = tally(events, inp.challenge.spec.protected, tuple(inp.view.starter.files))
         score = process_score(
             len(t.unread_edits),
             len(t.uninvestigated),
