@@ -26,6 +26,7 @@ from bouts.models.scorecard import (
     LLMJudgeUsageModel,
     LLMUsageModel,
     ProfileScore,
+    QuarantinedTestModel,
     Reproducibility,
     Scorecard,
     TestOutcomeModel,
@@ -64,10 +65,29 @@ class Measurements:
     """What the submission view left out of judging, for every judge (``SubmissionView.excluded``)."""
 
 
-def _static(run: RunReport) -> Result:
+def _counted(run: RunReport, challenge: Challenge) -> RunReport:
+    """The run without the tests ``bouts check`` quarantined: a test that fails on the reference is
+    never counted for or against a submission (docs/calibration.md §1.3)."""
+    if not challenge.quarantined:
+        return run
+    return run.model_copy(update={"results": [r for r in run.results if r.id not in challenge.quarantined]})
+
+
+def _quarantine_note(run: RunReport, challenge: Challenge) -> tuple[str, ...]:
+    gone = [r for r in run.results if r.id in challenge.quarantined and r.suite in ("visible", "hidden")]
+    if not gone:
+        return ()
+    return (f"static_tests: {len(gone)} quarantined test(s) not counted (quarantine.toml: they fail on the "
+            f"reference): {', '.join(_public_id(r) for r in gone[:5])}" + (" …" if len(gone) > 5 else ""),)
+
+
+def _static(run: RunReport, note: tuple[str, ...] = ()) -> Result:
     tests = [r for r in run.results if r.suite in ("visible", "hidden")]
     passed = sum(1 for r in tests if r.outcome is Outcome.PASSED)
-    return c.static_tests(passed, len(tests))
+    result = c.static_tests(passed, len(tests))
+    if note and isinstance(result, Explained):
+        return Explained(result.value, note + result.math)
+    return result
 
 
 def _adversarial(
@@ -216,10 +236,10 @@ def build_scorecard(challenge: Challenge, meta: SubmissionMeta, m: Measurements)
         scores = {name: judged[name].score for name in JUDGED}
         if not any(v.component == "deliverables" for v in verdicts):
             scores["deliverables"] = _deliverables_fallback(challenge, m.deliverable_texts)
-        scores["static_tests"] = _static(run)
-        scores["adversarial"] = _adversarial(
-            run, challenge, combine("adversarial_generated", verdicts, "no adversarial test generator sat"), m.generated
-        )
+        counted = _counted(run, challenge)
+        scores["static_tests"] = _static(counted, _quarantine_note(run, challenge))
+        generated = combine("adversarial_generated", verdicts, "no adversarial test generator sat")
+        scores["adversarial"] = _adversarial(counted, challenge, generated, m.generated)
         scores["stability"] = _stability(run)
         scores["objective"] = profiles.objective(scores)
         scores["correctness"] = c.correctness(scores["static_tests"], scores["adversarial"])
@@ -280,6 +300,10 @@ def build_scorecard(challenge: Challenge, meta: SubmissionMeta, m: Measurements)
                              detail=_redact(r), severity=r.severity)
             for r in run.results
         ],
+        quarantined=[QuarantinedTestModel(id=_public_id(r), suite=r.suite,
+                                          reason="failed on the reference" if r.suite == "hidden"
+                                          else challenge.quarantined[r.id])
+                     for r in run.results if r.id in challenge.quarantined],
         removed_files=list(run.removed), infra_error=run.infra_error,
         excluded=[ExcludedModel(path=e.path, reason=e.reason, kind=e.kind, files=len(e.members),
                                 examples=list(e.members[:10])) for e in m.excluded],

@@ -21,7 +21,9 @@ from pathlib import Path
 
 from bouts.calibration.anchors import ScoreAnchor, check_anchors
 from bouts.calibration.assertions import assertion_counts
+from bouts.calibration.js_lint import lint_js_suites
 from bouts.calibration.lint import SuiteFiles, lint_suites
+from bouts.calibration.quarantine import FILE
 from bouts.calibration.reference import (
     analyse,
     generated_problems,
@@ -36,7 +38,7 @@ from bouts.errors import SandboxError
 from bouts.models.challenge import SUITES
 from bouts.sandbox import get_sandbox
 
-QUARANTINE_FILE = "quarantine.toml"
+QUARANTINE_FILE = FILE
 
 
 @dataclass(frozen=True)
@@ -65,7 +67,10 @@ def check_challenge(
     problems += found
     lint = None
     if challenge is not None and challenge.spec.language != "python":
-        skipped.append(f"lint (reads Python tests; this challenge is {challenge.spec.language})")
+        js_files = {rel: (suite, (path / rel).read_text(encoding="utf-8", errors="replace"))
+                    for suite in ("visible", "hidden") for rel in challenge.test_files.get(suite, [])}  # fmt: skip
+        lint, found = lint_js_suites(js_files)  # type: ignore[arg-type]
+        problems += found
     else:
         files = _suite_files(path)
         lint, found = lint_suites(files)

@@ -41,7 +41,10 @@ def check(
     anchors: Annotated[bool, typer.Option("--anchors/--no-anchors", help="Score the low/mid/high anchors.")] = True,
     sandbox: Annotated[str, typer.Option(help="Sandbox backend (default: $BOUTS_SANDBOX or bubblewrap).")] = "",
     fresh_seed: Annotated[list[int] | None, typer.Option(help="Fresh seed of a run (repeat it).")] = None,
-    write_quarantine: Annotated[bool, typer.Option(help="Write quarantine.toml into the challenge.")] = False,
+    write_quarantine: Annotated[bool, typer.Option(
+        "--write-quarantine/--no-write-quarantine",
+        help="Write quarantine.toml into the challenge (scoring reads it; removed when the list is empty).",
+    )] = True,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> None:
     """Is CHALLENGE fit to launch? Spec, test lint, repeated reference runs, anchors. Exit 1: it is not."""

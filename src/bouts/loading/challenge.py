@@ -65,7 +65,18 @@ def load_challenge(path: Path) -> Challenge:
         test_files=test_files,
         severities=severities,
         anchors={lvl: path / "anchors" / lvl for lvl in ANCHOR_LEVELS if (path / "anchors" / lvl).is_dir()},
+        quarantined=_quarantined(path),
     )
+
+
+def _quarantined(path: Path) -> dict[str, str]:
+    """The tests ``bouts check`` quarantined (``quarantine.toml``), if it wrote the file."""
+    file = path / "quarantine.toml"
+    if not file.is_file() or file.is_symlink():
+        return {}
+    from bouts.calibration.quarantine import parse_quarantine  # only when there is one to read
+
+    return dict(parse_quarantine(file.read_text(encoding="utf-8", errors="replace"), shown=str(file)))
 
 
 def severity_for(challenge: Challenge, node_id: str) -> Severity:

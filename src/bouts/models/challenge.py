@@ -207,6 +207,9 @@ class Challenge(_Strict):
     """Severity of each adversarial test file or test function: keys are node-id prefixes."""
     anchors: dict[str, Path] = Field(default_factory=dict)
     """Anchor submissions by level (low/mid/high)."""
+    quarantined: dict[str, str] = Field(default_factory=dict)
+    """Tests ``bouts check`` quarantined (``quarantine.toml``: they failed on the reference), by id →
+    their first recorded failure: never counted for or against a submission (docs/calibration.md)."""
 
     @property
     def starter(self) -> Path:

@@ -202,6 +202,17 @@ class ExcludedModel(_Model):
     """Up to ten of the files left out."""
 
 
+class QuarantinedTestModel(_Model):
+    """A test ``bouts check`` quarantined (``quarantine.toml``: it failed on the reference): not counted."""
+
+    id: str
+    """As in ``tests`` (a hidden test's parameters hashed)."""
+    suite: str
+    reason: str
+    """The recorded failure for a visible or adversarial test; for a hidden one only that it failed on
+    the reference (its failure could quote expected values)."""
+
+
 RecordedBy = Literal["bouts", "inspect-ai"]
 
 
@@ -261,6 +272,8 @@ class Scorecard(_Model):
     tests: list[TestOutcomeModel] = Field(default_factory=list)
     removed_files: list[str] = Field(default_factory=list)
     """Files removed from code/ before grading because they could steer the run."""
+    quarantined: list[QuarantinedTestModel] = Field(default_factory=list)
+    """Tests removed from the counts because they fail on the reference (docs/calibration.md, §1.3)."""
     excluded: list[ExcludedModel] = Field(default_factory=list)
     """Files every judge left out (vendored third-party code, bytecode, what the runner replaces),
     decided once for all judges (docs/judges.md, "What the judges read")."""

@@ -81,11 +81,11 @@ def tally(events: Sequence[Event]) -> Waste:
 
 
 def _result(inp: JudgeInput) -> float | None:
-    """The share of the challenge's visible and hidden tests the submission passed; None before or
-    without a run."""
+    """The share of the challenge's visible and hidden tests the submission passed (quarantined tests
+    left out); None before or without a run."""
     if inp.run is None:
         return None
-    tests = [r for r in inp.run.results if r.suite in ("visible", "hidden")]
+    tests = [r for r in inp.run.results if r.suite in ("visible", "hidden") and r.id not in inp.challenge.quarantined]
     if not tests:
         return None
     return sum(1 for r in tests if r.outcome is Outcome.PASSED) / len(tests)
