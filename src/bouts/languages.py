@@ -28,6 +28,7 @@ PARTS = {
     "quality.lint": "LintJudge -> (ChangeSet -> hits, () -> versions): the language's linter",
     "integrity.detectors": "bouts.judges.integrity._languages.Language: the static integrity detectors",
     "architecture": "FileTree -> sources for the strategy judge's architecture heuristics",
+    "runner": "runs the challenge's suites in the sandbox: (challenge, code_dir, **options) -> DetailedRun",
 }
 """The roles a language may fill (``LanguageSupport.parts``); a missing role is a documented gap,
 and the judge that needs it says "not scored" with the reason, never a made-up number."""
@@ -50,6 +51,8 @@ class LanguageSupport:
     test_stem_suffixes: tuple[str, ...] = ("_test",)
     """A test file's stem starts with ``test_`` or ends with one of these (pytest: ``_test``;
     node:test, vitest and jest: also ``.test``)."""
+    same_session_fresh: bool = False
+    """The runner can run the hidden suite's fresh-seed phase in the graded session (docs/sandbox.md)."""
     replaced_by_runner: tuple[str, ...] = ()
     """Folders the runner deletes and replaces before a test runs (nothing in them runs or is judged)."""
     bytecode: tuple[str, ...] = ()
@@ -81,6 +84,7 @@ LANGUAGES: Registry[LanguageSupport] = Registry("language")
 """``challenge.toml``'s ``language`` → its support."""
 
 _JS_PARTS = {
+    "runner": "bouts.runner.js._run:run_js_detailed",
     "quality.changes": "bouts.judges.quality._changes:js_source_file",
     "quality.metrics": "bouts.judges.quality.metrics:js_metric_hits",
     "quality.structure": "bouts.judges.quality.structure:js_structure_hits",
@@ -98,8 +102,9 @@ def python() -> LanguageSupport:
     """Python: pytest in the sandbox, assertions decided on the host, ast-based judges."""
     return LanguageSupport(
         name="python", suffixes=(".py",), frameworks=("pytest",), assertions="golden", test_extensions=("py",),
-        bytecode=(".pyc", ".pyo"),
+        bytecode=(".pyc", ".pyo"), same_session_fresh=True,
         parts={
+            "runner": "bouts.runner._run:run_pytest",
             "quality.changes": "bouts.judges.quality._changes:py_source_file",
             "quality.metrics": "bouts.judges.quality.metrics:py_metric_hits",
             "quality.structure": "bouts.judges.quality.structure:py_structure_hits",

@@ -20,6 +20,7 @@ from typing import Literal
 
 from bouts.adversarial import GeneratedRun, run_generated
 from bouts.calibration.report import Problem, QuarantinedTest, ReferenceReport, TestBudget
+from bouts.languages import language_of
 from bouts.models.challenge import Challenge, Limits
 from bouts.models.results import Outcome, RunReport
 from bouts.runner import RunOptions, run_detailed
@@ -143,7 +144,7 @@ def run_reference(
     published = challenge.spec.tests.seed
     seeds = list(fresh_seeds or [])
     phases: list[PhaseRun] = []
-    mode = "golden" if challenge.spec.language == "python" else "inline"  # as graded runs' reference runs
+    mode = language_of(challenge).assertions  # as graded runs' reference runs
     for i in range(1, runs + 1):
         d = run_detailed(challenge, challenge.reference, sandbox=sandbox, seed=published, options=options,
                          assertions=mode)  # fmt: skip

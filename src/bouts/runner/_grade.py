@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from bouts.cache import Store
+from bouts.languages import language_of
 from bouts.models.challenge import SUITES, Challenge, Suite
 from bouts.models.results import Outcome, RunReport, StabilitySignals, TestResult
 from bouts.runner._exploits import merged
@@ -88,7 +89,7 @@ def reference_run(
     if cached is not None:
         _MEMORY[key] = cached
         return cached
-    mode = "golden" if challenge.spec.language == "python" else "inline"
+    mode = language_of(challenge).assertions
     run = run_detailed(challenge, ref_dir, sandbox=sandbox, suites=suites, seed=seed, options=options,
                        assertions=mode)  # fmt: skip
     ids = tuple(r.id for r in run.report.results if "::" in r.id)
@@ -129,7 +130,8 @@ def grade(
     (docs/sandbox.md, "Two phases, one session"); otherwise two sessions, one after the other."""
     published = challenge.spec.tests.seed if seed is None else seed
     ref = reference_run(challenge, sandbox, seed=published, cache_dir=cache_dir, options=options)
-    external = ref is not None and challenge.spec.language == "python"
+    lang = language_of(challenge)
+    external = ref is not None and lang.assertions == "golden"
     hidden = bool(challenge.test_files.get("hidden"))
     fresh = (fresh_seed if fresh_seed is not None else _fresh_seed(published)) if hidden else None
     # Values checked against the reference depend on the seed: the fresh phase asks the reference again.
@@ -148,7 +150,7 @@ def grade(
         "expected_ids": ref.ids if ref else None, "golden": ref.observations if ref and not external else None,
         "assertions": "external" if external else "inline", "golden_occurrences": ref.occurrences if ref else None,
     }  # fmt: skip
-    if fresh is not None and challenge.spec.language == "python" and getattr(sandbox, "duplex_fds", False):
+    if fresh is not None and lang.same_session_fresh and getattr(sandbox, "duplex_fds", False):
         # Beside the graded session, off its critical path; one worker: a second would collect the
         # suite again for little (measured: 1.0 against 1.25 core-seconds, docs/benchmarks.md).
         beside = replace(options, workers=1)

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Literal
 
 from bouts.errors import SandboxError
+from bouts.languages import language_of
 from bouts.loading import severity_for
 from bouts.models.challenge import SUITES, Challenge, Limits, Suite
 from bouts.models.results import AssertionCount, Outcome, RunReport, TestResult
@@ -170,17 +171,34 @@ def run_detailed(
     fresh: FreshPhase | None = None,
 ) -> DetailedRun:
     """:func:`run_suites`, also returning the observations (``bouts_expect`` digests, externalised
-    assertions' values). ``fresh`` (Python only) runs the hidden suite again with its seed in the
-    same session, after the first phase: :attr:`DetailedRun.fresh`."""
-    if challenge.spec.language != "python":  # node:test runner, same contract (docs/javascript.md)
-        from bouts.runner.js import run_js
+    assertions' values). ``fresh`` (where the language's runner can: ``same_session_fresh``) runs the
+    hidden suite again with its seed in the same session, after the first phase:
+    :attr:`DetailedRun.fresh`. The challenge's language names its runner (``bouts.languages``)."""
+    runner = language_of(challenge).part("runner")
+    return runner(  # type: ignore[no-any-return]
+        challenge, code_dir, sandbox=sandbox, suites=suites, progress=progress, seed=seed,
+        expected_ids=expected_ids, golden=golden, options=options, generated=generated, assertions=assertions,
+        golden_occurrences=golden_occurrences, fresh=fresh,
+    )  # fmt: skip
 
-        if fresh is not None:
-            raise ValueError("a fresh-seed phase in the same session is for Python challenges")
-        return run_js(
-            challenge, code_dir, sandbox=sandbox, suites=suites, progress=progress, seed=seed,
-            expected_ids=expected_ids, golden=golden, options=options, generated=generated,
-        )  # fmt: skip
+
+def run_pytest(
+    challenge: Challenge,
+    code_dir: Path,
+    *,
+    sandbox: Sandbox,
+    suites: Sequence[Suite] = SUITES,
+    progress: Callable[[TestResult], None] | None = None,
+    seed: int | None = None,
+    expected_ids: Sequence[str] | None = None,
+    golden: Mapping[str, Sequence[str]] | None = None,
+    options: RunOptions = DEFAULT_OPTIONS,
+    generated: Mapping[str, str] | None = None,
+    assertions: AssertionMode = "inline",
+    golden_occurrences: Mapping[str, Sequence[object]] | None = None,
+    fresh: FreshPhase | None = None,
+) -> DetailedRun:
+    """Python's runner (the language seam's ``runner``): pytest under the engine's driver."""
     seed = challenge.spec.tests.seed if seed is None else seed
     file_suite: dict[str, Suite] = {f: suite for suite in suites for f in challenge.test_files.get(suite, [])}
     file_suite.update({f: "generated" for f in _checked_generated(generated)})

@@ -18,6 +18,7 @@ import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from bouts.errors import ChallengeError, SandboxError
 from bouts.loading import severity_for
@@ -39,6 +40,17 @@ JS_LIB = Path(__file__).with_name("sandboxed")
 _LIB, _JSLIB, _DEPS = "/bouts/lib", "/bouts/jslib", f"{WORKSPACE}/node_modules"
 _STARTUP_GRACE_S = 30.0
 NODE = "/usr/bin/node"
+
+
+def run_js_detailed(challenge: Challenge, code_dir: Path, *, assertions: str = "inline",
+                    golden_occurrences: Mapping[str, Sequence[object]] | None = None, fresh: object = None,
+                    **rest: Any) -> Any:
+    """JavaScript/TypeScript's runner (the language seam's ``runner``): :func:`run_js`, whose assertions
+    are decided inside the sandbox (not externalised yet) and whose fresh-seed phase is a session of
+    its own."""
+    if fresh is not None or assertions != "inline" or golden_occurrences:
+        raise ValueError("the JavaScript runner decides assertions inline and runs a fresh seed in its own session")
+    return run_js(challenge, code_dir, **rest)
 
 
 def run_js(
