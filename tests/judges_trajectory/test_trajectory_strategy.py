@@ -133,15 +133,11 @@ def total(items):
 
 
 def test_architecture_copy_of_a_starter_function_with_its_names_changed():
-    copied = STARTER_FN + """
-
-def order_total(lines):
-    acc = 0
-    for line in lines:
-        if line.cost > 0:
-            acc += line.cost * line.count
-    return acc
-"""
+    renamed = STARTER_FN
+    for old, new in (("total", "order_total"), ("items", "lines"), ("item", "line"), ("result", "acc"),
+                     ("price", "cost"), ("quantity", "count")):  # fmt: skip
+        renamed = renamed.replace(old, new)
+    copied = STARTER_FN + "\n\n" + renamed
     penalties, seen = analyse({"m.py": STARTER_FN}, {"m.py": copied})
     assert _penalty(penalties, "copies of starter code").points == 8
     assert [o.message for o in seen if o.heuristic == "copy"] == [
