@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 
 from bouts import __version__
 from bouts.combine import Combined, combine, integrity_score, listing, merge_integrity, stated_calibration
-from bouts.judges.base import IntegritySignals, Verdict
 from bouts.judges.llm.usage import COST_KEYS, usage_flags, usage_of
 from bouts.models.challenge import Challenge
 from bouts.models.results import Outcome, RunReport, TestResult
@@ -32,6 +31,7 @@ from bouts.models.scorecard import (
     TestOutcomeModel,
 )
 from bouts.models.submission import SubmissionMeta
+from bouts.models.verdict import IntegritySignals, Verdict
 from bouts.models.view import Exclusion
 from bouts.scoring import catalogue, profiles
 from bouts.scoring import components as c

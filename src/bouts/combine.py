@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from bouts.judges.base import IntegritySignals, Verdict
 from bouts.models.scorecard import FindingModel, JudgeScore
+from bouts.models.verdict import IntegritySignals, Verdict
 from bouts.scoring import components as c
 from bouts.scoring import panel
 from bouts.scoring.adjustments import Confidence, ExploitAttempt
