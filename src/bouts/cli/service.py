@@ -106,23 +106,16 @@ def worker(
     loglevel: Annotated[str, typer.Option(help="Celery log level.")] = "INFO",
 ) -> None:
     """Run a Celery worker that scores queued submissions (needs a broker)."""
-    # SIGTERM is a bounded shutdown: stop taking tasks, let the running one finish for
-    # BOUTS_SHUTDOWN_GRACE_S, then stop it (billiard reads this before celery is imported).
+    # Bounded SIGTERM: billiard reads this when celery is first imported (bouts.service.worker.run).
     os.environ.setdefault("REMAP_SIGTERM", "SIGQUIT")
-    from bouts.service.publish import CeleryDispatcher
-    from bouts.service.recovery import Reaper
-    from bouts.service.worker.celery_app import create_celery
+    from bouts.service.worker.run import run_worker
 
     settings = _settings(data_dir=data_dir, db_url=db_url, broker_url=broker_url)
     if not settings.uses_celery:
         err.print("[bold red]error:[/] a worker needs a broker: --broker-url or BOUTS_BROKER_URL")
         raise typer.Exit(EXIT_INPUT)
-    repo = _open_repository(settings)  # migrate before taking work
-    # This worker also hands back jobs whose worker died, so recovery needs no API process.
-    app = create_celery(settings)
-    Reaper(repo, CeleryDispatcher(settings, repo, app=app), settings.lease_s).start()
-    app.worker_main(["worker", "-Q", settings.queue, "-c", str(concurrency), "--loglevel", loglevel, "-P", "prefork",
-                     "--without-gossip", "--without-mingle", "-n", f"bouts-{os.getpid()}@%h"])  # fmt: skip
+    _open_repository(settings).close()  # migrate before taking work
+    run_worker(settings, concurrency=concurrency, loglevel=loglevel)
 
 
 def leaderboard(

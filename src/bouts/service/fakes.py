@@ -6,7 +6,8 @@ sandbox: it reads ``submission.toml`` with the real loader and returns a scoreca
 infrastructure failure (``infra_error`` on the card), so retries can be exercised; one named
 ``DIVERGE`` gives objective 90 and integrity 30 and the ``judge_divergence`` flag (a review item);
 one named ``KILL_WORKER`` SIGKILLs the scoring process the first time (a worker lost mid-score);
-one named ``STALL`` blocks the scoring until its process is stopped (a long scoring, for shutdown).
+one named ``STALL`` blocks the scoring until its process is stopped (a long scoring, for shutdown);
+one named ``STALL_ONCE`` does so the first time only (a worker to kill mid-score, deterministically).
 A challenge holding a top-level file ``FAKE_BONUS`` (an integer) adds it to the final, capped at
 100: a fixed challenge version that a re-score picks up.
 """
@@ -35,6 +36,8 @@ def instant_scorer(challenge: Path, submission: Path, config: ScoreConfig) -> Sc
             _die_once(submission)
         if (loaded.code_dir / "STALL").exists():
             threading.Event().wait()  # until the process is stopped
+        if (loaded.code_dir / "STALL_ONCE").exists() and _first_time(submission, ".stalled"):
+            threading.Event().wait()
     meta = loaded.meta
     bonus = challenge / "FAKE_BONUS"
     final = min(100, (meta.iteration * 7 + len(meta.agent)) % 101 + (int(bonus.read_text()) if bonus.is_file() else 0))
@@ -52,7 +55,14 @@ def instant_scorer(challenge: Path, submission: Path, config: ScoreConfig) -> Sc
 
 
 def _die_once(submission: Path) -> None:
-    marker = Path(f"{submission}.killed")
-    if not marker.exists():
-        marker.touch()
+    if _first_time(submission, ".killed"):
         os.kill(os.getpid(), signal.SIGKILL)
+
+
+def _first_time(submission: Path, suffix: str) -> bool:
+    """True once per archive (a marker file beside it remembers)."""
+    marker = Path(f"{submission}{suffix}")
+    if marker.exists():
+        return False
+    marker.touch()
+    return True

@@ -31,7 +31,9 @@ TASK_NAMES: dict[JobKind, str] = {
 }
 TASK_NAME = TASK_NAMES["score"]
 STORAGE_RETRIES = 10
-"""Retries of a task whose job failed outside the scoring (database unreachable, disk full)."""
+"""Retries of a task whose job failed outside the scoring (database unreachable, disk full); after
+them the job is still stored queued, and a recovery pass publishes it again."""
+STORAGE_RETRY_CAP_S = 30.0
 log = logging.getLogger(__name__)
 
 
@@ -86,7 +88,8 @@ def create_celery(settings: ServiceSettings, scorer: Scorer = pipeline_scorer) -
                                    max_attempts=settings.max_retries + 1, lease_s=settings.lease_s)  # fmt: skip
             except Exception as exc:  # the database or the disk, not the job: try again later
                 log.exception("%s job %s failed before it could record an outcome", kind, job_id)
-                delay = retry_delay(self.request.retries + 1, settings.retry_backoff_s)
+                # capped at 30 s: once the database is back, work resumes within seconds
+                delay = retry_delay(self.request.retries + 1, settings.retry_backoff_s, cap_s=STORAGE_RETRY_CAP_S)
                 raise self.retry(exc=exc, countdown=delay, max_retries=STORAGE_RETRIES) from exc
             log.info("%s job %s: %s (attempt %s)", kind, job_id, outcome.kind, outcome.attempt)
             if outcome.kind == "retry":

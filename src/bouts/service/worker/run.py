@@ -1,0 +1,46 @@
+"""Running a Celery worker process: what ``bouts worker`` does, with the scorer passed in (the
+fault-injection tests run it with the instant fake). The process also runs a recovery pass
+(``bouts.service.recovery``), so jobs whose worker died are handed back even with no API up."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+
+from bouts.service.config import ServiceSettings
+from bouts.service.jobs import Scorer, pipeline_scorer
+
+
+def run_worker(settings: ServiceSettings, *, concurrency: int = 1, loglevel: str = "INFO",
+               scorer: Scorer = pipeline_scorer) -> None:  # fmt: skip
+    """Consume ``settings.queue`` until stopped. SIGTERM is a bounded shutdown: no new task, the
+    running one finishes within ``shutdown_grace_s`` or is stopped (its lease hands it back)."""
+    os.environ.setdefault("REMAP_SIGTERM", "SIGQUIT")  # read by billiard when celery is imported
+    from bouts.service.worker.celery_app import create_celery
+
+    app = create_celery(settings, scorer=scorer)
+    # The recovery pass runs in a spawned process, not a thread: prefork forks pool processes (again
+    # whenever one dies), and a fork taken while a thread holds a lock can leave the child stuck.
+    spawn = multiprocessing.get_context("spawn")
+    spawn.Process(target=_recovery_loop, args=(settings, os.getpid()), name="bouts-recovery", daemon=True).start()
+    app.worker_main(["worker", "-Q", settings.queue, "-c", str(concurrency), "--loglevel", loglevel, "-P", "prefork",
+                     "--without-gossip", "--without-mingle", "-n", f"bouts-{os.getpid()}@%h"])  # fmt: skip
+
+
+def _recovery_loop(settings: ServiceSettings, parent: int) -> None:
+    """The worker's recovery pass (``bouts.service.recovery``) every half lease, while the worker lives."""
+    import logging
+    import time
+
+    from bouts.service.publish import CeleryDispatcher
+    from bouts.service.recovery import reap
+    from bouts.service.storage import open_repository
+
+    repo = open_repository(settings.database_url, migrate_schema=False)
+    dispatcher = CeleryDispatcher(settings, repo)
+    while os.getppid() == parent:
+        time.sleep(max(0.5, settings.lease_s / 2))
+        try:
+            reap(repo, dispatcher, settings.lease_s)
+        except Exception as exc:  # the database or the broker is down: the next pass retries
+            logging.getLogger(__name__).warning("recovery pass failed: %s: %s", type(exc).__name__, exc)
