@@ -11,6 +11,24 @@ SLOW_FIXTURES = frozenset({"sandbox"})
 """A test that takes a fixture of these names runs payloads through the real sandbox."""
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Every run starts from an empty engine cache of its own (``BOUTS_CACHE_DIR``, inherited by the
+    CLI's subprocesses): a result must never depend on what an earlier run left in ``~/.cache/bouts``."""
+    import os
+    import tempfile
+
+    if not os.environ.get("BOUTS_TEST_KEEP_CACHE"):
+        os.environ["BOUTS_CACHE_DIR"] = tempfile.mkdtemp(prefix="bouts-test-cache-")  # mode 0700
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    import os
+    import shutil
+
+    if not os.environ.get("BOUTS_TEST_KEEP_CACHE") and os.environ.get("BOUTS_CACHE_DIR", "").count("bouts-test-cache-"):
+        shutil.rmtree(os.environ["BOUTS_CACHE_DIR"], ignore_errors=True)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         uses = set(getattr(item, "fixturenames", ()))

@@ -61,6 +61,19 @@ class ScoreConfig:
     """The OSV advisory store (written by ``bouts advisories import``) that the security judge checks the
     submission's pinned dependencies against; ``None``: not checked, and the scorecard says so."""
 
+    def reproducing(self, card: Scorecard) -> ScoreConfig:
+        """This configuration with the seeds ``card`` recorded (published, fresh, generated tests'),
+        where none was set explicitly: what ``bouts score --reproduce`` scores with."""
+        seeds = card.reproducibility.seeds
+        generated = card.generated_adversarial
+        return replace(
+            self,
+            seed=self.seed if self.seed is not None else (seeds[0] if seeds else None),
+            fresh_seed=self.fresh_seed if self.fresh_seed is not None else (seeds[1] if len(seeds) > 1 else None),
+            adversarial_seed=self.adversarial_seed if self.adversarial_seed is not None
+            else (generated.seed if generated is not None else None),
+        )  # fmt: skip
+
     def run_options(self, challenge: Challenge) -> RunOptions:
         """The runner's options for ``challenge``: services only where the challenge asks for them."""
         wants_pg = "postgres" in challenge.spec.services and self.postgres_dsn is not None
@@ -69,6 +82,22 @@ class ScoreConfig:
             postgres=self.postgres_dsn if wants_pg else None,
             postgres_socket_dir=self.postgres_socket_dir if wants_pg else None,
         )
+
+
+def postgres_options(dsn: str | None) -> dict[str, object]:
+    """``ScoreConfig`` fields for a PostgreSQL server given by its libpq ``dsn`` (the CLI's
+    ``--postgres``, the service's ``BOUTS_POSTGRES_DSN``): the DSN and the socket directory to mount,
+    since the sandbox has no network, only the socket. Empty: none."""
+    if not dsn:
+        return {}
+    from bouts.errors import InputError
+
+    host = next((part.split("=", 1)[1] for part in dsn.split() if part.startswith("host=")), "")
+    if not host.startswith("/"):
+        raise InputError("the sandbox has no network: give 'host=/path/to/socket/dir' in the DSN", field="postgres")
+    if not any(part.startswith("user=") for part in dsn.split()):
+        raise InputError("name the database user ('user=...'): the sandbox's user has no name", field="postgres")
+    return {"postgres_dsn": dsn, "postgres_socket_dir": Path(host)}
 
 
 def score(
@@ -98,7 +127,7 @@ def score(
         inp = JudgeInput(
             challenge=challenge, view=view, trajectory=trajectory,
             seed=config.seed if config.seed is not None else challenge.spec.tests.seed,
-            dropped_links=submission.dropped_links, advisories=config.advisories,
+            dropped_links=submission.dropped_links, advisories=config.advisories, cache_dir=config.cache_dir,
         )  # fmt: skip
 
         generated: list[GeneratedRun] = []

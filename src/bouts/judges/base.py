@@ -40,6 +40,9 @@ class JudgeInput:
     advisories: Path | None = None
     """The OSV advisory store the security judge checks pinned dependencies against (the ``advisories``
     setting, docs/configuration.md); None: dependencies are not checked, and its verdict says so."""
+    cache_dir: Path | None = None
+    """The engine's cache directory (``ScoreConfig.cache_dir``), for judges that cache what they derive
+    from file contents (the security judge's findings); None: in memory for this process only."""
 
     @classmethod
     def read(cls, challenge: Challenge, code_dir: Path, deliverables_dir: Path | None = None,

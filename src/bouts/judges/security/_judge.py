@@ -83,19 +83,21 @@ class SecurityJudge:
             code, starter = Path(tmp, "code"), Path(tmp, "starter")
             over = materialise(inp.view.judged, code)
             materialise(inp.view.judged_starter, starter)
-            report = self.scan(code, starter, advisories=self.advisories or inp.advisories)
+            report = self.scan(code, starter, advisories=self.advisories or inp.advisories,
+                               cache=sc.findings_cache(inp.cache_dir))
         if over:
             notes = tuple(f"not scanned (over {MAX_FILE_BYTES} bytes): submission/{rel}" for rel in over)
             report = replace(report, notes=report.notes + notes)
         return verdict_from(report, judge=self.name)
 
-    def scan(self, code_dir: Path, starter: Path, advisories: Path | None = None) -> SecurityReport:
+    def scan(self, code_dir: Path, starter: Path, advisories: Path | None = None,
+             cache: sc.FindingsCache | None = sc.DEFAULT_CACHE) -> SecurityReport:
         """Scan both trees (each tool once over both) and baseline the submission on the starter."""
         report = scan_trees(
             code_dir, starter, semgrep=self.semgrep or _next_to_python("semgrep"),
             bandit=self.bandit or _next_to_python("bandit"), rules=self.rules or rules_dir(),
             timeout_s=self.timeout_s, jobs=self.jobs,
-            eslint=EslintTool(self.eslint_dir or default_package_dir(), self.node or find_node()),
+            eslint=EslintTool(self.eslint_dir or default_package_dir(), self.node or find_node()), cache=cache,
         )
         store = advisories if advisories is not None else self.advisories
         return with_dependencies(report, check_trees(

@@ -324,10 +324,6 @@ def scan_secrets(staged: Path, trees: Sequence[str], result: ScanResult) -> None
 # --- one cached scan over many trees ------------------------------------------------------------
 
 CACHE_NAMESPACE = "security-findings"
-DEFAULT_CACHE_DIR = Path.home() / ".cache" / "bouts"
-"""The engine's cache (``bouts.cache``, what ``bouts score`` uses by default): entries are
-HMAC-checked and the directory must be this user's alone, since whoever can write an entry
-decides a file's findings."""
 
 
 class FindingsCache:
@@ -388,8 +384,20 @@ def _findings(payload: object) -> tuple[ToolFinding, ...] | None:
         return None
 
 
-DEFAULT_CACHE = FindingsCache(DEFAULT_CACHE_DIR)
-"""The process-wide cache the judge uses unless told otherwise."""
+DEFAULT_CACHE = FindingsCache()
+"""The process-wide cache in memory, for a run given no cache directory."""
+_ON_DISK: dict[Path, FindingsCache] = {}
+_ON_DISK_LOCK = threading.Lock()
+
+
+def findings_cache(directory: Path | None) -> FindingsCache:
+    """The process-wide cache for the engine's cache ``directory`` (``ScoreConfig.cache_dir``: entries
+    HMAC-checked, the directory this user's alone, since whoever can write an entry decides a file's
+    findings); in memory only when None."""
+    if directory is None:
+        return DEFAULT_CACHE
+    with _ON_DISK_LOCK:
+        return _ON_DISK.setdefault(directory, FindingsCache(directory))
 
 
 @dataclass(frozen=True)
