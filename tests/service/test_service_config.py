@@ -37,3 +37,23 @@ def test_token_bucket_refills_at_its_rate() -> None:
     assert buckets.take("k") == 0.0
     now[0] += 100.0
     assert [buckets.take("k") for _ in range(3)][2] > 0  # refills up to the burst, no further
+
+
+def test_workers_score_with_the_settings_bouts_score_reads(tmp_path: Path) -> None:
+    """One configuration (issue 18, item 5): the service's workers build their ``ScoreConfig`` from
+    the same variables, with the same checks, as ``bouts score``."""
+    from bouts.service.api import create_app
+    from bouts.service.jobs import score_config
+
+    env = {"BOUTS_DATA_DIR": str(tmp_path), "BOUTS_JUDGES": "static-tests, security", "BOUTS_SANDBOX": "none",
+           "BOUTS_POSTGRES_DSN": "host=/var/run/postgresql dbname=test user=postgres",
+           "BOUTS_ADVISORIES": str(tmp_path / "osv")}  # fmt: skip
+    config = score_config(settings_from_env(env))
+    assert config.judges == ("static-tests", "security") and config.sandbox == "none"
+    assert config.postgres_dsn == env["BOUTS_POSTGRES_DSN"]
+    assert config.postgres_socket_dir == Path("/var/run/postgresql")
+    assert config.advisories == tmp_path / "osv"
+    bad = settings_from_env({**env, "BOUTS_POSTGRES_DSN": "host=db.example dbname=test user=x"})
+    with pytest.raises(InputError) as exc:
+        create_app(bad)
+    assert exc.value.field == "postgres" and "socket" in exc.value.message

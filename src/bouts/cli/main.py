@@ -64,6 +64,11 @@ def score(
     as_json: Annotated[bool, typer.Option("--json", help="Print the scorecard as JSON.")] = False,
     sandbox: Annotated[str, typer.Option(help="Sandbox backend: bubblewrap (default) or none (unsafe).")] = "",
     seed: Annotated[int | None, typer.Option(help="Override the published seed.")] = None,
+    fresh_seed: Annotated[int | None, typer.Option(help="Hidden tests' second-phase seed (default: random).")] = None,
+    adversarial_seed: Annotated[int | None, typer.Option(help="Seed of the generated adversarial tests.")] = None,
+    reproduce: Annotated[Path | None, typer.Option(
+        help="A stored scorecard (JSON, as --json prints or the service serves): score with the seeds it records.",
+    )] = None,
     tests: Annotated[bool, typer.Option("--tests", help="List every test outcome.")] = False,
     judges: Annotated[
         str | None, typer.Option(help="Comma-separated judges to seat (default: every registered judge; 'none').")
@@ -121,7 +126,10 @@ def score(
             sandbox=sandbox or os.environ.get("BOUTS_SANDBOX", "bubblewrap"), seed=seed, judges=chosen,
             cache_dir=cache_dir, adversarial_generation=False if no_generated else None,
             advisories=store_path(advisories), **_postgres_settings(postgres or os.environ.get("BOUTS_POSTGRES_DSN")),
+            fresh_seed=fresh_seed, adversarial_seed=adversarial_seed,
         )  # fmt: skip
+        if reproduce is not None:
+            config = config.reproducing(_stored_scorecard(reproduce))
         results = Store.open(cache_dir, "results")
     except BoutsError as exc:
         raise _fail(exc) from None
@@ -163,18 +171,29 @@ def score(
         render.scorecard(console, card, show_tests=tests)
 
 
-def _postgres_settings(dsn: str | None) -> dict[str, Any]:
-    """The DSN and the socket directory to mount: the sandbox has no network, only the socket."""
-    if not dsn:
-        return {}
-    from bouts.errors import InputError
+def _stored_scorecard(path: Path) -> Any:
+    """A scorecard file: ``bouts score --json`` output, or the service's answer (its ``scorecard``)."""
+    import json
 
-    host = next((part.split("=", 1)[1] for part in dsn.split() if part.startswith("host=")), "")
-    if not host.startswith("/"):
-        raise InputError("the sandbox has no network: give 'host=/path/to/socket/dir' in the DSN", field="postgres")
-    if not any(part.startswith("user=") for part in dsn.split()):
-        raise InputError("name the database user ('user=...'): the sandbox's user has no name", field="postgres")
-    return {"postgres_dsn": dsn, "postgres_socket_dir": Path(host)}
+    from pydantic import ValidationError
+
+    from bouts.errors import InputError
+    from bouts.models.scorecard import Scorecard
+
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return Scorecard.model_validate(data.get("scorecard", data) if isinstance(data, dict) else data)
+    except (OSError, ValueError, ValidationError) as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise InputError(f"not a readable scorecard: {first}", file=str(path), field="reproduce") from None
+
+
+def _postgres_settings(dsn: str | None) -> dict[str, Any]:
+    """The DSN and the socket directory to mount (``bouts.pipeline.postgres_options``, which the
+    service's workers use too)."""
+    from bouts.pipeline import postgres_options
+
+    return postgres_options(dsn)
 
 
 def _correctness_judges(chosen: tuple[str, ...] | None) -> tuple[str, ...]:

@@ -115,7 +115,11 @@ def worker(
         err.print("[bold red]error:[/] a worker needs a broker: --broker-url or BOUTS_BROKER_URL")
         raise typer.Exit(EXIT_INPUT)
     _open_repository(settings).close()  # migrate before taking work
-    run_worker(settings, concurrency=concurrency, loglevel=loglevel)
+    try:
+        run_worker(settings, concurrency=concurrency, loglevel=loglevel)
+    except BoutsError as exc:
+        print_error(exc, err)
+        raise typer.Exit(EXIT_INPUT) from None
 
 
 def leaderboard(

@@ -35,6 +35,15 @@ class ServiceSettings:
     """Sandbox backend workers score with."""
     score_workers: int = 2
     """Tests run at once inside one scoring."""
+    judges: str = ""
+    """Comma-separated judges to seat (``bouts score --judges``); empty: every registered judge."""
+    postgres_dsn: str = ""
+    """libpq DSN of a PostgreSQL server over its unix socket for challenges that use one, the same
+    variable ``bouts score`` reads (``host=/var/run/postgresql dbname=test user=postgres``); empty:
+    such challenges run their other variants."""
+    advisories: str = ""
+    """The OSV advisory store (``bouts advisories import``), the same variable ``bouts score`` reads;
+    empty: dependencies are not checked (the scorecard says so)."""
     max_upload_bytes: int = 20 * MiB
     """Largest request body of an upload; refused (413) while streaming, before it is stored."""
     max_retries: int = 3

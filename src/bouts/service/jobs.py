@@ -26,7 +26,7 @@ from typing import Literal, Protocol, TypeVar
 
 from bouts.errors import InfrastructureError, InputError, SubmissionError
 from bouts.models.scorecard import Scorecard
-from bouts.pipeline import ScoreConfig, score
+from bouts.pipeline import ScoreConfig, postgres_options, score
 from bouts.service.config import ServiceSettings
 from bouts.service.storage import Repository
 from bouts.service.storage.records import Claim
@@ -169,6 +169,13 @@ def retry_delay(attempt: int, base_s: float, cap_s: float = 300.0) -> float:
 
 
 def score_config(settings: ServiceSettings) -> ScoreConfig:
-    """How the service's workers score, from its settings."""
+    """How the service's workers score, from its settings: the same ``ScoreConfig`` fields, read
+    from the same variables, as ``bouts score`` (sandbox, judges, PostgreSQL variant, advisories),
+    so a scorecard scored by the service reproduces with ``bouts score --reproduce``. Raises
+    ``InputError`` naming the setting when one is wrong (checked when the API or a worker starts)."""
+    judges = tuple(j.strip() for j in settings.judges.split(",") if j.strip() not in ("", "none"))
     return ScoreConfig(sandbox=settings.sandbox, workers=settings.score_workers,
-                       cache_dir=(settings.data_dir / "cache").resolve())  # fmt: skip
+                       cache_dir=(settings.data_dir / "cache").resolve(),
+                       judges=judges if settings.judges else None,
+                       advisories=Path(settings.advisories).expanduser() if settings.advisories else None,
+                       **postgres_options(settings.postgres_dsn))  # type: ignore[arg-type]  # fmt: skip

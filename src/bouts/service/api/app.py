@@ -36,7 +36,7 @@ from bouts.service.dispatch import Dispatcher, LocalPoolDispatcher
 from bouts.service.errors import ServiceInputError
 from bouts.service.health import RETRY_AFTER_S, unavailable
 from bouts.service.intake import sweep_orphans
-from bouts.service.jobs import Scorer, pipeline_scorer
+from bouts.service.jobs import Scorer, pipeline_scorer, score_config
 from bouts.service.limits import storable
 from bouts.service.publish import CeleryDispatcher
 from bouts.service.recovery import Reaper
@@ -57,6 +57,7 @@ def create_app(
 ) -> FastAPI:
     """The service's ASGI app. ``scorer`` replaces ``score()`` in the local pool (tests, load rigs)."""
     settings.data_dir.mkdir(parents=True, exist_ok=True)
+    score_config(settings)  # a wrong scoring setting stops the start, naming it
     repo = repo or open_repository(settings.database_url)
     if settings.operator_key:
         try:

@@ -16,8 +16,10 @@ def run_worker(settings: ServiceSettings, *, concurrency: int = 1, loglevel: str
     """Consume ``settings.queue`` until stopped. SIGTERM is a bounded shutdown: no new task, the
     running one finishes within ``shutdown_grace_s`` or is stopped (its lease hands it back)."""
     os.environ.setdefault("REMAP_SIGTERM", "SIGQUIT")  # read by billiard when celery is imported
+    from bouts.service.jobs import score_config
     from bouts.service.worker.celery_app import create_celery
 
+    score_config(settings)  # a wrong scoring setting stops the start, naming it
     app = create_celery(settings, scorer=scorer)
     # The recovery pass runs in a spawned process, not a thread: prefork forks pool processes (again
     # whenever one dies), and a fork taken while a thread holds a lock can leave the child stuck.
