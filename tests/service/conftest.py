@@ -3,14 +3,22 @@ PostgreSQL/Redis servers (tests that need them skip, with the reason, when they 
 
 from __future__ import annotations
 
-import socket
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
-from service_helpers import CHALLENGE, OPERATOR_KEY, PG_HOST, PG_PORT, REDIS_HOST, REDIS_PORT, MakeClient
+from service_helpers import (
+    CHALLENGE,
+    OPERATOR_KEY,
+    PG_HOST,
+    PG_PORT,
+    REDIS_HOST,
+    REDIS_PORT,
+    MakeClient,
+    answers,
+    pg_database,
+)
 
 from bouts.service.api import create_app
 from bouts.service.config import ServiceSettings
@@ -49,33 +57,18 @@ def client(make_client: MakeClient) -> TestClient:
     return make_client()
 
 
-def _answers(host: str, port: int) -> bool:
-    try:
-        with socket.create_connection((host, port), timeout=1):
-            return True
-    except OSError:
-        return False
-
-
 @pytest.fixture
 def pg_url() -> Iterator[str]:
     """A fresh database on the local PostgreSQL server, dropped afterwards."""
-    if not _answers(PG_HOST, PG_PORT):
+    if not answers(PG_HOST, PG_PORT):
         pytest.skip(f"no PostgreSQL server answers at {PG_HOST}:{PG_PORT}")
-    import psycopg
-
-    name = f"bouts_svc_{uuid.uuid4().hex[:12]}"
-    admin = f"host={PG_HOST} port={PG_PORT} user=postgres dbname=postgres"
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
-    yield f"postgresql+psycopg://postgres@{PG_HOST}:{PG_PORT}/{name}"
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    with pg_database() as url:
+        yield url
 
 
 @pytest.fixture
 def redis_url() -> str:
-    if not _answers(REDIS_HOST, REDIS_PORT):
+    if not answers(REDIS_HOST, REDIS_PORT):
         pytest.skip(f"no Redis server answers at {REDIS_HOST}:{REDIS_PORT}")
     return f"redis://{REDIS_HOST}:{REDIS_PORT}/11"
 

@@ -76,6 +76,33 @@ def wait_job(client: TestClient, url: str, key: str, timeout: float = 120) -> di
         time.sleep(0.1)
 
 
+@contextlib.contextmanager
+def pg_database(prefix: str = "bouts_svc") -> Iterator[str]:
+    """A fresh database on the local PostgreSQL server (its SQLAlchemy URL), dropped afterwards."""
+    import uuid
+
+    import psycopg
+
+    name = f"{prefix}_{uuid.uuid4().hex[:12]}"
+    admin = f"host={PG_HOST} port={PG_PORT} user=postgres dbname=postgres"
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield f"postgresql+psycopg://postgres@{PG_HOST}:{PG_PORT}/{name}"
+    finally:
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def answers(host: str, port: int) -> bool:
+    """Whether a server accepts connections at ``host:port``."""
+    try:
+        with socket.create_connection((host, port), timeout=1):
+            return True
+    except OSError:
+        return False
+
+
 MakeClient = Callable[..., TestClient]
 """The ``make_client`` fixture: ``make_client(scorer=..., **setting_overrides)``."""
 

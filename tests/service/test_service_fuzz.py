@@ -44,26 +44,14 @@ def fuzzed(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
 
 
 def _pg_database(request: pytest.FixtureRequest) -> str:
-    import uuid
+    from service_helpers import PG_HOST, PG_PORT, answers, pg_database
 
-    import psycopg
-    from service_helpers import PG_HOST, PG_PORT
-
-    from conftest import _answers
-
-    if not _answers(PG_HOST, PG_PORT):
+    if not answers(PG_HOST, PG_PORT):
         pytest.skip(f"no PostgreSQL server answers at {PG_HOST}:{PG_PORT}")
-    name = f"bouts_fuzz_{uuid.uuid4().hex[:12]}"
-    admin = f"host={PG_HOST} port={PG_PORT} user=postgres dbname=postgres"
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
-
-    def drop() -> None:
-        with psycopg.connect(admin, autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-
-    request.addfinalizer(drop)
-    return f"postgresql+psycopg://postgres@{PG_HOST}:{PG_PORT}/{name}"
+    database = pg_database("bouts_fuzz")
+    url = database.__enter__()
+    request.addfinalizer(lambda: database.__exit__(None, None, None))
+    return url
 
 
 SEMANTIC_422 = {

@@ -17,7 +17,7 @@ from bouts.service.config import ServiceSettings
 from bouts.service.fakes import instant_scorer
 from bouts.service.storage.models import Scorecard
 
-N_AGENTS, N_ITERATIONS = 50, 10  # 500 submissions
+N_AGENTS, N_ITERATIONS = 167, 3  # 501 submissions (the challenge allows 3 iterations per agent)
 DEADLINE_S = 240
 
 
@@ -38,7 +38,7 @@ async def _flood(base: str, keys: dict[str, str]) -> list[httpx.Response]:
 def _run(settings: ServiceSettings) -> dict[str, float]:
     app = create_app(settings, scorer=instant_scorer)
     repo = app.state.ctx.repo
-    keys = {f"agent-{i:02d}": repo.catalog.create_key("agent", f"agent-{i:02d}") for i in range(N_AGENTS)}
+    keys = {f"agent-{i:03d}": repo.catalog.create_key("agent", f"agent-{i:03d}") for i in range(N_AGENTS)}
     with live_server(app) as base:
         r = httpx.post(f"{base}/api/v1/challenges", json={"path": str(CHALLENGE)}, headers={"X-API-Key": OPERATOR_KEY})
         assert r.status_code == 201, r.text
