@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/bench_adversarial.py [--repeat 3] [--load 0,4]
 
 For each bundled example's reference and anchors (and the planted fixtures of
-``tests/adversarial_gen``), analyse, generate with seed 1234 and run the generated tests through
+``tests/adversarial``), analyse, generate with seed 1234 and run the generated tests through
 the bubblewrap sandbox exactly as scoring does (``run_generated``). Prints, per submission, the
 number of generated tests, the wall time of the run (median over ``--repeat``) and the mean and
 maximum duration of one test. ``--load N`` runs the same with N busy-looping processes of its own

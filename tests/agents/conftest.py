@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 HERE = Path(__file__).resolve().parent
-for helpers in (HERE.parent / "judges_llm", HERE.parent / "service"):
+for helpers in (HERE.parent / "judges" / "llm", HERE.parent / "service"):
     if str(helpers) not in sys.path:
         sys.path.append(str(helpers))
 

@@ -149,7 +149,7 @@ def test_two_trajectories_are_refused(tmp_path: Path) -> None:
 
 # -- links that leave the submission: dropped and recorded, never refused, never followed ------------
 # Refusing them gave a cheating submission "no score" (exit 2), which must never be better than a
-# flagged score; the integrity judge gives such a link its bright line (tests/judges_integrity).
+# flagged score; the integrity judge gives such a link its bright line (tests/judges/integrity).
 
 
 def test_symlink_leaving_a_directory_submission_is_dropped_and_recorded(tmp_path: Path) -> None:

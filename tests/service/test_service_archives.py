@@ -57,7 +57,7 @@ def test_symlink_member_is_never_created_and_the_upload_is_scored_with_it_record
 ) -> None:
     """Attack: a symlink member pointing at /etc/passwd (read back through the scorer). "No score"
     must never beat a flagged score: the upload is accepted, the link is dropped, never created, and
-    recorded for the integrity judge's symlink bright line (tests/judges_integrity cover the line)."""
+    recorded for the integrity judge's symlink bright line (tests/judges/integrity cover the line)."""
     link = tarfile.TarInfo("s/code/passwd")
     link.type, link.linkname = tarfile.SYMTYPE, "/etc/passwd"
     data = _tar_with(link)

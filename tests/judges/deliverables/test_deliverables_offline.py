@@ -16,7 +16,7 @@ from bouts.models.results import Outcome, RunReport, TestResult
 from bouts.models.view import MAX_FILE_BYTES as MAX_BYTES
 from bouts.scoring.explain import Explained, NotScored
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 EXAMPLE = EXAMPLES / "inventory-ledger"
 GOOD = textwrap.dedent("""\
     # Root cause

@@ -15,7 +15,7 @@ from bouts.loading import load_challenge
 from bouts.models.challenge import Challenge, ChallengeSpec
 from bouts.models.results import RunReport
 
-RATE = load_challenge(Path(__file__).resolve().parents[2] / "examples" / "rate-limiter-js")
+RATE = load_challenge(Path(__file__).resolve().parents[3] / "examples" / "rate-limiter-js")
 RATE_HIGH = RATE.root / "anchors" / "high" / "code"
 LIMITER = "src/limiter.mjs"
 

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import write_tree
+from js_helpers import write_tree
 
 from bouts.errors import ChallengeError
 from bouts.loading import load_challenge

@@ -13,7 +13,7 @@ from bouts.judges.base import JudgeInput
 from bouts.judges.quality import LintJudge, MetricsJudge, StructureJudge
 from bouts.loading import load_challenge
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "league-table"
+EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "league-table"
 POOR = (Path(__file__).parent / "data" / "poor_table.py.txt").read_text(encoding="utf-8")
 JUDGES = (MetricsJudge, StructureJudge, LintJudge)
 

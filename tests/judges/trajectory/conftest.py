@@ -15,7 +15,7 @@ from bouts.models.challenge import Challenge
 from bouts.models.results import RunReport
 from bouts.models.trajectory import Event, Trajectory
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "inventory-ledger"
+EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "inventory-ledger"
 
 
 @pytest.fixture(scope="session")

@@ -12,7 +12,7 @@ from pathlib import Path
 from bouts.judges.base import Verdict
 from bouts.models.challenge import Challenge, ChallengeSpec
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "inventory-ledger"
+EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "inventory-ledger"
 
 
 def write_tree(root: Path, files: Mapping[str, str | bytes]) -> Path:

@@ -9,7 +9,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import write_tree
+from js_helpers import write_tree
 
 from bouts.errors import ChallengeError, InfrastructureError
 from bouts.loading import load_challenge, severity_for
@@ -19,7 +19,7 @@ from bouts.prepare import environment_key, prepare_dependencies
 from bouts.runner._channel import Record
 from bouts.runner.js import assemble_js_workspace, js_findings, plant_js_canaries
 
-EXAMPLE = Path(__file__).parents[2] / "examples" / "rate-limiter-js"
+EXAMPLE = Path(__file__).parents[3] / "examples" / "rate-limiter-js"
 
 
 def test_the_example_loads_with_js_test_files_and_comment_severities() -> None:

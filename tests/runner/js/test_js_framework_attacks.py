@@ -11,7 +11,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from conftest import FW_IDS, MakeFwChallenge
+from js_helpers import FW_IDS, MakeFwChallenge
 
 from bouts.models.results import Outcome, RunReport
 from bouts.runner import run_suites

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import FW_IDS, JS_LIMITS, MakeFwChallenge
+from js_helpers import FW_IDS, JS_LIMITS, MakeFwChallenge
 
 from bouts.models.results import Outcome, RunReport
 from bouts.runner import grade, run_suites

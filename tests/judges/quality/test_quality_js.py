@@ -38,7 +38,7 @@ STARTER = {
         }
         """,
 }
-RATE = Path(__file__).resolve().parents[2] / "examples" / "rate-limiter-js"
+RATE = Path(__file__).resolve().parents[3] / "examples" / "rate-limiter-js"
 AWFUL = Path(__file__).parent / "fixtures" / "awful_limiter.mjs.txt"
 
 

@@ -11,7 +11,7 @@ from bouts.loading import load_challenge
 from bouts.models.challenge import Challenge
 from bouts.models.results import RunReport
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "inventory-ledger"
+EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "inventory-ledger"
 CHALLENGE: Challenge = load_challenge(EXAMPLE)
 HIGH = CHALLENGE.root / "anchors" / "high" / "code"
 MONEY_ANCHOR = "    if isinstance(price, bool) or not isinstance(price, (str, int, Decimal)):\n"

@@ -12,7 +12,7 @@ from bouts.models.results import Outcome, RunReport, TestResult
 from bouts.scoring.explain import Explained, NotScored
 from bouts.trajectory import load_trajectory
 
-SAMPLES = Path(__file__).resolve().parents[3] / "shared" / "data" / "trajectories"
+SAMPLES = Path(__file__).resolve().parents[4] / "shared" / "data" / "trajectories"
 TRAJECTORY_JUDGES = (
     "trajectory-process",
     "trajectory-strategy",

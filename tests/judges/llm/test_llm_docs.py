@@ -8,7 +8,7 @@ import pytest
 
 from bouts.judges.llm import LLM_PROVIDERS, LLMJudgeConfig, LLMPanelConfig
 
-DOC = (Path(__file__).parents[2] / "docs" / "llm-judges.md").read_text()
+DOC = (Path(__file__).parents[3] / "docs" / "llm-judges.md").read_text()
 SETTINGS = [f.alias or n for m in (LLMJudgeConfig, LLMPanelConfig) for n, f in m.model_fields.items()]
 
 

@@ -7,7 +7,7 @@ both tests; an attack must never score more than that, and must not pass a test 
 from __future__ import annotations
 
 import pytest
-from conftest import HONEST_CODE, MakeJsChallenge
+from js_helpers import HONEST_CODE, MakeJsChallenge
 
 from bouts.models.results import Outcome, RunReport
 from bouts.runner import run_suites
