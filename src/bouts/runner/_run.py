@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from bouts.errors import SandboxError
 from bouts.languages import language_of
@@ -154,32 +154,13 @@ def run_suites(
     ).report  # fmt: skip
 
 
-def run_detailed(
-    challenge: Challenge,
-    code_dir: Path,
-    *,
-    sandbox: Sandbox,
-    suites: Sequence[Suite] = SUITES,
-    progress: Callable[[TestResult], None] | None = None,
-    seed: int | None = None,
-    expected_ids: Sequence[str] | None = None,
-    golden: Mapping[str, Sequence[str]] | None = None,
-    options: RunOptions = DEFAULT_OPTIONS,
-    generated: Mapping[str, str] | None = None,
-    assertions: AssertionMode = "inline",
-    golden_occurrences: Mapping[str, Sequence[object]] | None = None,
-    fresh: FreshPhase | None = None,
-) -> DetailedRun:
+def run_detailed(challenge: Challenge, code_dir: Path, **options: Any) -> DetailedRun:
     """:func:`run_suites`, also returning the observations (``bouts_expect`` digests, externalised
-    assertions' values). ``fresh`` (where the language's runner can: ``same_session_fresh``) runs the
-    hidden suite again with its seed in the same session, after the first phase:
-    :attr:`DetailedRun.fresh`. The challenge's language names its runner (``bouts.languages``)."""
-    runner = language_of(challenge).part("runner")
-    return runner(  # type: ignore[no-any-return]
-        challenge, code_dir, sandbox=sandbox, suites=suites, progress=progress, seed=seed,
-        expected_ids=expected_ids, golden=golden, options=options, generated=generated, assertions=assertions,
-        golden_occurrences=golden_occurrences, fresh=fresh,
-    )  # fmt: skip
+    assertions' values), by the runner the challenge's language names (``bouts.languages``; the
+    options are :func:`run_pytest`'s). ``fresh`` (where the language's runner can:
+    ``same_session_fresh``) runs the hidden suite again with its seed in the same session, after the
+    first phase: :attr:`DetailedRun.fresh`."""
+    return language_of(challenge).part("runner")(challenge, code_dir, **options)  # type: ignore[no-any-return]
 
 
 def run_pytest(
