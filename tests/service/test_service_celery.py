@@ -84,9 +84,12 @@ def _wait(predicate, timeout: float, what: str) -> None:  # type: ignore[no-unty
 
 
 def _pool_child(pid: int) -> int:
-    children = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout.split()
-    assert len(children) == 1, children
-    return int(children[0])
+    """The worker's one pool process (not its spawned recovery process or resource tracker)."""
+    rows = subprocess.run(["ps", "-o", "pid=,args=", "--ppid", str(pid)], capture_output=True, text=True).stdout
+    children = [line.split(None, 1) for line in rows.splitlines() if line.strip()]
+    forked = [int(p) for p, args in children if "multiprocessing" not in args]
+    assert len(forked) == 1, children
+    return forked[0]
 
 
 @pytest.mark.sandbox

@@ -102,6 +102,8 @@ class LocalPoolDispatcher:
         self._seq = itertools.count()
         self._running: dict[Future[JobOutcome], Job] = {}
         self._timers: set[threading.Timer] = set()
+        self._delayed: set[Job] = set()
+        """Jobs waiting out a retry backoff: ``resync`` must not run them early."""
         self._errors: dict[Job, int] = {}
         self._closed = False
         self._finished: list[Future[JobOutcome]] = []
@@ -131,19 +133,14 @@ class LocalPoolDispatcher:
             self.enqueue(job_id, kind)
         return len(pending)
 
-    @property
-    def held(self) -> set[Job]:
-        """Jobs waiting here or running in the pool."""
-        with self._lock:
-            return {(k, i) for _, k, i in self._waiting} | set(self._running.values())
-
     def enqueue(self, job_id: str, kind: JobKind = "score", *, first: bool = False) -> None:
         """Queue a job here (once: a job already waiting or running is not added again). Its place
         is when this dispatcher first saw it, so ``first`` changes nothing: a handed-back job
         already goes ahead of newer ones."""
         job = (kind, job_id)
         with self._lock:
-            if self._closed or job in self._running.values() or any(w[1:] == job for w in self._waiting):
+            if (self._closed or job in self._delayed or job in self._running.values()
+                    or any(w[1:] == job for w in self._waiting)):  # fmt: skip
                 return
             order = self._order.setdefault(job, next(self._seq))
             heapq.heappush(self._waiting, (order, kind, job_id))
@@ -219,7 +216,9 @@ class LocalPoolDispatcher:
 
     def _later(self, job: Job, delay: float) -> None:
         def fire() -> None:
-            self._timers.discard(timer)
+            with self._lock:
+                self._timers.discard(timer)
+                self._delayed.discard(job)
             self.enqueue(job[1], job[0])
 
         timer = threading.Timer(delay, fire)
@@ -228,6 +227,7 @@ class LocalPoolDispatcher:
             if self._closed:
                 return
             self._timers.add(timer)
+            self._delayed.add(job)
         timer.start()
 
     def close(self) -> None:
