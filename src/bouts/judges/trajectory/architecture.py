@@ -162,7 +162,7 @@ def _shape(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
             return ast.copy_location(ast.Attribute(node.value, alias(node.attr), ast.Load()), node)
 
     try:  # a copy to rename; code nested past the parser's depth is left to the other heuristics
-        renamed = Rename().visit(ast.parse(ast.unparse(fn)).body[0])
+        renamed = Rename().visit(parse_python(ast.unparse(fn)).body[0])
         assert isinstance(renamed, ast.FunctionDef | ast.AsyncFunctionDef)
         return ast.dump(ast.Module(body=[*renamed.args.args, *renamed.body], type_ignores=[]))
     except (RecursionError, SyntaxError, ValueError, MemoryError):

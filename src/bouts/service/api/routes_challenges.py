@@ -22,7 +22,7 @@ from bouts.service.standings import standings
 
 router = APIRouter(prefix="/api/v1", tags=["challenges"])
 ERRORS = error_responses()
-RecordedOnly = Annotated[bool, Query(description="Only attempts whose trajectory the engine recorded (docs/agents.md).")]
+RecordedOnly = Annotated[bool, Query(description="Only runs whose trajectory the engine recorded (docs/agents.md).")]
 
 
 @router.get("/challenges", response_model=list[ChallengeOut], responses=ERRORS)
