@@ -26,7 +26,7 @@ from sqlalchemy import func, select
 
 from bouts.service.api import create_app
 from bouts.service.config import ServiceSettings
-from bouts.service.storage.models import Scorecard
+from bouts.service.storage.models import ScorecardRow
 
 pytestmark = [pytest.mark.redis, pytest.mark.postgres]
 BOUTS = Path(sys.executable).parent / "bouts"
@@ -131,10 +131,10 @@ def test_worker_killed_mid_score_loses_nothing_and_scores_once(
         info = repo.submissions.get(sid)
         assert info.attempt == 2 and info.final is not None and info.final >= 75
         with repo.engine.connect() as conn:
-            assert conn.scalar(select(func.count()).select_from(Scorecard)) == 1
+            assert conn.scalar(select(func.count()).select_from(ScorecardRow)) == 1
         time.sleep(2)  # nothing redelivered afterwards writes a second scorecard
         with repo.engine.connect() as conn:
-            assert conn.scalar(select(func.count()).select_from(Scorecard)) == 1
+            assert conn.scalar(select(func.count()).select_from(ScorecardRow)) == 1
         card = client.get(f"/api/v1/submissions/{sid}/scorecard").json()["scorecard"]
         assert card["final"] == info.final
     print(f"\n{kill} SIGKILLed mid-score; claimed again {redone_in:.1f}s after the kill (attempt 2, 1 scorecard)")

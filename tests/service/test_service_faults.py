@@ -25,7 +25,7 @@ from bouts.service.api import create_app
 from bouts.service.config import ServiceSettings
 from bouts.service.fakes import instant_scorer
 from bouts.service.storage import Repository, open_repository
-from bouts.service.storage.models import Scorecard
+from bouts.service.storage.models import ScorecardRow
 
 OP = {"X-API-Key": OPERATOR_KEY}
 N = 4
@@ -44,7 +44,7 @@ def _scored_once(repo: Repository, ids: list[str]) -> None:
     """The suite's invariant: every submission scored, each with exactly one scorecard."""
     wait_for(lambda: all(repo.submissions.get(i).state == "scored" for i in ids), "every submission to be scored")
     with repo.engine.connect() as conn:
-        query = select(Scorecard.submission_id, func.count()).group_by(Scorecard.submission_id)
+        query = select(ScorecardRow.submission_id, func.count()).group_by(ScorecardRow.submission_id)
         counts = {sid: n for sid, n in conn.execute(query)}
     assert {i: counts.get(i, 0) for i in ids} == dict.fromkeys(ids, 1)
 

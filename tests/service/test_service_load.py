@@ -15,7 +15,7 @@ from sqlalchemy import func, select
 from bouts.service.api import create_app
 from bouts.service.config import ServiceSettings
 from bouts.service.fakes import instant_scorer
-from bouts.service.storage.models import Scorecard
+from bouts.service.storage.models import ScorecardRow
 
 N_AGENTS, N_ITERATIONS = 167, 3  # 501 submissions (the challenge allows 3 iterations per agent)
 DEADLINE_S = 240
@@ -57,7 +57,7 @@ def _run(settings: ServiceSettings) -> dict[str, float]:
         states = {s.state for s in repo.submissions.list(limit=1000)}
         assert states == {"scored"} and len(repo.submissions.list(limit=1000)) == len(ids)
         with repo.engine.connect() as conn:
-            assert conn.scalar(select(func.count()).select_from(Scorecard)) == len(ids)  # scored exactly once
+            assert conn.scalar(select(func.count()).select_from(ScorecardRow)) == len(ids)  # scored exactly once
         board = httpx.get(f"{base}/api/v1/challenges/inventory-ledger/leaderboard").json()["standings"]
         assert len(board) == N_AGENTS and all(len(s["history"]) == N_ITERATIONS for s in board)
     print(f"\n500 submissions: accepted in {accepted:.1f}s, all scored in {scored:.1f}s")

@@ -20,7 +20,7 @@ from bouts.pipeline import ScoreConfig
 from bouts.service.fakes import instant_scorer
 from bouts.service.jobs import run_job
 from bouts.service.storage import Repository, open_repository
-from bouts.service.storage.models import Base, Scorecard, Submission
+from bouts.service.storage.models import Base, ScorecardRow, SubmissionRow
 
 T0 = datetime(2025, 1, 1, tzinfo=UTC)
 
@@ -83,7 +83,7 @@ def test_only_the_latest_claim_completes(repo: Repository, tmp_path: Path) -> No
     assert repo.submissions.complete(second, card) is False
     assert repo.submissions.claim(sid) is None  # scored: never claimed again
     with repo.engine.connect() as conn:
-        assert conn.scalar(select(func.count()).select_from(Scorecard)) == 1
+        assert conn.scalar(select(func.count()).select_from(ScorecardRow)) == 1
     assert repo.submissions.get(sid).state == "scored"  # type: ignore[union-attr]
 
 
@@ -97,8 +97,8 @@ def test_scorecard_and_state_change_are_one_transaction(repo: Repository, tmp_pa
         repo.submissions.complete(claim, card)
     assert repo.submissions.get(sid).state == "running"  # type: ignore[union-attr]
     with repo.engine.connect() as conn:
-        assert conn.scalar(select(func.count()).select_from(Scorecard)) == 0
-        assert conn.scalar(select(Submission.state)) == "running"
+        assert conn.scalar(select(func.count()).select_from(ScorecardRow)) == 0
+        assert conn.scalar(select(SubmissionRow.state)) == "running"
 
 
 def test_infra_failures_are_retried_then_failed_never_scored(repo: Repository, tmp_path: Path) -> None:

@@ -25,13 +25,13 @@ from bouts.service.limits import storable
 from bouts.service.storage import leases
 from bouts.service.storage.models import (
     JOB_TERMINAL_STATES,
-    Agent,
-    Challenge,
-    ChallengeVersion,
-    CheckRun,
-    Rescore,
+    AgentRow,
+    ChallengeRow,
+    ChallengeVersionRow,
+    CheckRunRow,
+    RescoreRow,
     ReviewItemRow,
-    Submission,
+    SubmissionRow,
     utcnow,
 )
 from bouts.service.storage.records import ChallengeInfo, CheckRunInfo, JobClaim, JobT, RescoreInfo
@@ -44,7 +44,7 @@ ACTIVE = ("queued", "running")
 class _JobRows(Generic[JobT]):
     """The state machine shared by check runs and re-scores; subclasses say how to read a row."""
 
-    model: type[CheckRun] | type[Rescore]
+    model: type[CheckRunRow] | type[RescoreRow]
 
     def __init__(self, sessions: sessionmaker[Session]) -> None:
         self.sessions = sessions
@@ -125,13 +125,13 @@ class _JobRows(Generic[JobT]):
 class CheckRuns(_JobRows[CheckRunInfo]):
     """``bouts check`` runs, each on the challenge version that was current when it was asked for."""
 
-    model = CheckRun
+    model = CheckRunRow
 
     def create(self, check_id: str, challenge: ChallengeInfo, *, runs: int, anchors: bool,
                fresh_seeds: Sequence[int], by: str) -> CheckRunInfo:  # fmt: skip
         with self.sessions.begin() as session:
-            version = session.get_one(ChallengeVersion, challenge.version_id)
-            session.add(CheckRun(id=check_id, challenge_id=version.challenge_id, challenge_version_id=version.id,
+            version = session.get_one(ChallengeVersionRow, challenge.version_id)
+            session.add(CheckRunRow(id=check_id, challenge_id=version.challenge_id, challenge_version_id=version.id,
                                  runs=runs, anchors=anchors, fresh_seeds=list(fresh_seeds), state="queued", attempt=0,
                                  requested_by=by))  # fmt: skip
         info = self.get(check_id)
@@ -141,22 +141,23 @@ class CheckRuns(_JobRows[CheckRunInfo]):
     def active(self, challenge: ChallengeInfo, *, runs: int, anchors: bool,
                fresh_seeds: Sequence[int]) -> CheckRunInfo | None:  # fmt: skip
         """A queued or running check of this version with these settings (asking twice runs it once)."""
-        query = self._query().where(CheckRun.challenge_version_id == challenge.version_id,
-                                    CheckRun.state.in_(ACTIVE), CheckRun.runs == runs, CheckRun.anchors == anchors)
+        query = self._query().where(CheckRunRow.challenge_version_id == challenge.version_id,
+                                    CheckRunRow.state.in_(ACTIVE), CheckRunRow.runs == runs,
+                                    CheckRunRow.anchors == anchors)
         with self.sessions() as session:
-            rows = [self._info(r) for r in session.execute(query.order_by(CheckRun.created_at))]  # fmt: skip
+            rows = [self._info(r) for r in session.execute(query.order_by(CheckRunRow.created_at))]  # fmt: skip
         return next((r for r in rows if r.fresh_seeds == tuple(fresh_seeds)), None)
 
     def list(self, challenge: str, *, limit: int = 100) -> list[CheckRunInfo]:
         """The checks of ``challenge`` (every version), newest first."""
-        query = self._query().where(Challenge.slug == challenge).order_by(CheckRun.created_at.desc()).limit(limit)
+        query = self._query().where(ChallengeRow.slug == challenge).order_by(CheckRunRow.created_at.desc()).limit(limit)
         with self.sessions() as session:
             return [self._info(r) for r in session.execute(query)]
 
     def report(self, check_id: str) -> str | None:
         """The stored ``bouts.check/1`` JSON of a finished check."""
         with self.sessions() as session:
-            return session.scalar(select(CheckRun.report).where(CheckRun.id == check_id))
+            return session.scalar(select(CheckRunRow.report).where(CheckRunRow.id == check_id))
 
     def complete(self, claim: JobClaim[CheckRunInfo], report: str, launch: bool) -> bool:
         """running → done with the report; False if the claim is stale."""
@@ -165,10 +166,10 @@ class CheckRuns(_JobRows[CheckRunInfo]):
 
     def _query(self) -> Select[Any]:
         return (
-            select(CheckRun, Challenge.slug, ChallengeVersion.content_hash, ChallengeVersion.path)
-            .join(Challenge, Challenge.id == CheckRun.challenge_id)
-            .join(ChallengeVersion, ChallengeVersion.id == CheckRun.challenge_version_id)
-            .options(defer(CheckRun.report))  # read only by ``report()``
+            select(CheckRunRow, ChallengeRow.slug, ChallengeVersionRow.content_hash, ChallengeVersionRow.path)
+            .join(ChallengeRow, ChallengeRow.id == CheckRunRow.challenge_id)
+            .join(ChallengeVersionRow, ChallengeVersionRow.id == CheckRunRow.challenge_version_id)
+            .options(defer(CheckRunRow.report))  # read only by ``report()``
         )
 
     def _info(self, row: Any) -> CheckRunInfo:
@@ -184,19 +185,19 @@ class CheckRuns(_JobRows[CheckRunInfo]):
 class Rescores(_JobRows[RescoreInfo]):
     """Re-scores of scored submissions; a done one is an entry of the submission's trail."""
 
-    model = Rescore
+    model = RescoreRow
 
     def create(self, rescore_id: str, submission_id: str, *, reason: str, by: str, current: bool) -> RescoreInfo:
         """Queue a re-score against the challenge's current version (``current``) or the version the
         submission was made to."""
         with self.sessions.begin() as session:
-            sub = session.get_one(Submission, submission_id)
+            sub = session.get_one(SubmissionRow, submission_id)
             version_id = sub.challenge_version_id
             if current:
-                version_id = session.scalars(select(ChallengeVersion.id).where(
-                    ChallengeVersion.challenge_id == sub.challenge_id, ChallengeVersion.is_current.is_(True))
+                version_id = session.scalars(select(ChallengeVersionRow.id).where(
+                    ChallengeVersionRow.challenge_id == sub.challenge_id, ChallengeVersionRow.is_current.is_(True))
                 ).first() or version_id  # fmt: skip
-            session.add(Rescore(id=rescore_id, submission_id=submission_id, challenge_version_id=version_id,
+            session.add(RescoreRow(id=rescore_id, submission_id=submission_id, challenge_version_id=version_id,
                                 reason=reason, requested_by=by, state="queued", attempt=0))  # fmt: skip
         info = self.get(rescore_id)
         assert info is not None
@@ -204,14 +205,15 @@ class Rescores(_JobRows[RescoreInfo]):
 
     def active(self, submission_id: str) -> RescoreInfo | None:
         """The queued or running re-score of a submission, if any."""
-        query = self._query().where(Rescore.submission_id == submission_id, Rescore.state.in_(ACTIVE))
+        query = self._query().where(RescoreRow.submission_id == submission_id, RescoreRow.state.in_(ACTIVE))
         with self.sessions() as session:
             row = session.execute(query.limit(1)).first()
             return self._info(row) if row else None
 
     def list(self, submission_id: str) -> list[RescoreInfo]:
         """A submission's re-scores, oldest first: its trail."""
-        query = self._query().where(Rescore.submission_id == submission_id).order_by(Rescore.created_at, Rescore.id)
+        query = (self._query().where(RescoreRow.submission_id == submission_id)
+                 .order_by(RescoreRow.created_at, RescoreRow.id))
         with self.sessions() as session:
             return [self._info(r) for r in session.execute(query)]
 
@@ -227,7 +229,7 @@ class Rescores(_JobRows[RescoreInfo]):
             decided = session.scalar(
                 select(ReviewItemRow.decided_score).where(ReviewItemRow.submission_id == job.submission_id)
             )
-            session.execute(update(Rescore).where(Rescore.id == job.id).values(
+            session.execute(update(RescoreRow).where(RescoreRow.id == job.id).values(
                 before_version=added.before_version, before_final=added.before_final, after_version=added.version,
                 after_final=card.final, review_score=decided,
             ))  # fmt: skip
@@ -235,12 +237,12 @@ class Rescores(_JobRows[RescoreInfo]):
 
     def _query(self) -> Select[Any]:
         return (
-            select(Rescore, Submission, Challenge.slug, Agent.name, ChallengeVersion.content_hash,
-                   ChallengeVersion.path)
-            .join(Submission, Submission.id == Rescore.submission_id)
-            .join(Challenge, Challenge.id == Submission.challenge_id)
-            .join(Agent, Agent.id == Submission.agent_id)
-            .join(ChallengeVersion, ChallengeVersion.id == Rescore.challenge_version_id)
+            select(RescoreRow, SubmissionRow, ChallengeRow.slug, AgentRow.name, ChallengeVersionRow.content_hash,
+                   ChallengeVersionRow.path)
+            .join(SubmissionRow, SubmissionRow.id == RescoreRow.submission_id)
+            .join(ChallengeRow, ChallengeRow.id == SubmissionRow.challenge_id)
+            .join(AgentRow, AgentRow.id == SubmissionRow.agent_id)
+            .join(ChallengeVersionRow, ChallengeVersionRow.id == RescoreRow.challenge_version_id)
         )  # fmt: skip
 
     def _info(self, row: Any) -> RescoreInfo:

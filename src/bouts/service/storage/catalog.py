@@ -10,7 +10,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
 from bouts.service.storage import keys
-from bouts.service.storage.models import Agent, ApiKey, Challenge, ChallengeVersion, utcnow
+from bouts.service.storage.models import AgentRow, ApiKeyRow, ChallengeRow, ChallengeVersionRow, utcnow
 from bouts.service.storage.records import ChallengeInfo, Principal
 
 
@@ -27,18 +27,18 @@ class Catalog:
     def ensure_agent(self, name: str) -> int:
         """The id of agent ``name``, created on first use (safe under concurrent first uses)."""
         with self.sessions() as session:
-            found = session.scalar(select(Agent.id).where(Agent.name == name))
+            found = session.scalar(select(AgentRow.id).where(AgentRow.name == name))
         if found is not None:
             return found
         try:
             with self.sessions.begin() as session:
-                agent = Agent(name=name)
+                agent = AgentRow(name=name)
                 session.add(agent)
                 session.flush()
                 return agent.id
         except IntegrityError:  # another request created it first
             with self.sessions() as session:
-                return session.scalars(select(Agent.id).where(Agent.name == name)).one()
+                return session.scalars(select(AgentRow.id).where(AgentRow.name == name)).one()
 
     def create_key(self, role: str, agent: str | None = None, label: str = "") -> str:
         """A new key for ``role`` (agent keys belong to ``agent``); the plaintext is returned once."""
@@ -49,15 +49,15 @@ class Catalog:
         plaintext, key_id, hashed = keys.new_key()
         agent_pk = self.ensure_agent(agent) if agent else None
         with self.sessions.begin() as session:
-            session.add(ApiKey(key_id=key_id, secret_hash=hashed, role=role, agent_id=agent_pk, label=label))
+            session.add(ApiKeyRow(key_id=key_id, secret_hash=hashed, role=role, agent_id=agent_pk, label=label))
         return plaintext
 
     def ensure_key(self, plaintext: str, role: str, label: str = "bootstrap") -> None:
         """Register an operator-chosen key (idempotent): the bootstrap operator credential."""
         key_id, hashed = keys.key_from_plaintext(plaintext)
         with self.sessions.begin() as session:
-            if session.scalar(select(ApiKey.id).where(ApiKey.key_id == key_id)) is None:
-                session.add(ApiKey(key_id=key_id, secret_hash=hashed, role=role, label=label))
+            if session.scalar(select(ApiKeyRow.id).where(ApiKeyRow.key_id == key_id)) is None:
+                session.add(ApiKeyRow(key_id=key_id, secret_hash=hashed, role=role, label=label))
 
     def authenticate(self, plaintext: str) -> Principal | None:
         """The principal of a valid, unrevoked key; None otherwise."""
@@ -66,8 +66,8 @@ class Catalog:
             return None
         with self.sessions() as session:
             row = session.execute(
-                select(ApiKey, Agent.name).outerjoin(Agent, Agent.id == ApiKey.agent_id)
-                .where(ApiKey.key_id == parsed.key_id)
+                select(ApiKeyRow, AgentRow.name).outerjoin(AgentRow, AgentRow.id == ApiKeyRow.agent_id)
+                .where(ApiKeyRow.key_id == parsed.key_id)
             ).first()  # fmt: skip
         if row is None or row[0].revoked_at is not None:
             return None
@@ -85,7 +85,8 @@ class Catalog:
     def revoke_key(self, key_id: str) -> bool:
         with self.sessions.begin() as session:
             result = session.execute(
-                update(ApiKey).where(ApiKey.key_id == key_id, ApiKey.revoked_at.is_(None)).values(revoked_at=utcnow())
+                update(ApiKeyRow).where(ApiKeyRow.key_id == key_id, ApiKeyRow.revoked_at.is_(None))
+                .values(revoked_at=utcnow())
             )
             return result.rowcount == 1  # type: ignore[attr-defined]
 
@@ -96,24 +97,25 @@ class Catalog:
     ) -> tuple[ChallengeInfo, bool]:
         """Record a challenge snapshot and make it current; (info, whether it was new)."""  # fmt: skip
         with self.sessions.begin() as session:
-            challenge = session.scalar(select(Challenge).where(Challenge.slug == slug))
+            challenge = session.scalar(select(ChallengeRow).where(ChallengeRow.slug == slug))
             if challenge is None:
-                challenge = Challenge(slug=slug, title=title, family=family, profile=profile)
+                challenge = ChallengeRow(slug=slug, title=title, family=family, profile=profile)
                 session.add(challenge)
                 session.flush()
             else:
                 challenge.title, challenge.family, challenge.profile = title, family, profile
             version = session.scalar(
-                select(ChallengeVersion).where(
-                    ChallengeVersion.challenge_id == challenge.id, ChallengeVersion.content_hash == content_hash
+                select(ChallengeVersionRow).where(
+                    ChallengeVersionRow.challenge_id == challenge.id, ChallengeVersionRow.content_hash == content_hash
                 )
             )
             created = version is None
             session.execute(
-                update(ChallengeVersion).where(ChallengeVersion.challenge_id == challenge.id).values(is_current=False)
+                update(ChallengeVersionRow).where(ChallengeVersionRow.challenge_id == challenge.id)
+                .values(is_current=False)
             )
             if version is None:
-                version = ChallengeVersion(challenge_id=challenge.id, content_hash=content_hash, path=path,
+                version = ChallengeVersionRow(challenge_id=challenge.id, content_hash=content_hash, path=path,
                                            source_path=source_path, registered_by=registered_by)  # fmt: skip
                 session.add(version)
             version.is_current = True
@@ -136,24 +138,24 @@ class Catalog:
         values = {k: v for k, v in values.items() if v is not None}
         with self.sessions.begin() as session:
             if not values:
-                return session.scalar(select(Challenge.id).where(Challenge.slug == slug)) is not None
-            result = session.execute(update(Challenge).where(Challenge.slug == slug).values(**values))
+                return session.scalar(select(ChallengeRow.id).where(ChallengeRow.slug == slug)) is not None
+            result = session.execute(update(ChallengeRow).where(ChallengeRow.slug == slug).values(**values))
             return result.rowcount == 1  # type: ignore[attr-defined]
 
     def _infos(self, slug: str | None) -> list[ChallengeInfo]:
         counts = (
-            select(ChallengeVersion.challenge_id, func.count().label("n"))
-            .group_by(ChallengeVersion.challenge_id).subquery()
+            select(ChallengeVersionRow.challenge_id, func.count().label("n"))
+            .group_by(ChallengeVersionRow.challenge_id).subquery()
         )  # fmt: skip
         query = (
-            select(Challenge, ChallengeVersion, counts.c.n)
-            .join(ChallengeVersion, ChallengeVersion.challenge_id == Challenge.id)
-            .join(counts, counts.c.challenge_id == Challenge.id)
-            .where(ChallengeVersion.is_current.is_(True))
-            .order_by(Challenge.slug)
+            select(ChallengeRow, ChallengeVersionRow, counts.c.n)
+            .join(ChallengeVersionRow, ChallengeVersionRow.challenge_id == ChallengeRow.id)
+            .join(counts, counts.c.challenge_id == ChallengeRow.id)
+            .where(ChallengeVersionRow.is_current.is_(True))
+            .order_by(ChallengeRow.slug)
         )
         if slug is not None:
-            query = query.where(Challenge.slug == slug)
+            query = query.where(ChallengeRow.slug == slug)
         with self.sessions() as session:
             return [
                 ChallengeInfo(slug=c.slug, title=c.title, family=c.family, profile=c.profile, active=c.active,

@@ -16,9 +16,9 @@ from typing import Any
 from sqlalchemy import or_, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
-from bouts.service.storage.models import CheckRun, Rescore, Submission, utcnow
+from bouts.service.storage.models import CheckRunRow, RescoreRow, SubmissionRow, utcnow
 
-JobModel = type[Submission] | type[CheckRun] | type[Rescore]
+JobModel = type[SubmissionRow] | type[CheckRunRow] | type[RescoreRow]
 
 
 def alive(row: Any, lease_s: float) -> bool:

@@ -59,14 +59,14 @@ class Base(DeclarativeBase):
     type_annotation_map = {datetime: UtcDateTime(), dict[str, Any]: JSON}
 
 
-class Agent(Base):
+class AgentRow(Base):
     __tablename__ = "agents"
     id: Mapped[int] = mapped_column(primary_key=True)
     name: Mapped[str] = mapped_column(String(200), unique=True)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
-class ApiKey(Base):
+class ApiKeyRow(Base):
     """An API key: ``bk_<key_id>_<secret>``; only the scrypt hash of the secret is stored."""
 
     __tablename__ = "api_keys"
@@ -80,7 +80,7 @@ class ApiKey(Base):
     revoked_at: Mapped[datetime | None]
 
 
-class Challenge(Base):
+class ChallengeRow(Base):
     """A challenge id (``challenge.toml`` ``id``); its content lives in versions."""
 
     __tablename__ = "challenges"
@@ -97,7 +97,7 @@ class Challenge(Base):
     (not while the challenge accepts submissions), ``never`` or ``always``."""
 
 
-class ChallengeVersion(Base):
+class ChallengeVersionRow(Base):
     """An immutable snapshot of a challenge directory, named by its content hash."""
 
     __tablename__ = "challenge_versions"
@@ -113,7 +113,7 @@ class ChallengeVersion(Base):
     registered_by: Mapped[str] = mapped_column(String(200), default="")
 
 
-class Submission(Base):
+class SubmissionRow(Base):
     __tablename__ = "submissions"
     __table_args__ = (
         UniqueConstraint("challenge_id", "agent_id", "iteration"),
@@ -140,7 +140,7 @@ class Submission(Base):
     """Stamped by the worker while it runs the job; stale past the lease: handed back to the queue."""
 
 
-class Scorecard(Base):
+class ScorecardRow(Base):
     """One scoring of a submission. Re-scores add a version; exactly one is current."""
 
     __tablename__ = "scorecards"
@@ -166,7 +166,7 @@ class Scorecard(Base):
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
-class ComponentScore(Base):
+class ComponentScoreRow(Base):
     __tablename__ = "component_scores"
     __table_args__ = (Index("ix_component_scores_name_score", "name", "score"),)
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -177,7 +177,7 @@ class ComponentScore(Base):
     points: Mapped[float | None] = mapped_column(Float)
 
 
-class JudgeOutput(Base):
+class JudgeOutputRow(Base):
     __tablename__ = "judge_outputs"
     id: Mapped[int] = mapped_column(primary_key=True)
     scorecard_id: Mapped[int] = mapped_column(ForeignKey("scorecards.id"), index=True)
@@ -188,7 +188,7 @@ class JudgeOutput(Base):
     dimensions: Mapped[dict[str, Any]]
 
 
-class Flag(Base):
+class FlagRow(Base):
     """A flag raised on a scorecard (from the scorecard, or by a statistical check)."""
 
     __tablename__ = "flags"
@@ -247,7 +247,7 @@ class ReviewEventRow(Base):
     score_after: Mapped[float | None] = mapped_column(Float)
 
 
-class CheckRun(Base):
+class CheckRunRow(Base):
     """A ``bouts check`` of one challenge version, run by a worker (queued → running → done).
 
     ``report`` is the ``bouts.check/1`` JSON exactly as ``bouts check --json`` prints it.
@@ -274,7 +274,7 @@ class CheckRun(Base):
     heartbeat_at: Mapped[datetime | None]
 
 
-class Rescore(Base):
+class RescoreRow(Base):
     """A re-score of a scored submission and its trail: who asked, when, why, and the score before
     and after. The scorecard it adds is a new version; the earlier versions stay stored."""
 

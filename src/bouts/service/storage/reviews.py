@@ -20,7 +20,15 @@ from sqlalchemy.orm import Session, sessionmaker
 from bouts.calibration.review import ReviewItem, Status, open_item
 from bouts.calibration.store import ReviewConflictError, check_put
 from bouts.models.scorecard import Scorecard
-from bouts.service.storage.models import Agent, Challenge, Flag, ReviewEventRow, ReviewItemRow, Submission, utcnow
+from bouts.service.storage.models import (
+    AgentRow,
+    ChallengeRow,
+    FlagRow,
+    ReviewEventRow,
+    ReviewItemRow,
+    SubmissionRow,
+    utcnow,
+)
 from bouts.service.storage.records import FlagInfo
 
 
@@ -92,10 +100,10 @@ def open_review(session: Session, card: Scorecard, submission_id: str, at: datet
 
 def _submission_of(session: Session, item: ReviewItem) -> str | None:
     return session.scalar(
-        select(Submission.id).join(Challenge, Challenge.id == Submission.challenge_id)
-        .join(Agent, Agent.id == Submission.agent_id)
-        .where(Challenge.slug == item.challenge, Agent.name == item.agent, Submission.iteration == item.iteration,
-               Submission.content_hash == item.submission_hash)
+        select(SubmissionRow.id).join(ChallengeRow, ChallengeRow.id == SubmissionRow.challenge_id)
+        .join(AgentRow, AgentRow.id == SubmissionRow.agent_id)
+        .where(ChallengeRow.slug == item.challenge, AgentRow.name == item.agent,
+               SubmissionRow.iteration == item.iteration, SubmissionRow.content_hash == item.submission_hash)
     )  # fmt: skip
 
 
@@ -106,11 +114,11 @@ class Flags:
         self.sessions = sessions
 
     def list(self, *, code: str | None = None, submission_id: str | None = None, limit: int = 500) -> list[FlagInfo]:
-        query = select(Flag).order_by(Flag.created_at, Flag.id).limit(limit)
+        query = select(FlagRow).order_by(FlagRow.created_at, FlagRow.id).limit(limit)
         if code:
-            query = query.where(Flag.code == code)
+            query = query.where(FlagRow.code == code)
         if submission_id:
-            query = query.where(Flag.submission_id == submission_id)
+            query = query.where(FlagRow.submission_id == submission_id)
         with self.sessions() as session:
             return [FlagInfo(id=f.id, submission_id=f.submission_id, code=f.code, message=f.message, level=f.level,
                              status=f.status, source=f.source, created_at=f.created_at)  # fmt: skip

@@ -23,15 +23,15 @@ from bouts.service.storage import leases
 from bouts.service.storage.catalog import Catalog
 from bouts.service.storage.models import (
     TERMINAL_STATES,
-    Agent,
-    Challenge,
-    ChallengeVersion,
-    ComponentScore,
-    Flag,
-    JudgeOutput,
+    AgentRow,
+    ChallengeRow,
+    ChallengeVersionRow,
+    ComponentScoreRow,
+    FlagRow,
+    JudgeOutputRow,
     ReviewItemRow,
-    Scorecard,
-    Submission,
+    ScorecardRow,
+    SubmissionRow,
     utcnow,
 )
 from bouts.service.storage.records import AttemptRow, Claim, StoredScorecard, SubmissionInfo
@@ -60,8 +60,8 @@ class Submissions:
         agent_pk = self.catalog.ensure_agent(agent)
         try:
             with self.sessions.begin() as session:
-                version = session.get_one(ChallengeVersion, challenge_version_id)
-                session.add(Submission(
+                version = session.get_one(ChallengeVersionRow, challenge_version_id)
+                session.add(SubmissionRow(
                     id=submission_id, challenge_id=version.challenge_id, challenge_version_id=version.id,
                     agent_id=agent_pk, iteration=iteration, elapsed_s=elapsed_s,
                     content_hash=content_hash, archive_path=archive_path, state="queued", attempt=0,
@@ -78,15 +78,15 @@ class Submissions:
 
     def get(self, submission_id: str) -> SubmissionInfo | None:
         with self.sessions() as session:
-            row = session.execute(_info_query().where(Submission.id == submission_id)).first()
+            row = session.execute(_info_query().where(SubmissionRow.id == submission_id)).first()
             return _info(*row) if row else None
 
     def list(self, *, agent: str | None = None, challenge: str | None = None, limit: int = 100) -> list[SubmissionInfo]:
-        query = _info_query().order_by(Submission.created_at.desc()).limit(limit)
+        query = _info_query().order_by(SubmissionRow.created_at.desc()).limit(limit)
         if agent is not None:
-            query = query.where(Agent.name == agent)
+            query = query.where(AgentRow.name == agent)
         if challenge is not None:
-            query = query.where(Challenge.slug == challenge)
+            query = query.where(ChallengeRow.slug == challenge)
         with self.sessions() as session:
             return [_info(*row) for row in session.execute(query)]
 
@@ -96,7 +96,7 @@ class Submissions:
         with self.sessions() as session:
             for i in range(0, len(paths), 500):
                 chunk = list(paths[i : i + 500])
-                found.update(session.scalars(select(Submission.archive_path).where(Submission.archive_path.in_(chunk))))
+                found.update(session.scalars(select(SubmissionRow.archive_path).where(SubmissionRow.archive_path.in_(chunk))))
         return found
 
     def pending(self, states: tuple[str, ...] = ("queued", "running"), older_than_s: float = 0.0) -> list[str]:
@@ -104,9 +104,9 @@ class Submissions:
         cutoff = utcnow() - timedelta(seconds=older_than_s)
         with self.sessions() as session:
             return list(session.scalars(
-                select(Submission.id)
-                .where(Submission.state.in_(states), Submission.created_at <= cutoff)
-                .order_by(Submission.created_at)
+                select(SubmissionRow.id)
+                .where(SubmissionRow.state.in_(states), SubmissionRow.created_at <= cutoff)
+                .order_by(SubmissionRow.created_at)
             ))  # fmt: skip
 
     # -- the state machine -------------------------------------------------------------------
@@ -120,15 +120,15 @@ class Submissions:
         """
         with self.sessions.begin() as session:
             current = session.execute(
-                select(Submission.state, Submission.attempt, Submission.heartbeat_at)
-                .where(Submission.id == submission_id)
+                select(SubmissionRow.state, SubmissionRow.attempt, SubmissionRow.heartbeat_at)
+                .where(SubmissionRow.id == submission_id)
             ).first()  # fmt: skip
             if current is None or current.state in TERMINAL_STATES or leases.alive(current, lease_s):
                 return None
             moved = session.execute(
-                update(Submission)
-                .where(Submission.id == submission_id, Submission.attempt == current.attempt,
-                       Submission.state.in_(("queued", "running")))
+                update(SubmissionRow)
+                .where(SubmissionRow.id == submission_id, SubmissionRow.attempt == current.attempt,
+                       SubmissionRow.state.in_(("queued", "running")))
                 .values(state="running", attempt=current.attempt + 1, started_at=utcnow(), heartbeat_at=utcnow())
             )  # fmt: skip
             if moved.rowcount != 1:  # type: ignore[attr-defined]
@@ -148,15 +148,15 @@ class Submissions:
 
     def beat(self, claim: Claim) -> bool:
         """Stamp the claim's heartbeat (``leases.beat``); False once it is superseded."""
-        return leases.beat(self.sessions, Submission, claim.submission.id, claim.attempt)
+        return leases.beat(self.sessions, SubmissionRow, claim.submission.id, claim.attempt)
 
     def hand_back(self, job_ids: Sequence[str], error: str) -> list[str]:
         """running → queued: nothing runs these any more (``leases.hand_back``)."""
-        return leases.hand_back(self.sessions, Submission, job_ids, error)
+        return leases.hand_back(self.sessions, SubmissionRow, job_ids, error)
 
     def expire(self, lease_s: float) -> list[str]:
         """running → queued for jobs whose heartbeat stopped (``leases.expire``)."""
-        return leases.expire(self.sessions, Submission, lease_s)
+        return leases.expire(self.sessions, SubmissionRow, lease_s)
 
     def release(self, claim: Claim, error: str) -> bool:
         """running → queued for a retry after an infrastructure failure."""
@@ -172,9 +172,9 @@ class Submissions:
     def _move(self, session: Session, claim: Claim, state: str, error: str | None) -> bool:
         finished = utcnow() if state in TERMINAL_STATES else None
         moved = session.execute(
-            update(Submission)
-            .where(Submission.id == claim.submission.id, Submission.state == "running",
-                   Submission.attempt == claim.attempt)
+            update(SubmissionRow)
+            .where(SubmissionRow.id == claim.submission.id, SubmissionRow.state == "running",
+                   SubmissionRow.attempt == claim.attempt)
             .values(state=state, last_error=storable(error), finished_at=finished, heartbeat_at=None)
         )  # fmt: skip
         return moved.rowcount == 1  # type: ignore[attr-defined]
@@ -187,8 +187,9 @@ class Submissions:
 
     def scorecard(self, submission_id: str, version: int | None = None) -> StoredScorecard | None:
         """The current scorecard (or ``version``) of a submission."""
-        query = select(Scorecard).where(Scorecard.submission_id == submission_id)
-        query = query.where(Scorecard.version == version) if version else query.where(Scorecard.is_current.is_(True))
+        query = select(ScorecardRow).where(ScorecardRow.submission_id == submission_id)
+        current = ScorecardRow.version == version if version else ScorecardRow.is_current.is_(True)
+        query = query.where(current)
         with self.sessions() as session:
             row = session.scalar(query)
             return _stored(row) if row else None
@@ -196,7 +197,7 @@ class Submissions:
     def scorecard_history(self, submission_id: str) -> list[StoredScorecard]:
         with self.sessions() as session:
             rows = session.scalars(
-                select(Scorecard).where(Scorecard.submission_id == submission_id).order_by(Scorecard.version)
+                select(ScorecardRow).where(ScorecardRow.submission_id == submission_id).order_by(ScorecardRow.version)
             )
             return [_stored(r) for r in rows]
 
@@ -204,11 +205,11 @@ class Submissions:
         """The current scorecard of every scored submission to ``challenge``, newest first (the
         calibration page's input)."""
         query = (
-            select(Scorecard)
-            .join(Submission, Submission.id == Scorecard.submission_id)
-            .join(Challenge, Challenge.id == Submission.challenge_id)
-            .where(Challenge.slug == challenge, Submission.state == "scored", Scorecard.is_current.is_(True))
-            .order_by(Submission.created_at.desc(), Submission.id)
+            select(ScorecardRow)
+            .join(SubmissionRow, SubmissionRow.id == ScorecardRow.submission_id)
+            .join(ChallengeRow, ChallengeRow.id == SubmissionRow.challenge_id)
+            .where(ChallengeRow.slug == challenge, SubmissionRow.state == "scored", ScorecardRow.is_current.is_(True))
+            .order_by(SubmissionRow.created_at.desc(), SubmissionRow.id)
             .limit(limit)
         )  # fmt: skip
         with self.sessions() as session:
@@ -217,18 +218,18 @@ class Submissions:
     def attempts(self, challenge: str) -> list[AttemptRow]:
         """Every scored attempt at ``challenge`` (current scorecards), for the leaderboard."""
         # A review decision overrides the scorecard's final (bouts.calibration.review.current_score).
-        final = func.coalesce(func.round(ReviewItemRow.decided_score), Scorecard.final)
-        source = Scorecard.card["trajectory"]["source"].as_string()  # recorded / uploaded (docs/agents.md)
+        final = func.coalesce(func.round(ReviewItemRow.decided_score), ScorecardRow.final)
+        source = ScorecardRow.card["trajectory"]["source"].as_string()  # recorded / uploaded (docs/agents.md)
         query = (
-            select(Agent.name, Submission.iteration, final, Submission.elapsed_s, Submission.id, Submission.created_at,
-                   source)
-            .join(Submission, Submission.agent_id == Agent.id)
-            .join(Challenge, Challenge.id == Submission.challenge_id)
-            .join(Scorecard, Scorecard.submission_id == Submission.id)
-            .outerjoin(ReviewItemRow, ReviewItemRow.submission_id == Submission.id)
-            .where(Challenge.slug == challenge, Submission.state == "scored", Scorecard.is_current.is_(True),
-                   Scorecard.final.is_not(None))
-            .order_by(Agent.name, Submission.iteration)
+            select(AgentRow.name, SubmissionRow.iteration, final, SubmissionRow.elapsed_s, SubmissionRow.id,
+                   SubmissionRow.created_at, source)
+            .join(SubmissionRow, SubmissionRow.agent_id == AgentRow.id)
+            .join(ChallengeRow, ChallengeRow.id == SubmissionRow.challenge_id)
+            .join(ScorecardRow, ScorecardRow.submission_id == SubmissionRow.id)
+            .outerjoin(ReviewItemRow, ReviewItemRow.submission_id == SubmissionRow.id)
+            .where(ChallengeRow.slug == challenge, SubmissionRow.state == "scored", ScorecardRow.is_current.is_(True),
+                   ScorecardRow.final.is_not(None))
+            .order_by(AgentRow.name, SubmissionRow.iteration)
         )  # fmt: skip
         with self.sessions() as session:
             return [AttemptRow(a, i, int(f), e, sid, c, s) for a, i, f, e, sid, c, s in session.execute(query)]
@@ -245,24 +246,24 @@ class AddedVersion:
 def add_version(session: Session, submission_id: str, card: ScorecardModel, *, reason: str, by: str) -> AddedVersion:
     """Inside the caller's transaction: make ``card`` the current scorecard of a scored submission
     as a new version; the earlier versions stay stored, no longer current."""
-    state = session.scalar(select(Submission.state).where(Submission.id == submission_id).with_for_update())
+    state = session.scalar(select(SubmissionRow.state).where(SubmissionRow.id == submission_id).with_for_update())
     if state != "scored":
         raise ValueError(f"submission {submission_id} is {state or 'missing'}, not scored")
     last = session.execute(
-        select(Scorecard.version, Scorecard.final).where(Scorecard.submission_id == submission_id)
-        .order_by(Scorecard.version.desc()).limit(1)
+        select(ScorecardRow.version, ScorecardRow.final).where(ScorecardRow.submission_id == submission_id)
+        .order_by(ScorecardRow.version.desc()).limit(1)
     ).first()  # fmt: skip
-    session.execute(update(Scorecard).where(Scorecard.submission_id == submission_id).values(is_current=False))
+    session.execute(update(ScorecardRow).where(ScorecardRow.submission_id == submission_id).values(is_current=False))
     version = (last.version if last else 0) + 1
     insert_scorecard(session, submission_id, card, version=version, reason=reason, by=by)
     return AddedVersion(last.version if last else None, last.final if last else None, version)
 
 
 def insert_scorecard(session: Session, submission_id: str, card: ScorecardModel, *, version: int, reason: str,
-                     by: str) -> Scorecard:  # fmt: skip
+                     by: str) -> ScorecardRow:  # fmt: skip
     # Text the submission put in the card (file names, messages, test output) is made storable:
     # PostgreSQL refuses NUL, and a lone surrogate cannot be encoded in a JSON answer.
-    row = Scorecard(
+    row = ScorecardRow(
         submission_id=submission_id, version=version, is_current=True, final=card.final, raw=card.raw,
         band=card.band, profile=card.profile, provisional=card.provisional,
         engine_version=card.reproducibility.engine_version,
@@ -273,14 +274,14 @@ def insert_scorecard(session: Session, submission_id: str, card: ScorecardModel,
     session.flush()
     for name, comp in card.components.items():
         weight = comp.effective_weight if comp.effective_weight is not None else comp.weight
-        session.add(ComponentScore(scorecard_id=row.id, name=name, score=comp.score, weight=weight,
+        session.add(ComponentScoreRow(scorecard_id=row.id, name=name, score=comp.score, weight=weight,
                                    points=comp.points))  # fmt: skip
         for judge in comp.judges:
-            session.add(JudgeOutput(scorecard_id=row.id, component=name, judge=storable(judge.judge),
+            session.add(JudgeOutputRow(scorecard_id=row.id, component=name, judge=storable(judge.judge),
                                     score=judge.score, reason=storable(judge.reason),
                                     dimensions=storable(dict(judge.dimensions))))  # fmt: skip
     for flag in card.flags:
-        session.add(Flag(submission_id=submission_id, scorecard_id=row.id, code=flag.code,
+        session.add(FlagRow(submission_id=submission_id, scorecard_id=row.id, code=flag.code,
                          message=storable(flag.message),
                          level=flag.level or 1, source="scorecard"))  # fmt: skip
     return row
@@ -288,18 +289,20 @@ def insert_scorecard(session: Session, submission_id: str, card: ScorecardModel,
 
 def _info_query() -> Select[Any]:
     final = (
-        select(Scorecard.final).where(Scorecard.submission_id == Submission.id, Scorecard.is_current.is_(True))
+        select(ScorecardRow.final)
+        .where(ScorecardRow.submission_id == SubmissionRow.id, ScorecardRow.is_current.is_(True))
         .scalar_subquery()
     )  # fmt: skip
     return (
-        select(Submission, Challenge.slug, ChallengeVersion.content_hash, ChallengeVersion.path, Agent.name, final)
-        .join(Challenge, Challenge.id == Submission.challenge_id)
-        .join(ChallengeVersion, ChallengeVersion.id == Submission.challenge_version_id)
-        .join(Agent, Agent.id == Submission.agent_id)
+        select(SubmissionRow, ChallengeRow.slug, ChallengeVersionRow.content_hash, ChallengeVersionRow.path,
+               AgentRow.name, final)
+        .join(ChallengeRow, ChallengeRow.id == SubmissionRow.challenge_id)
+        .join(ChallengeVersionRow, ChallengeVersionRow.id == SubmissionRow.challenge_version_id)
+        .join(AgentRow, AgentRow.id == SubmissionRow.agent_id)
     )
 
 
-def _info(s: Submission, slug: str, chash: str, cpath: str, agent: str, final: int | None) -> SubmissionInfo:
+def _info(s: SubmissionRow, slug: str, chash: str, cpath: str, agent: str, final: int | None) -> SubmissionInfo:
     return SubmissionInfo(
         id=s.id, challenge=slug, challenge_hash=chash, challenge_path=cpath, agent=agent, iteration=s.iteration,
         elapsed_s=s.elapsed_s, archive_path=s.archive_path, state=s.state, attempt=s.attempt,
@@ -308,6 +311,6 @@ def _info(s: Submission, slug: str, chash: str, cpath: str, agent: str, final: i
     )  # fmt: skip
 
 
-def _stored(row: Scorecard) -> StoredScorecard:
+def _stored(row: ScorecardRow) -> StoredScorecard:
     return StoredScorecard(submission_id=row.submission_id, version=row.version, card=row.card, reason=row.reason,
                            created_by=row.created_by, created_at=row.created_at)  # fmt: skip
