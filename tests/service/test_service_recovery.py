@@ -15,7 +15,7 @@ from bouts.service.api import create_app
 from bouts.service.config import ServiceSettings
 from bouts.service.dispatch import LocalPoolDispatcher
 from bouts.service.fakes import instant_scorer
-from bouts.service.jobs import run_job
+from bouts.service.jobs import JobOutcome, run_job
 from bouts.service.recovery import Reaper
 from bouts.service.storage import open_repository
 
@@ -193,3 +193,28 @@ def test_api_start_publishes_only_what_the_broker_lost(tmp_path: Path, redis_url
         if keys:
             broker.delete(*keys)
         broker.close()
+
+
+def test_a_job_over_before_its_callback_is_added_does_not_deadlock_the_dispatcher(tmp_path: Path) -> None:
+    """A future can be done by the time ``add_done_callback`` runs (an instant job): the callback then
+    runs at once on the submitting thread, which holds the dispatcher's lock. It once took that lock
+    again and hung every upload and the interpreter's exit (the 500-upload load test)."""
+    import threading
+    from concurrent.futures import Future
+
+    class DonePool:
+        def submit(self, *args: object) -> Future[object]:
+            future: Future[object] = Future()
+            future.set_result(JobOutcome("scored"))  # already over
+            return future
+
+    settings = ServiceSettings(data_dir=tmp_path / "data", operator_key=OPERATOR_KEY, local_workers=1)
+    settings.data_dir.mkdir(parents=True)
+    repo = open_repository(settings.database_url)
+    dispatcher = LocalPoolDispatcher(settings, repo, instant_scorer)
+    dispatcher._pool.shutdown()
+    dispatcher._pool = DonePool()  # type: ignore[assignment]
+    enqueued = threading.Thread(target=dispatcher.enqueue, args=(str(uuid.uuid4()),), daemon=True)
+    enqueued.start()
+    enqueued.join(timeout=30)
+    assert not enqueued.is_alive(), "enqueue deadlocked on its own lock"

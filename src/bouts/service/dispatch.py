@@ -107,6 +107,9 @@ class LocalPoolDispatcher:
         self._errors: dict[Job, int] = {}
         self._closed = False
         self._finished: list[Future[JobOutcome]] = []
+        self._finished_lock = threading.Lock()
+        """Guards ``_finished`` alone: a done-callback runs at once, on the submitting thread, when
+        the job is already over — while that thread holds ``_lock`` (which is not reentrant)."""
         self._wake = threading.Event()
         self._pool = self._new_pool()
         # Completions are handled, and the pool fed, on this thread: never on the pool's own
@@ -161,7 +164,7 @@ class LocalPoolDispatcher:
             future.add_done_callback(self._finish)
 
     def _finish(self, future: Future[JobOutcome]) -> None:
-        with self._lock:
+        with self._finished_lock:
             self._finished.append(future)
         self._wake.set()
 
@@ -169,7 +172,7 @@ class LocalPoolDispatcher:
         while True:
             self._wake.wait()
             self._wake.clear()
-            with self._lock:
+            with self._finished_lock:
                 finished, self._finished = self._finished, []
             for future in finished:
                 try:
