@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from bouts.loading import load_challenge
-from bouts.loading.view import build_view, materialise, read_file_tree, read_view
+from bouts.loading.view import build_view, read_file_tree, read_view
 from bouts.models.view import MAX_FILE_BYTES, glob_matches
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -142,13 +142,6 @@ def test_documents_are_read_from_the_view(tmp_path: Path) -> None:
     text, note = view.document("big.md")
     assert len(text or "") == MAX_FILE_BYTES and "first" in note
     assert read_view(None, None, None).document("NOTES.md")[0] is None
-
-
-def test_materialise_writes_what_was_read(tmp_path: Path) -> None:
-    code = write(tmp_path / "code", {"a/b.py": "x = 1\n", "big.py": "x" * (MAX_FILE_BYTES + 1)})
-    out = tmp_path / "out"
-    assert materialise(read_file_tree(code), out) == ["big.py"]
-    assert (out / "a" / "b.py").read_text() == "x = 1\n" and not (out / "big.py").exists()
 
 
 @pytest.mark.parametrize(("pattern", "rel", "hit"), [

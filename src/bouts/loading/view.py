@@ -210,18 +210,3 @@ def _python_installed(code: FileTree) -> list[Exclusion]:
         out.append(Exclusion(prefix or ".", f"installed Python distribution {dist}, listed in {record.rel}",
                              tuple(sorted(members))))
     return out
-
-
-def materialise(tree: FileTree, dest: Path) -> list[str]:
-    """Write ``tree``'s files (as read: no links, nothing over the cap) under ``dest`` for a tool that
-    reads a directory (a scanner); returns the files left out because they are over the size cap."""
-    dest.mkdir(parents=True, exist_ok=True)
-    left_out: list[str] = []
-    for f in tree:
-        if f.data is None or f.truncated:
-            left_out.append(f.rel)
-            continue
-        target = dest / f.rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(f.data)
-    return left_out

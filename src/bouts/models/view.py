@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 from functools import cache, cached_property
 from typing import Any, Literal, TypeVar
 
-MAX_FILE_BYTES = 1024 * 1024
-"""A file is read up to this size. A larger code file is listed but not analysed (each judge says
-so, and the integrity judge counts a large Python file as a gray-area instance); a larger document is
-read up to the cap and the note says so."""
+MAX_FILE_BYTES = 2 * 1024 * 1024
+"""A file is read up to this size (the largest any judge reads: the scanners' 2 MB). A larger code
+file is listed but not analysed (each judge says so, and the integrity judge counts a large Python
+file as a gray-area instance); a larger document is read up to the cap and the note says so."""
 MAX_FILES = 10_000
 """Files per tree; the submission loader refuses larger trees, so this is a backstop for starters."""
 

@@ -22,15 +22,14 @@ from bouts.judges.integrity._jsfile import JsFile, read_js
 from bouts.judges.integrity._literals import LitKey, source_literals
 from bouts.judges.integrity._structures import SKey, structure_counts
 from bouts.loading.view import read_file_tree
-from bouts.models.view import MAX_FILE_BYTES as VIEW_MAX_FILE_BYTES
 from bouts.models.view import FileTree, ViewFile, glob_matches
 
 __all__ = ["MAX_FILE_BYTES", "Hit", "SourceFile", "Tree", "glob_matches", "is_test_path", "parse_source"]
 
-MAX_FILE_BYTES = VIEW_MAX_FILE_BYTES
+MAX_FILE_BYTES = 1024 * 1024
 """Larger files are not analysed, and a larger Python file costs a gray-area instance (it cannot be
-reviewed, and a cap must not become a hiding place); real solution modules are far smaller. The one
-cap of the submission view (``bouts.models.view``)."""
+reviewed, and a cap must not become a hiding place); real solution modules are far smaller. Below the
+submission view's read cap (``bouts.models.view``): a bound on analysis, not on reading."""
 
 
 @dataclass(frozen=True)
@@ -115,7 +114,7 @@ class Tree:
     def read_bytes(self, rel: str) -> bytes | None:
         """The file's bytes, or None when it is absent, unreadable or over ``MAX_FILE_BYTES``."""
         f = self.view.get(rel)
-        return None if f is None or f.truncated else f.data
+        return None if f is None or f.truncated or f.size > MAX_FILE_BYTES else f.data
 
     def source(self, rel: str) -> SourceFile | None:
         """The parsed Python file at ``rel`` (cached); None when absent or too large."""

@@ -7,8 +7,8 @@ the scoring of findings is testable without any scanner. Design notes: docs/secu
 from __future__ import annotations
 
 import sys
-import tempfile
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -18,9 +18,10 @@ from bouts.judges.security import _scanners as sc
 from bouts.judges.security._eslint import ESLINT_RULES, EslintTool, default_package_dir, find_node
 from bouts.judges.security._findings import SecurityFinding, baseline, dedupe
 from bouts.judges.security._rules import load_rules, rules_dir
-from bouts.judges.security.advisories import DependencyReport, check_trees, read_manifests
-from bouts.loading.view import materialise
-from bouts.models.view import MAX_FILE_BYTES
+from bouts.judges.security.advisories import DependencyReport, check_trees
+from bouts.judges.security.advisories._check import manifests
+from bouts.loading.view import read_file_tree
+from bouts.models.view import FileTree
 from bouts.scoring.components import SECURITY_DEDUCTIONS, security
 from bouts.scoring.explain import Explained, NotScored
 
@@ -77,31 +78,30 @@ class SecurityJudge:
     def judge(self, inp: JudgeInput) -> Verdict:
         if not inp.view.code.present:
             return Verdict(self.name, self.component, NotScored("the submission has no code directory to scan"))
-        # The scanners read directories: they get the view's judged files (protected paths and
-        # vendored code left out, as for every judge), written out as read.
-        with tempfile.TemporaryDirectory(prefix="bouts-view-") as tmp:
-            code, starter = Path(tmp, "code"), Path(tmp, "starter")
-            over = materialise(inp.view.judged, code)
-            materialise(inp.view.judged_starter, starter)
-            report = self.scan(code, starter, advisories=self.advisories or inp.advisories,
-                               cache=sc.findings_cache(inp.cache_dir))
-        if over:
-            notes = tuple(f"not scanned (over {MAX_FILE_BYTES} bytes): submission/{rel}" for rel in over)
-            report = replace(report, notes=report.notes + notes)
+        # The view's judged files (protected paths and vendored code left out, as for every judge),
+        # as read: the scanners are given these bytes, never a second read of the disk.
+        trees = {"submission": inp.view.judged, "starter": inp.view.judged_starter}
+        report = self.scan_view(trees, advisories=self.advisories or inp.advisories,
+                                cache=sc.findings_cache(inp.cache_dir))
         return verdict_from(report, judge=self.name)
 
     def scan(self, code_dir: Path, starter: Path, advisories: Path | None = None,
              cache: sc.FindingsCache | None = sc.DEFAULT_CACHE) -> SecurityReport:
-        """Scan both trees (each tool once over both) and baseline the submission on the starter."""
+        """Scan both directories (each tool once over both) and baseline the submission on the starter."""
+        return self.scan_view({"submission": read_file_tree(code_dir), "starter": read_file_tree(starter)},
+                              advisories, cache)
+
+    def scan_view(self, trees: Mapping[str, FileTree], advisories: Path | None = None,
+                  cache: sc.FindingsCache | None = sc.DEFAULT_CACHE) -> SecurityReport:
+        """``scan`` over trees read once (``submission`` and ``starter``)."""
         report = scan_trees(
-            code_dir, starter, semgrep=self.semgrep or _next_to_python("semgrep"),
+            trees, semgrep=self.semgrep or _next_to_python("semgrep"),
             bandit=self.bandit or _next_to_python("bandit"), rules=self.rules or rules_dir(),
             timeout_s=self.timeout_s, jobs=self.jobs,
             eslint=EslintTool(self.eslint_dir or default_package_dir(), self.node or find_node()), cache=cache,
         )
         store = advisories if advisories is not None else self.advisories
-        return with_dependencies(report, check_trees(
-            {"submission": read_manifests(code_dir), "starter": read_manifests(starter)}, store))
+        return with_dependencies(report, check_trees({name: manifests(tree) for name, tree in trees.items()}, store))
 
 
 def with_dependencies(report: SecurityReport, deps: DependencyReport) -> SecurityReport:
@@ -117,19 +117,26 @@ def _next_to_python(tool: str) -> Path:
 
 
 def scan_trees(
-    code_dir: Path, starter: Path, *, semgrep: Path, bandit: Path, rules: Path, timeout_s: float = 180.0,
+    trees: Mapping[str, FileTree], *, semgrep: Path, bandit: Path, rules: Path, timeout_s: float = 180.0,
     jobs: int = 4, eslint: EslintTool | None = None, cache: sc.FindingsCache | None = sc.DEFAULT_CACHE,
 ) -> SecurityReport:
-    """Run the scanners over a staged copy of ``code_dir`` and ``starter``: Semgrep, Bandit and
-    detect-secrets always, ESLint when either tree holds JavaScript/TypeScript; each file's
-    findings come from ``cache`` when it has seen the file (``_scanners.scan``; ``None``: scan all).
+    """Run the scanners over ``trees`` (``submission`` and ``starter``, each read once):
+    Semgrep, Bandit and detect-secrets always, ESLint when either tree holds JavaScript/TypeScript;
+    each file's findings come from ``cache`` when it has seen the file (``_scanners.scan``; ``None``:
+    scan all).
 
     Raises ``InfrastructureError`` when a scanner is missing (ESLint or node only matter when there
     is JavaScript/TypeScript to read), fails, or overruns ``timeout_s``: a broken analyser must never
     read as a clean (or a failing) submission.
     """
     tools = sc.Scanners(semgrep, bandit, rules, eslint or EslintTool(default_package_dir(), find_node()), jobs)
-    result = sc.scan({"submission": code_dir, "starter": starter}, tools, timeout_s=timeout_s, cache=cache)
+    files: list[sc.SourceFile] = []
+    skipped: list[str] = []
+    for name, tree in trees.items():
+        found, left = sc.files_of(tree, name)
+        files += found
+        skipped += left
+    result = sc.scan_files(files, skipped, tools, timeout_s=timeout_s, cache=cache)
     marked = baseline(dedupe(result.findings.get("submission", [])), dedupe(result.findings.get("starter", [])))
     versions = {
         "semgrep": result.versions["semgrep"],

@@ -39,6 +39,8 @@ from bouts.judges.security._eslint import EslintTool, parse_eslint
 from bouts.judges.security._findings import JS_SUFFIXES, ToolFinding, normalise
 from bouts.judges.security._rules import RuleInfo, compiled_rules, load_rules, local_rule_id, ruleset_hash
 from bouts.judges.security._severity import BANDIT_CWE_OVERRIDES, Severity, parse_cwe, severity_for
+from bouts.loading.view import read_file_tree
+from bouts.models.view import FileTree
 
 TOOL_CONFIG_FILES = frozenset({".semgrepignore", ".gitignore", ".bandit", ".secrets.baseline"})
 """Never copied: each can tell a scanner to skip code."""
@@ -107,23 +109,6 @@ class ScanResult:
     """Files whose findings came from the cache (not scanned in this call)."""
 
 
-def _walk(root: Path) -> list[tuple[Path, str]]:
-    """The files a scanner may see in ``root``: regular files, no symlinks, no tool config, no
-    ``SKIP_DIRS``; as (path, relative path with ``/``)."""
-    out: list[tuple[Path, str]] = []
-    if not root.is_dir():
-        return out
-    for dirpath, dirnames, filenames in os.walk(root):
-        here = Path(dirpath)
-        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not (here / d).is_symlink())
-        for fname in sorted(filenames):
-            src = here / fname
-            if fname in TOOL_CONFIG_FILES or src.is_symlink() or not src.is_file():
-                continue
-            out.append((src, src.relative_to(root).as_posix()))
-    return out
-
-
 @dataclass(frozen=True)
 class SourceFile:
     """One file of one tree, read once: what is staged is exactly what was hashed."""
@@ -138,17 +123,29 @@ class SourceFile:
 
 
 def read_trees(trees: Mapping[str, Path]) -> tuple[list[SourceFile], list[str]]:
-    """Every scannable file of each tree, and the ``tree/rel`` paths left out for their size."""
+    """Every scannable file of each tree, and the ``tree/rel`` paths left out for their size (each
+    tree read by the submission view's walker: regular files, links never followed)."""
     files: list[SourceFile] = []
     skipped: list[str] = []
     for name, root in trees.items():
-        for src, rel in _walk(root):
-            with src.open("rb") as fh:
-                data = fh.read(MAX_FILE_BYTES + 1)
-            if len(data) > MAX_FILE_BYTES:
-                skipped.append(f"{name}/{rel}")
-                continue
-            files.append(SourceFile(name, rel, data))
+        found, left = files_of(read_file_tree(root), name)
+        files += found
+        skipped += left
+    return files, skipped
+
+
+def files_of(tree: FileTree, name: str) -> tuple[list[SourceFile], list[str]]:
+    """The scannable files of a tree read once (``bouts.models.view``), as tree ``name``: no tool
+    configuration (it could tell a scanner to skip code), nothing over ``MAX_FILE_BYTES`` (listed)."""
+    files: list[SourceFile] = []
+    skipped: list[str] = []
+    for f in tree:
+        if f.rel.rsplit("/", 1)[-1] in TOOL_CONFIG_FILES or f.data is None:
+            continue
+        if f.truncated or f.size > MAX_FILE_BYTES:
+            skipped.append(f"{name}/{f.rel}")
+        else:
+            files.append(SourceFile(name, f.rel, f.data))
     return files, skipped
 
 
@@ -454,10 +451,19 @@ def scan(
     that left any note (a file a scanner could not parse, a timeout on one file, dropped output)
     caches nothing: a transient must not become a file's permanent answer.
     """
+    files, skipped = read_trees(trees)
+    return scan_files(files, skipped, tools, timeout_s=timeout_s, cache=cache)
+
+
+def scan_files(
+    files: Sequence[SourceFile], skipped: Sequence[str], tools: Scanners, *, timeout_s: float = 180.0,
+    cache: FindingsCache | None = None,
+) -> ScanResult:
+    """``scan`` over files already read (``skipped``: the ``tree/rel`` paths left out for their size):
+    the security judge passes the submission view's, so nothing is read twice."""
     tools.check()
     t0 = time.monotonic()
     result = ScanResult()
-    files, skipped = read_trees(trees)
     result.notes.extend(f"not scanned (over {MAX_FILE_BYTES} bytes): {p}" for p in skipped)
     result.javascript = any(Path(f.rel).suffix in JS_SUFFIXES for f in files)
     policy = tools.policy()

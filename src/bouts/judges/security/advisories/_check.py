@@ -9,7 +9,6 @@ package, version and advisory, so moving a pin between manifests does not make i
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +26,8 @@ from bouts.judges.security.advisories._osv import OsvRecord
 from bouts.judges.security.advisories._rating import Rating, rate
 from bouts.judges.security.advisories._store import open_store
 from bouts.judges.security.advisories._versions import is_affected
+from bouts.loading.view import read_file_tree
+from bouts.models.view import FileTree
 
 NOT_CONFIGURED = (
     "no advisory snapshot is configured (the `advisories` setting: `bouts score --advisories STORE` or "
@@ -191,17 +192,15 @@ def _name(rel: str) -> str:
     return rel.rpartition("/")[2]
 
 
-def read_manifests(root: Path, max_bytes: int = 2_000_000) -> dict[str, str]:
-    """The manifests under ``root``, ``rel → text`` (I/O). Links are never followed, ``node_modules``
-    and ``.git`` never entered; a file over ``max_bytes`` (the scanners' cap) is left out."""
-    out: dict[str, str] = {}
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if d not in ("node_modules", ".git"))
-        for fname in filenames:
-            path = Path(dirpath) / fname
-            rel = path.relative_to(root).as_posix()
-            if manifest_kind(rel) is None or path.is_symlink() or not path.is_file():
-                continue
-            if path.stat().st_size <= max_bytes:
-                out[rel] = path.read_bytes().decode("utf-8-sig", errors="replace")
-    return out
+def read_manifests(root: Path) -> dict[str, str]:
+    """The manifests under ``root``, ``rel → text`` (I/O: read with the submission view's walker)."""
+    return manifests(read_file_tree(root))
+
+
+def manifests(tree: FileTree) -> dict[str, str]:
+    """The manifests of a tree read once, ``rel → text``. Those inside ``node_modules`` and ``.git``
+    describe installed packages, not the submission's own pins, and are left out; so is a file over
+    the view's size cap (cut: its text would not parse)."""
+    return {f.rel: f.data.decode("utf-8-sig", errors="replace") for f in tree
+            if manifest_kind(f.rel) is not None and f.data is not None and not f.truncated
+            and not {"node_modules", ".git"} & set(f.rel.split("/")[:-1])}
