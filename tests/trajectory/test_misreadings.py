@@ -372,3 +372,99 @@ def test_codex_05x_shell_command_and_unified_exec_calls_are_read_not_skipped():
     assert [(e.kind, e.path) for e in events if e.kind == "read"] == [("read", "src/app.py")]
     runs = [(e.command, e.exit_code, e.ok, e.tests.failed if e.tests else None) for e in events if e.kind == "run"]
     assert runs == [("pytest -q", 1, False, 1), ("npm run dev", None, None, None)]
+
+
+# Hand-made twins of the real logs of other harness versions (tests/trajectory/REAL_VERSIONS.md): the
+# same record shapes with content of our own, so that every quirk those logs showed is tested on every
+# checkout, whether or not the real files are in ../shared/data.
+
+AIDER_086 = Path(__file__).parent / "fixtures" / "aider_0.86_per_file_questions.md"
+"""aider 0.86's per-file questions ("> F" then "Add file to the chat? … [Yes]: a|y|n" on one line), the
+"#### … [Yes]: all" line aider echoes as input when the answer was "all", and whole-format creations
+confirmed one file at a time (one of them a file name with a space)."""
+
+
+def test_aider_086_per_file_questions_answered_inline_read_only_the_files_said_yes_to():
+    events = parse_trajectory(AIDER_086.read_text()).events
+    reads = [e.path for e in events if e.kind == "read"]
+    assert reads == [
+        "app/settings/loader.py",  # "[Yes]: a"
+        "app/settings/env_reader.py",  # named after the answer, then confirmed by the echoed "all"
+        "app/settings/file_reader.py",
+        "app/settings/defaults.toml",  # "[Yes]: y" right after an "n"
+    ]  # AGENTS.md was answered n
+    users = [e.text for e in events if e.kind == "message" and e.role == "user"]
+    assert users == ["look at the settings loader and the two readers it uses", "write the notes down"]
+    writes = [(e.kind, e.path, e.ok) for e in events if e.kind in {"edit", "write"}]
+    assert writes == [("write", "notes/settings order.md", True), ("write", "docs/loader.md", True)]
+    assert [(e.tokens_in, e.tokens_out) for e in events if e.kind == "usage"] == [(1100, 210), (3400, 512), (4000, 300)]
+    lines = [e.source_line or 0 for e in events]
+    assert lines == sorted(lines)
+
+
+def _openhands(*events: dict) -> str:
+    return json.dumps([{"id": i, "timestamp": f"2025-01-27T23:16:{i:02d}.000000", **e} for i, e in enumerate(events)])
+
+
+def _oh_call(action: str, call: str, args: dict, response: str) -> dict:
+    usage = {"prompt_tokens": 1000, "completion_tokens": 40}
+    meta = {"function_name": "tool", "tool_call_id": call, "model_response": {"id": response, "usage": usage}}
+    return {"source": "agent", "action": action, "args": args, "tool_call_metadata": meta}
+
+
+def test_openhands_a_directory_view_is_a_search_and_a_still_running_server_is_no_failure():
+    """OpenHands' editor `view` of a directory is recorded as a read action; its observation lists the
+    tree. A command with exit code -1 ("no new output after 30 seconds": still running) has no status."""
+    listing = "Here's the files and directories up to 2 levels deep in /workspace, excluding hidden items:\n"
+    text = _openhands(
+        {"source": "user", "action": "message", "args": {"content": "serve the folder"}},
+        _oh_call("read", "c1", {"path": "/workspace", "command": "view"}, "r1"),
+        {"source": "agent", "observation": "read", "cause": 1, "content": listing, "extras": {"path": "/workspace"}},
+        _oh_call("read", "c2", {"path": "/workspace/app.py", "command": "view"}, "r2"),
+        {"source": "agent", "observation": "read", "cause": 3, "content": "1\timport http\n", "extras": {}},
+        _oh_call("run", "c3", {"command": "python3 -m http.server 8000"}, "r3"),
+        {
+            "source": "agent",
+            "observation": "run",
+            "cause": 5,
+            "content": "Serving HTTP on 0.0.0.0 port 8000 ...\n[The command has no new output after 30 seconds.]",
+            "extras": {"command": "python3 -m http.server 8000", "exit_code": -1},
+        },
+        _oh_call("run", "c4", {"command": "make build"}, "r4"),
+        {"source": "agent", "observation": "run", "cause": 7, "content": "No such file", "extras": {"exit_code": 2}},
+        {"source": "agent", "action": "finish", "args": {"final_thought": "Serving."}},
+    )
+    trajectory = parse_trajectory(text)
+    assert trajectory.harness == "openhands"
+    events = trajectory.events
+    assert [e.query for e in events if e.kind == "search"] == ["/workspace"]
+    assert [e.path for e in events if e.kind == "read"] == ["/workspace/app.py"]
+    runs = [(e.command, e.exit_code, e.ok) for e in events if e.kind == "run"]
+    assert runs == [("python3 -m http.server 8000", None, None), ("make build", 2, False)]
+    assert sum(e.tokens_in or 0 for e in events if e.kind == "usage") == 4000
+
+
+def test_swe_agent_chat_only_traj_is_read_from_its_history():
+    """A SWE-agent 1.x demonstration may keep only `history` (no `trajectory` list): the assistant
+    messages with message_type "action" carry the commands, the tool messages their output."""
+
+    def act(action: str) -> list[dict]:
+        return [
+            {"role": "assistant", "content": "next", "thought": "next", "action": action, "message_type": "action"},
+            {"role": "tool", "content": "(Open file: n/a)\nbash-$", "message_type": "observation"},
+        ]
+
+    history = [
+        {"role": "system", "content": "SETTING: a command line", "message_type": "system_prompt"},
+        {"role": "user", "content": "fix the parser", "message_type": "user"},
+        *act('find_file "parser.py"'),
+        *act("open src/parser.py"),
+        *act("edit 'return x' 'return x + 1'"),
+        *act("python -m pytest tests/test_parser.py"),
+        *act("submit"),
+    ]
+    trajectory = parse_trajectory(json.dumps({"history": history}))
+    assert trajectory.harness == "swe-agent"
+    kinds = [(e.kind, e.path) for e in trajectory.events if e.kind in {"read", "edit"}]
+    assert kinds == [("read", "src/parser.py"), ("edit", "src/parser.py")]
+    assert [e.kind for e in trajectory.events if e.kind != "message"] == ["search", "read", "edit", "run", "submit"]
