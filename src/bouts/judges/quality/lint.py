@@ -35,7 +35,13 @@ SELECT = (
 )
 # Non-ASCII prose (×, −, é) is legitimate in strings and comments; imports inside a function are
 # how heavy SDKs stay optional (STYLE §3).
-IGNORE = ("RUF001", "RUF002", "RUF003", "PLC0415")
+# Seed 000: no penalty for a choice between equally valid styles. These rules each prefer one side of
+# such a choice: functional or imperative (C417 map/filter with a lambda, PERF401/PERF402 a loop that
+# builds a list, SIM110 a loop instead of any()/all()), verbose or concise (RET504 a named
+# result, RET505-RET508 an else after return, SIM108 an if/else instead of a conditional expression).
+STYLE_CHOICES = ("C417", "PERF401", "PERF402", "SIM110", "RET504", "RET505", "RET506", "RET507",
+                 "RET508", "SIM108")
+IGNORE = ("RUF001", "RUF002", "RUF003", "PLC0415", *STYLE_CHOICES)
 SETTINGS = (
     "lint.mccabe.max-complexity = 10",
     # Magic strings count too (a price compared as "19.99" is as magic as 1999); see _MAGIC_TAG.
@@ -186,7 +192,7 @@ class LintJudge:
 def lint_for(judge: LintJudge) -> tuple[Callable[[ChangeSet], list[Hit]], Callable[[], Mapping[str, str]]]:
     """Python (the language seam's ``quality.lint``): Ruff, pinned rules, no configuration file read."""
     return (lambda changes: lint_hits(changes, run_ruff(changes)),
-            lambda: {"ruff": ruff_version(), "quality-lint rules": "2026.1"})
+            lambda: {"ruff": ruff_version(), "quality-lint rules": "2026.2"})
 
 
 @JUDGES.register(NAME)

@@ -13,8 +13,12 @@ same function inside a large, otherwise tidy change.
 | robustness   | cyclomatic complexity (radon)            | > 10      | share × min(100, 5 × points over)        |
 | robustness   | unreachable statements                   | any       | 10 each, per 100 lines                   |
 | idiomaticity | dead code: unused import, unused private | any       | 6 each, per 100 lines                    |
+| readability  | inconsistent style (Python, ``_style``)   | a mixed signal | 40 × minority share, per signal      |
 
-Caps per rule: complexity 80, nesting 60, length 60, duplication 60, others 50.
+Inconsistent style: naming convention of functions and of variables, quote delimiters, string
+formatting idiom and indentation width, each a share of the submission's own observations (``_style``
+gives the formula; a consistent submission in any one style costs nothing).
+Caps per rule: complexity 80, nesting 60, length 60, duplication 60, inconsistent style 40, others 50.
 Thresholds follow common practice (radon rank C starts at 11; pylint's max-args is 5, ours is 6
 because methods count ``self``). Nothing is executed: radon and ``ast`` read the source.
 """
@@ -35,6 +39,7 @@ from bouts.judges.quality._changes import ChangeSet, SourceFile, Unit
 from bouts.judges.quality._duplication import find_clones
 from bouts.judges.quality._js_changes import JsUnit
 from bouts.judges.quality._scoring import Dimension, Hit, judge_changed_code, per_line
+from bouts.judges.quality._style import inconsistency
 from bouts.languages import language
 
 NAME = "quality-metrics"
@@ -44,7 +49,8 @@ MAX_NESTING = 3
 MAX_PARAMS = 6
 _BLOCKS = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.Try, ast.TryStar, ast.With, ast.AsyncWith, ast.Match)
 _JUMPS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
-CAPS = {"metrics.complexity": 80.0, "metrics.nesting": 60.0, "metrics.length": 60.0, "metrics.duplication": 60.0}
+CAPS = {"metrics.complexity": 80.0, "metrics.nesting": 60.0, "metrics.length": 60.0, "metrics.duplication": 60.0,
+        "metrics.inconsistent-style": 40.0}
 
 
 def complexity(unit: Unit) -> int:
@@ -193,8 +199,17 @@ def py_metric_hits(changes: ChangeSet) -> LanguageMetrics:
     """Python (the language seam's ``quality.metrics``): radon and ``ast``."""
     hits = [h for f in changes.changed for u in f.units if u.changed
             for h in function_hits(changes, f, u)]  # type: ignore[arg-type]
+    hits += style_hits(changes)
     clones, total = find_clones([u for f in changes.files for u in f.units])
     return hits, clones, total, dead_code(changes)
+
+
+def style_hits(changes: ChangeSet) -> list[Hit]:
+    """Inconsistent style within the submission's judged code (``_style.inconsistency``)."""
+    return [Hit("metrics.inconsistent-style", "readability", i.message(),
+                i.cost * changes.share(i.observation.file, i.observation.line), i.observation.file,
+                i.observation.line)
+            for i in inconsistency(changes)]
 
 
 def js_metric_hits(changes: ChangeSet) -> LanguageMetrics:
@@ -229,7 +244,7 @@ class MetricsJudge:
 
     def judge(self, inp: JudgeInput) -> Verdict:
         return judge_changed_code(
-            self.name, inp, metric_hits, lambda: {"radon": version("radon"), "quality-metrics rules": "2026.1"}, CAPS
+            self.name, inp, metric_hits, lambda: {"radon": version("radon"), "quality-metrics rules": "2026.2"}, CAPS
         )
 
 

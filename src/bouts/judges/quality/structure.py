@@ -12,6 +12,7 @@
 | robustness   | special-cased input answered with a constant                   | 20 each                     |
 | idiomaticity | type-annotation coverage of changed public functions           | (1 − coverage) × 40         |
 | idiomaticity | ``open()`` outside ``with``; mutable default argument          | 10 each                     |
+| readability  | cleverness that hides intent (Python, ``_style.cleverness``)   | 8 each, capped at 30        |
 
 A "driver" is a module whose path names it one (``cli``, ``api``, ``routes``, ``views``, ``handlers``,
 ``web``, ``server``, ``http``, ``endpoints``, ``__main__``) or that imports a web or CLI framework.
@@ -31,6 +32,7 @@ from bouts.judges.quality import _structure_rules as rules
 from bouts.judges.quality._changes import ChangeSet, SourceFile
 from bouts.judges.quality._js_changes import JsUnit
 from bouts.judges.quality._scoring import Dimension, Hit, judge_changed_code, per_line
+from bouts.judges.quality._style import cleverness
 from bouts.judges.quality.metrics import complexity
 from bouts.languages import language
 
@@ -57,7 +59,10 @@ RULES: dict[str, tuple[Dimension, float]] = {
     "open-without-with": ("idiomaticity", 10),
     "mutable-default": ("idiomaticity", 10),
     "object-as-map": ("robustness", 10),
+    "cleverness": ("readability", 8),
 }
+CAPS = {"structure.cleverness": 30.0}
+"""Cleverness is bounded: at most 30 readability points (7.5 of the judge's score)."""
 
 
 def module_name(rel: str) -> str:
@@ -190,6 +195,9 @@ def py_structure_hits(changes: ChangeSet) -> list[Hit]:
                           rules.mutable_defaults):
                 for rule, line, message in check(fn):
                     add(rule, f.rel, line, f"{unit.qualname}: {message}")
+            for line, message in cleverness(fn):
+                if line in f.judged:
+                    add("cleverness", f.rel, line, f"{unit.qualname}: {message}")
             cc = complexity(unit)
             if driver and cc > DRIVER_MAX_COMPLEXITY:
                 add("driver-logic", f.rel, unit.start,
@@ -321,7 +329,9 @@ class StructureJudge:
     component = "code_quality"
 
     def judge(self, inp: JudgeInput) -> Verdict:
-        return judge_changed_code(self.name, inp, structure_hits, lambda: {"quality-structure rules": "2026.1"})
+        return judge_changed_code(
+            self.name, inp, structure_hits, lambda: {"quality-structure rules": "2026.2"}, CAPS
+        )
 
 
 @JUDGES.register(NAME)
