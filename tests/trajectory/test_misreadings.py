@@ -11,7 +11,7 @@ import pytest
 from bouts.errors import TrajectoryError
 from bouts.judges.trajectory._common import failed, passed
 from bouts.judging import read_trajectory
-from bouts.trajectory import command_events, load_trajectory, parse_trajectory
+from bouts.trajectory import classify_command, command_events, load_trajectory, parse_trajectory
 from bouts.trajectory._base import ToolResult
 
 
@@ -468,3 +468,206 @@ def test_swe_agent_chat_only_traj_is_read_from_its_history():
     kinds = [(e.kind, e.path) for e in trajectory.events if e.kind in {"read", "edit"}]
     assert kinds == [("read", "src/parser.py"), ("edit", "src/parser.py")]
     assert [e.kind for e in trajectory.events if e.kind != "message"] == ["search", "read", "edit", "run", "submit"]
+
+
+# OpenHands V1 (software-agent-sdk): hand-made twins of the real V1 logs in REAL_VERSIONS.md (a persisted
+# conversation folder and a JSONL event stream), same record shapes, content of our own.
+
+
+def _v1(i: int, kind: str, **fields) -> dict:
+    return {"id": f"e{i}", "timestamp": f"2026-03-01T10:00:{i:02d}.000000", "kind": kind, **fields}
+
+
+def _v1_action(i: int, call: str, action: dict, response: str, thought: str = "") -> dict:
+    thoughts = [{"type": "text", "text": thought}] if thought else []
+    tool = {"TerminalAction": "terminal", "FinishAction": "finish", "GrepAction": "grep"}.get(
+        action["kind"], "file_editor"
+    )
+    return _v1(
+        i,
+        "ActionEvent",
+        source="agent",
+        thought=thoughts,
+        action=action,
+        tool_name=tool,
+        tool_call_id=call,
+        llm_response_id=response,
+    )
+
+
+def _v1_obs(i: int, call: str, action_id: str | None, observation: dict) -> dict:
+    fields = {"source": "environment", "tool_call_id": call, "observation": observation}
+    if action_id is not None:
+        fields["action_id"] = action_id
+    return _v1(i, "ObservationEvent", **fields)
+
+
+def _v1_text(text: str) -> list[dict]:
+    return [{"cache_prompt": False, "type": "text", "text": text}]
+
+
+def _v1_conversation() -> list[dict]:
+    listing = "Here's the files and directories up to 2 levels deep in /work/calc, excluding hidden items:\n"
+    return [
+        _v1(0, "SystemPromptEvent", source="agent", system_prompt={"type": "text", "text": "You are an agent."}),
+        _v1(1, "MessageEvent", source="user", llm_message={"role": "user", "content": _v1_text("fix subtract")}),
+        _v1_action(2, "c1", {"kind": "FileEditorAction", "command": "view", "path": "/work/calc"}, "r1", "Look first."),
+        _v1_obs(3, "c1", "e2", {"kind": "FileEditorObservation", "content": _v1_text(listing), "is_error": False}),
+        _v1_action(4, "c2", {"kind": "FileEditorAction", "command": "str_replace", "path": "/work/calc/ops.py"}, "r2"),
+        _v1_obs(
+            5,
+            "c2",
+            "e4",
+            {"kind": "FileEditorObservation", "content": _v1_text("No replacement was performed."), "is_error": True},
+        ),
+        _v1_action(6, "c3", {"kind": "GrepAction", "pattern": "def subtract", "path": "/work/calc"}, "r3"),
+        _v1_obs(7, "c3", "e6", {"kind": "GrepObservation", "content": _v1_text("ops.py:3"), "is_error": False}),
+        _v1_action(
+            8, "c4", {"kind": "TerminalAction", "command": "cd /work/calc && pytest -q", "is_input": False}, "r4"
+        ),
+        _v1_obs(
+            9,
+            "c4",
+            "e8",
+            {
+                "kind": "TerminalObservation",
+                "content": _v1_text("1 failed, 3 passed in 0.1s"),
+                "is_error": False,
+                "exit_code": 1,
+                "metadata": {"exit_code": 1},
+            },
+        ),
+        _v1_action(10, "c5", {"kind": "TerminalAction", "command": "ls /work/calc > files.txt"}, "r5"),
+        _v1_obs(11, "c5", "e10", {"kind": "TerminalObservation", "content": _v1_text(""), "exit_code": 0}),
+        _v1_action(12, "c6", {"kind": "FinishAction", "message": "Left one failing test."}, "r6"),
+        _v1_obs(13, "c6", "e12", {"kind": "FinishObservation", "content": _v1_text("Left one failing test.")}),
+    ]
+
+
+_V1_STATE = {
+    "id": "c0",
+    "stats": {
+        "usage_to_metrics": {
+            "agent": {
+                "token_usages": [
+                    {"prompt_tokens": 1000 + 100 * n, "completion_tokens": 10 + n, "response_id": f"r{n}"}
+                    for n in range(1, 7)
+                ]
+                + [{"prompt_tokens": 500, "completion_tokens": 5, "response_id": "r-condense"}]
+            }
+        }
+    },
+}
+
+
+def _v1_checks(trajectory) -> None:
+    assert trajectory.harness == "openhands"
+    actions = [(e.kind, e.path or e.query, e.ok) for e in trajectory.events if e.kind not in {"message", "usage"}]
+    assert actions == [
+        ("search", "/work/calc", None),  # the editor's view of a directory lists it
+        ("edit", "/work/calc/ops.py", False),  # refused: is_error
+        ("search", "def subtract", None),
+        ("run", None, False),
+        ("search", "/work/calc", True),  # ls … > files.txt (exit 0) lists, and writes what it printed
+        ("write", "files.txt", True),
+        ("submit", None, None),
+    ]
+    (run,) = [e for e in trajectory.events if e.kind == "run"]
+    assert (run.exit_code, run.tests.passed, run.tests.failed) == (1, 3, 1)
+    texts = [(e.role, e.text) for e in trajectory.events if e.kind == "message"]
+    assert texts == [("user", "fix subtract"), ("assistant", "Look first."), ("assistant", "Left one failing test.")]
+
+
+def test_openhands_v1_conversation_folder_is_read_by_kind_with_its_per_response_tokens(tmp_path):
+    folder = tmp_path / "c0"
+    (folder / "events").mkdir(parents=True)
+    for n, event in enumerate(_v1_conversation()):
+        (folder / "events" / f"event-{n:05d}-{event['id']}.json").write_text(json.dumps(event))
+    (folder / "events" / ".eventlog.lock").write_text("")
+    (folder / "base_state.json").write_text(json.dumps(_V1_STATE))
+    trajectory = load_trajectory(folder)
+    _v1_checks(trajectory)
+    # one usage per response, after its first event; the condenser's call (no event names it) at the end
+    usage = [(e.source_line, e.tokens_in, e.tokens_out) for e in trajectory.events if e.kind == "usage"]
+    assert usage[0] == (3, 1100, 11) and usage[-1] == (14, 500, 5)
+    assert trajectory.tokens == (sum(1000 + 100 * n for n in range(1, 7)) + 500, sum(10 + n for n in range(1, 7)) + 5)
+
+
+def test_openhands_v1_event_list_is_not_taken_for_a_v0_trajectory():
+    # V1 actions also carry "source" and "action": the V0 list reader would find no action in them
+    for text in (json.dumps(_v1_conversation()), json.dumps({"items": _v1_conversation(), "next_page_id": None})):
+        _v1_checks(parse_trajectory(text))
+
+
+def test_openhands_v1_a_folder_with_a_broken_event_file_names_that_file(tmp_path):
+    (tmp_path / "events").mkdir()
+    (tmp_path / "events" / "event-00000-a.json").write_text(json.dumps(_v1_conversation()[1]))
+    (tmp_path / "events" / "event-00001-b.json").write_text('{"id": "b", "kind": "ActionEv')
+    with pytest.raises(TrajectoryError, match="event-00001-b.json"):
+        load_trajectory(tmp_path)
+    with pytest.raises(TrajectoryError, match="event-"):
+        load_trajectory(tmp_path / "events" / "..")  # same folder, reached another way
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(TrajectoryError, match="event-"):
+        load_trajectory(empty)
+
+
+def _v1_stats(i: int, agent: tuple[int, int], condenser: tuple[int, int]) -> dict:
+    def metrics(p: int, c: int) -> dict:
+        return {"accumulated_token_usage": {"prompt_tokens": p, "completion_tokens": c, "cache_read_tokens": p // 2}}
+
+    value = {"usage_to_metrics": {"default": metrics(*agent), "condenser": metrics(*condenser)}}
+    return _v1(i, "ConversationStateUpdateEvent", source="environment", key="stats", value=value)
+
+
+def test_openhands_v1_stream_running_totals_refused_commands_and_orphan_results(tmp_path):
+    """The JSONL stream keeps running token totals per LLM (agent, condenser) in state updates; the
+    terminal refuses a multi-command script with is_error, exit_code null and metadata.exit_code -1;
+    the start of a stream may hold a result whose action it does not have."""
+    refused = {
+        "kind": "TerminalObservation",
+        "content": _v1_text("Cannot execute multiple commands at once."),
+        "is_error": True,
+        "exit_code": None,
+        "metadata": {"exit_code": -1},
+    }
+    events = [
+        _v1(0, "ConversationStateUpdateEvent", source="environment", key="execution_status", value="running"),
+        _v1_stats(1, (400, 30), (0, 0)),
+        _v1_obs(2, "gone", "e-before", refused),  # its action is not in this stream
+        _v1_action(3, "c1", {"kind": "TerminalAction", "command": "X=1\necho $X"}, "r1"),
+        _v1_obs(4, "c1", None, refused),  # matched by tool_call_id
+        _v1_stats(5, (900, 50), (200, 20)),
+        _v1_action(6, "c2", {"kind": "TerminalAction", "command": "make build"}, "r2"),
+        _v1_obs(7, "c2", "e6", {"kind": "TerminalObservation", "content": _v1_text("Error 2"), "exit_code": 2}),
+        _v1_stats(8, (1500, 80), (200, 20)),
+    ]
+    text = "\n".join(json.dumps(e) for e in events)
+    trajectory = parse_trajectory(text)
+    assert trajectory.harness == "openhands"
+    runs = [(e.command, e.exit_code, e.ok) for e in trajectory.events if e.kind == "run"]
+    assert runs == [("X=1\necho $X", None, False), ("make build", 2, False)]
+    assert [(e.tokens_in, e.tokens_out) for e in trajectory.events if e.kind == "usage"] == [
+        (400, 30),
+        (700, 40),
+        (600, 30),
+    ]
+    assert trajectory.tokens == (1700, 100)  # the last totals, agent + condenser
+    cut = load_trajectory(_write(tmp_path, text[:-15]))  # killed while writing the last state update
+    assert cut.truncated_line == len(events) and cut.tokens == (1100, 70)
+
+
+def test_a_reader_or_searcher_whose_output_is_redirected_into_a_file_writes_that_file():
+    # seen in the real V1 conversation: `pwd > tool_output.txt` was a bare run, and `head a > b` read '>'
+    assert [(a.kind, a.path or a.query) for a in classify_command("pwd > out.txt")] == [("write", "out.txt")]
+    assert [(a.kind, a.path) for a in classify_command("head -5 a.py > b.txt")] == [
+        ("read", "a.py"),
+        ("write", "b.txt"),
+    ]
+    assert [(a.kind, a.query) for a in classify_command("ls src 2>/dev/null")] == [("search", "src")]
+    assert [(a.kind, a.path or a.query) for a in classify_command("grep -rn foo src >> hits.txt 2>&1")] == [
+        ("search", "foo"),
+        ("edit", "hits.txt"),
+    ]
+    assert [a.kind for a in classify_command("python x.py > log.txt")] == ["run"]  # a program's output: the run's

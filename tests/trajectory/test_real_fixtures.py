@@ -16,6 +16,11 @@ copying the converter's output):
   cache_read and output_tokens, summed.
 - OpenHands: actions with their observations (a str_replace_editor view of /workspace lists the
   directory: a search); tokens = usage of each distinct model_response.id.
+- OpenHands V1: ActionEvents by action kind, read in the event files with jq-like one-liners (the
+  folder: one TerminalAction `pwd > tool_output.txt`, a write, and a FinishAction; the stream: two
+  TerminalActions, one refused with is_error, one exit 1); tokens = Σ base_state token_usages (3778 +
+  3869 + 3936 / 36 + 32 + 26) for the folder, the last `stats` totals (107458 / 1347, condenser 0) for
+  the stream.
 - SWE-agent: each step's action (history messages with message_type "action" for the chat-only
   demonstration); the cursors replay's first edit is refused by the linter.
 - mini-swe-agent 2.3.0: the 64 assistant commands classified by hand (12 reads: cat/sed -n, one
@@ -73,6 +78,8 @@ PINNED: dict[str, tuple[str, int, int, int, int, int, list[tuple[int, int]], int
     ),
     "openhands/openhands__tests_runtime_trajs__wrong_initial_state.json": ("openhands", 0, 1, 0, 2, 0, [], 14828, 358),
     "openhands/openhands__tests_runtime_trajs__basic_gui_mode.json": ("openhands", 0, 2, 0, 0, 2, [], 17297, 2024),
+    "openhands/software-agent-sdk__pr1916__cd945624.v1-conversation": ("openhands", 0, 1, 0, 0, 0, [], 11583, 94),
+    "openhands/software-agent-sdk__goal-fixture-events.v1.jsonl": ("openhands", 0, 0, 0, 0, 2, [], 107458, 1347),
     "swe-agent/swe-agent__replay_marshmallow-1867__cursors_window100.traj": ("swe-agent", 2, 4, 1, 2, 2, [], 0, 0),
     "swe-agent/swe-agent__function_calling_simple.history-only.traj": ("swe-agent", 1, 1, 0, 1, 1, [], 0, 0),
     "mini-swe-agent/mini-swe-agent__astropy__astropy-12907.deepseek.traj.json": (
@@ -90,12 +97,16 @@ PINNED: dict[str, tuple[str, int, int, int, int, int, list[tuple[int, int]], int
 
 
 def test_every_real_fixture_is_pinned_and_matches_the_checksum_in_the_manifest() -> None:
-    present = {p.relative_to(REAL).as_posix() for p in REAL.rglob("*") if p.is_file()}
-    assert present - {"SOURCES.md"} == set(PINNED)
+    # a pinned folder (an OpenHands V1 conversation: one event per file) is checked file by file
+    folders = {name for name in PINNED if (REAL / name).is_dir()}
+    files = {p.relative_to(REAL).as_posix() for p in REAL.rglob("*") if p.is_file()} - {"SOURCES.md"}
+    assert {f for f in files if not any(f.startswith(d + "/") for d in folders)} == set(PINNED) - folders
     sources = MANIFEST.read_text()
-    for name in PINNED:
+    for name in files:
         digest = hashlib.sha256((REAL / name).read_bytes()).hexdigest()
         assert re.search(rf"^{digest}  {re.escape(name)}$", sources, re.M), name
+    for folder in folders:
+        assert any(f.startswith(folder + "/") for f in files), folder
 
 
 @pytest.mark.parametrize("name", sorted(PINNED))
@@ -155,3 +166,19 @@ def test_claude_code_2x_output_tokens_are_the_final_per_message_not_the_streamed
     usage = [e for e in events if e.kind == "usage"]
     assert len(usage) == 7  # 10 assistant lines, 7 distinct message ids
     assert sum(e.tokens_out or 0 for e in usage) == 806
+
+
+def test_openhands_v1_folder_and_stream_read_by_kind():
+    folder = load_trajectory(REAL / "openhands/software-agent-sdk__pr1916__cd945624.v1-conversation")
+    assert [(e.kind, e.path) for e in folder.events if e.kind not in {"message", "usage"}] == [
+        ("write", "tool_output.txt"),  # `pwd > tool_output.txt`
+        ("submit", None),
+    ]
+    assert [(e.tokens_in, e.tokens_out) for e in folder.events if e.kind == "usage"] == [
+        (3778, 36),
+        (3869, 32),
+        (3936, 26),
+    ]
+    stream = _events("openhands/software-agent-sdk__goal-fixture-events.v1.jsonl")
+    # the refused multi-line script (is_error, exit_code null / -1) fails; the result on line 7 has no action here
+    assert [(e.source_line, e.exit_code, e.ok) for e in stream if e.kind == "run"] == [(4, None, False), (9, 1, False)]

@@ -20,6 +20,7 @@ from bouts.trajectory import (  # noqa: F401
     _gemini,
     _inspect,
     _openhands,
+    _openhands_v1,
     _swe_agent,
 )
 from bouts.trajectory._base import EXCERPT_CHARS, TrajectoryAdapter, adapters, excerpt

@@ -131,6 +131,24 @@ def _argv(segment: str) -> list[str]:
     return words
 
 
+_REDIRECT_WORD = re.compile(r"\d*(?:>>?|<)&?|&>>?")
+_REDIRECT_GLUED = re.compile(r"(?:\d*>>?|&>>?|\d*<)\S")
+
+
+def _without_redirects(args: list[str]) -> list[str]:
+    """argv without its redirections (``> F``, ``2>/dev/null``, ``2>&1``, ``< F``): they are not operands."""
+    out: list[str] = []
+    target = False
+    for word in args:
+        if target:
+            target = False
+        elif _REDIRECT_WORD.fullmatch(word):
+            target = True  # the next word is the operator's target
+        elif not _REDIRECT_GLUED.match(word):
+            out.append(word)
+    return out
+
+
 def _operands(args: list[str]) -> list[str]:
     return [a for a in args if not a.startswith("-") and not re.match(r"^\d+$", a)]
 
@@ -191,12 +209,14 @@ def is_test_command(argv: list[str]) -> bool:
 
 def _segment_actions(argv: list[str], segment: str, bodies: list[str]) -> list[Action]:
     prog = argv[0].rsplit("/", 1)[-1]
-    args = argv[1:]
+    args = _without_redirects(argv[1:])
     redirects = [
         (op, target)
         for op, target in _REDIRECT.findall(segment)
         if not target.startswith(("/dev/", "&")) and target not in {"1", "2"}
     ]
+    # what a reader, searcher or navigation command prints into a file writes that file
+    outputs = [Action("edit" if op == ">>" else "write", path=t) for op, t in redirects]
     if prog in SHELLS and len(args) >= 2 and args[0] in {"-c", "-lc", "-ic"}:
         return _actions(args[1])
     if prog in {"apply_patch", "applypatch"} or (prog == "git" and args[:1] == ["apply"]) or prog == "patch":
@@ -212,14 +232,15 @@ def _segment_actions(argv: list[str], segment: str, bodies: list[str]) -> list[A
         return [Action("edit" if append else "write", path=p) for p in _operands(args)]
     if prog == "sed":
         in_place = any(a == "-i" or a.startswith(("-i", "--in-place")) for a in args)
-        return [Action("edit" if in_place else "read", path=p) for p in _sed_files(args)]  # none: a pipe filter
+        found = [Action("edit" if in_place else "read", path=p) for p in _sed_files(args)]  # none: a pipe filter
+        return found if in_place else found + outputs
     if prog in READERS or prog == "awk":
         files = _operands(args)[1:] if prog == "awk" else _operands(args)
-        return [Action("read", path=p) for p in files]
+        return [Action("read", path=p) for p in files] + outputs
     if prog in {"open", "goto"} and args:  # SWE-agent's windowed file viewer
         return [Action("read", path=args[0])]
     if prog in SEARCHERS or (prog == "git" and args[:1] == ["grep"]):
-        return [Action("search", query=_query(prog, args[1:] if prog == "git" else args))]
+        return [Action("search", query=_query(prog, args[1:] if prog == "git" else args)), *outputs]
     if prog in {"rm", "unlink", "rmdir"}:
         return [Action("delete", path=p) for p in _operands(args)]
     if prog in {"touch", "create"}:
@@ -230,7 +251,7 @@ def _segment_actions(argv: list[str], segment: str, bodies: list[str]) -> list[A
         ops = _operands(args)
         return [*(Action("delete", path=p) for p in ops[:-1]), Action("write", path=ops[-1])]
     if prog in NOISE:
-        return []
+        return outputs
     return [Action("run", runs_tests=is_test_command(argv))]
 
 

@@ -8,6 +8,7 @@ Inspect ``.json``) must be parsed whole and are refused above ``MAX_DOCUMENT_BYT
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -90,10 +91,43 @@ def iter_trajectory(path: str | Path) -> tuple[str, Iterator[Event]]:
     return harness, events
 
 
+def read_event_folder(path: Path) -> str:
+    """A folder of one-event-per-file JSON (OpenHands V1: ``<conversation>/events/event-NNNNN-*.json``
+    beside ``base_state.json``) as one JSON document: ``{"events": [...], "base_state": {...}}``, events in
+    file-name order. A file that is not JSON is refused naming it; the content then picks the adapter."""
+    folder = path / "events" if (path / "events").is_dir() else path
+    files = sorted(folder.glob("event-*.json"))
+    if not files:
+        raise TrajectoryError(
+            "a folder given as a trajectory must hold event-*.json files (or events/)", file=str(path)
+        )
+    state = path / "base_state.json"
+    size = sum(f.stat().st_size for f in files) + (state.stat().st_size if state.is_file() else 0)
+    if size > MAX_DOCUMENT_BYTES:
+        raise TrajectoryError(f"{size} bytes of events is over the {MAX_DOCUMENT_BYTES}-byte cap", file=str(path))
+
+    def read(file: Path) -> object:
+        try:
+            return json.loads(file.read_text(encoding="utf-8", errors="replace"))
+        except json.JSONDecodeError as exc:
+            raise TrajectoryError(
+                f"not valid JSON ({exc.msg}, column {exc.colno})", file=str(file), line=exc.lineno
+            ) from None
+        except OSError as exc:
+            raise TrajectoryError(f"cannot read the event file ({exc.strerror})", file=str(file)) from None
+
+    events = ",\n".join(json.dumps(read(f)) for f in files)  # one event per line
+    base_state = f', "base_state": {json.dumps(read(state))}' if state.is_file() else ""
+    return f'{{"events": [\n{events}\n]{base_state}}}'
+
+
 def _stream(path: str | Path) -> tuple[str, Iterator[Event], LogLines | None]:
     """``iter_trajectory``, with the lines object that learns, once exhausted, where a cut log ends."""
     path = Path(path)
     source = str(path)
+    if path.is_dir():
+        trajectory = parse_trajectory(read_event_folder(path), source)
+        return trajectory.harness, iter(trajectory.events), None
     try:
         with path.open("rb") as handle:
             head = handle.read(HEAD_BYTES)
