@@ -671,3 +671,42 @@ def test_a_reader_or_searcher_whose_output_is_redirected_into_a_file_writes_that
         ("edit", "hits.txt"),
     ]
     assert [a.kind for a in classify_command("python x.py > log.txt")] == ["run"]  # a program's output: the run's
+
+
+def _inspect_log(events: list[dict], attachments: dict[str, str]) -> str:
+    header = {"version": 2, "status": "success", "eval": {"task": "fix", "model": "m"}}
+    sample = {"id": 1, "epoch": 1, "messages": [], "events": events, "attachments": attachments}
+    return json.dumps({**header, "samples": [sample]})
+
+
+def _inspect_model(text: str, tokens: tuple[int, int]) -> dict:
+    usage = {"input_tokens": tokens[0], "output_tokens": tokens[1], "total_tokens": sum(tokens)}
+    message = {"role": "assistant", "content": text, "source": "generate"}
+    return {
+        "event": "model",
+        "timestamp": "2024-11-05T13:32:17-05:00",
+        "output": {"choices": [{"message": message}], "usage": usage},
+    }
+
+
+def test_inspect_scorer_model_calls_are_not_the_agents_and_attachment_texts_are_resolved():
+    """As in the real inspect_ai 0.3.43 log: a model-graded scorer's call sits in a `step` of type scorer
+    (later versions: a `span_begin`/`span_end` of type scorer), and long texts are attachment:// stand-ins."""
+    events = [
+        {"event": "step", "action": "begin", "type": "solver", "name": "generate"},
+        _inspect_model("attachment://aaa", (100, 20)),
+        {"event": "tool", "function": "bash", "arguments": {"cmd": "attachment://bbb"}, "result": "2 passed in 0.1s"},
+        {"event": "step", "action": "end", "type": "solver", "name": "generate"},
+        {"event": "step", "action": "begin", "type": "scorer", "name": "model_graded_fact"},
+        _inspect_model("GRADE: C", (300, 60)),
+        {"event": "step", "action": "end", "type": "scorer", "name": "model_graded_fact"},
+        {"event": "span_begin", "id": "s9", "type": "scorer", "name": "model_graded_qa"},
+        _inspect_model("GRADE: I", (400, 70)),
+        {"event": "span_end", "id": "s9"},
+        _inspect_model("Done.", (150, 5)),
+    ]
+    trajectory = parse_trajectory(_inspect_log(events, {"aaa": "I will run the tests.", "bbb": "pytest -q"}))
+    assert [e.text for e in trajectory.events if e.kind == "message"] == ["I will run the tests.", "Done."]
+    (run,) = [e for e in trajectory.events if e.kind == "run"]
+    assert (run.command, run.tests.passed) == ("pytest -q", 2)
+    assert trajectory.tokens == (250, 25)

@@ -16,6 +16,8 @@ copying the converter's output):
   cache_read and output_tokens, summed.
 - OpenHands: actions with their observations (a str_replace_editor view of /workspace lists the
   directory: a search); tokens = usage of each distinct model_response.id.
+- Inspect AI 0.3.43: the one `model` event of the `generate` solver step (usage 53 in / 46 out); the
+  second `model` event sits in the `model_graded_fact` scorer step (the grader's call, not the agent's).
 - OpenHands V1: ActionEvents by action kind, read in the event files with jq-like one-liners (the
   folder: one TerminalAction `pwd > tool_output.txt`, a write, and a FinishAction; the stream: two
   TerminalActions, one refused with is_error, one exit 1); tokens = Σ base_state token_usages (3778 +
@@ -78,6 +80,7 @@ PINNED: dict[str, tuple[str, int, int, int, int, int, list[tuple[int, int]], int
     ),
     "openhands/openhands__tests_runtime_trajs__wrong_initial_state.json": ("openhands", 0, 1, 0, 2, 0, [], 14828, 358),
     "openhands/openhands__tests_runtime_trajs__basic_gui_mode.json": ("openhands", 0, 2, 0, 0, 2, [], 17297, 2024),
+    "inspect-ai/inspect_ai__tests_list_logs__2024-11-05_input-task.json": ("inspect-ai", 0, 0, 0, 0, 0, [], 53, 46),
     "openhands/software-agent-sdk__pr1916__cd945624.v1-conversation": ("openhands", 0, 1, 0, 0, 0, [], 11583, 94),
     "openhands/software-agent-sdk__goal-fixture-events.v1.jsonl": ("openhands", 0, 0, 0, 0, 2, [], 107458, 1347),
     "swe-agent/swe-agent__replay_marshmallow-1867__cursors_window100.traj": ("swe-agent", 2, 4, 1, 2, 2, [], 0, 0),
@@ -182,3 +185,10 @@ def test_openhands_v1_folder_and_stream_read_by_kind():
     stream = _events("openhands/software-agent-sdk__goal-fixture-events.v1.jsonl")
     # the refused multi-line script (is_error, exit_code null / -1) fails; the result on line 7 has no action here
     assert [(e.source_line, e.exit_code, e.ok) for e in stream if e.kind == "run"] == [(4, None, False), (9, 1, False)]
+
+
+def test_inspect_043_scorer_calls_are_not_the_agents_and_attachments_are_resolved():
+    events = _events("inspect-ai/inspect_ai__tests_list_logs__2024-11-05_input-task.json")
+    (message,) = [e for e in events if e.kind == "message"]
+    assert message.text is not None and message.text.startswith("Yo, in February, St. Paul")  # was attachment://…
+    assert [(e.tokens_in, e.tokens_out) for e in events if e.kind == "usage"] == [(53, 46)]  # not the grader's 221/143

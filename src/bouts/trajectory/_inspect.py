@@ -4,6 +4,10 @@ Each sample's ``events`` list is the timeline: ``model`` events carry the reply 
 event per generation, so usage is never repeated), ``tool`` events carry the call, its arguments and
 its result. Tools map by name: ``bash`` runs its ``cmd`` through the shell classifier, ``python``
 is a run, ``text_editor`` is a file tool. A log with several samples yields them one after another.
+
+Two things in a sample are not the agent's: the scorer's own model calls (a model-graded scorer runs
+inside a ``step``/``span`` of type ``scorer``), which are skipped, and ``attachment://<hash>`` stand-ins
+for long texts, which are replaced by the sample's ``attachments`` entry.
 """
 
 from __future__ import annotations
@@ -19,6 +23,19 @@ from bouts.errors import TrajectoryError
 from bouts.models.trajectory import Event, EventKind, Trajectory
 from bouts.trajectory._base import Clock, NumberedLines, ToolResult, TrajectoryAdapter, adapters, as_text, json_document
 from bouts.trajectory._events import FILE_COMMANDS, command_events, file_events, message_event, usage_event
+
+_ATTACHMENT = "attachment://"
+
+
+def _resolved(value: Any, attachments: dict[str, Any]) -> Any:
+    """``value`` with every ``attachment://<hash>`` string replaced by the attached text."""
+    if isinstance(value, str) and value.startswith(_ATTACHMENT):
+        return attachments.get(value[len(_ATTACHMENT) :], value)
+    if isinstance(value, list):
+        return [_resolved(v, attachments) for v in value]
+    if isinstance(value, dict):
+        return {k: _resolved(v, attachments) for k, v in value.items()}
+    return value
 
 
 def _tool(t: float, event: dict[str, Any], line: int) -> list[Event]:
@@ -42,8 +59,21 @@ def _tool(t: float, event: dict[str, Any], line: int) -> list[Event]:
 def sample_events(sample: dict[str, Any], clock: Clock, line: int) -> Iterator[Event]:
     """Events of one sample, from its timeline (or from its messages when the log dropped events)."""
     timeline = sample.get("events") or []
-    for event in timeline:
-        t = clock.at(event.get("timestamp"))
+    attachments = sample.get("attachments") if isinstance(sample.get("attachments"), dict) else {}
+    scorer_steps = 0  # inside a scorer's step (≤0.3.5x) …
+    scorer_spans: set[str] = set()  # … or span (later): its model calls grade the sample
+    for raw in timeline:
+        t = clock.at(raw.get("timestamp"))
+        kind = raw.get("event")
+        if kind == "step" and raw.get("type") == "scorer":
+            scorer_steps += 1 if raw.get("action") == "begin" else -1 if scorer_steps else 0
+        elif kind == "span_begin" and raw.get("type") == "scorer":
+            scorer_spans.add(str(raw.get("id")))
+        elif kind == "span_end":
+            scorer_spans.discard(str(raw.get("id")))
+        if scorer_steps or scorer_spans or kind not in {"model", "tool"}:
+            continue
+        event = _resolved(raw, attachments) if attachments else raw
         if event.get("event") == "model":
             output = event.get("output") or {}
             choices = output.get("choices") or [{}]
@@ -60,7 +90,8 @@ def sample_events(sample: dict[str, Any], clock: Clock, line: int) -> Iterator[E
     if not timeline:
         for message in sample.get("messages") or []:
             if message.get("role") == "assistant":
-                yield from message_event(clock.last, as_text(message.get("content")), "assistant", line)
+                content = _resolved(message.get("content"), attachments)
+                yield from message_event(clock.last, as_text(content), "assistant", line)
 
 
 class InspectJsonAdapter(TrajectoryAdapter):
