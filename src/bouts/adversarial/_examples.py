@@ -5,8 +5,10 @@ accepts, or the failure it reports belongs to the filler, not to the probed para
 (``min_cost(cost="a", m=value, n=1)`` fails on ``"a"`` whatever ``m`` is). The visible tests call
 the public API with real arguments (``min_cost([[1, 2, 3], [4, 8, 2], [1, 5, 3]], 2, 2)``); the
 generator takes the first call of a callable whose arguments are all literals and binds them to its
-parameters. Only the *visible* tests are read: their content is already public, so showing the
-generated tests on the scorecard leaks nothing.
+parameters. A call through a plain alias (``candidate = pluck`` then ``candidate([4, 2, 3])``, as
+HumanEval's ``check(candidate)`` tests are written) counts as a call of the aliased name too. Only
+the *visible* tests are read: their content is already public, so showing the generated tests on
+the scorecard leaks nothing.
 """
 
 from __future__ import annotations
@@ -34,14 +36,37 @@ def example_calls(sources: Mapping[str, str]) -> dict[str, list[Call]]:
         except (SyntaxError, ValueError):
             continue
         calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)]
+        aliases = _aliases(tree)
         for node in sorted(calls, key=lambda n: (n.lineno, n.col_offset)):
             name = node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", None)
-            if not name or len(out.get(name, ())) >= MAX_PER_NAME:
+            if not name:
                 continue
-            call = _literal_call(node)
-            if call is not None:
-                out.setdefault(name, []).append(call)
+            call = None
+            for callee in dict.fromkeys((name, aliases.get(name, name))):
+                if len(out.get(callee, ())) >= MAX_PER_NAME:
+                    continue
+                call = call or _literal_call(node)
+                if call is None:
+                    break
+                out.setdefault(callee, []).append(call)
     return out
+
+
+def _aliases(tree: ast.AST) -> dict[str, str]:
+    """``alias → name`` for each plain ``alias = name`` in the module (at any depth) whose alias is
+    bound to one name only: ``candidate = pluck`` in every test function gives ``candidate → pluck``;
+    an alias bound to two different names, or to anything else as well, is none."""
+    targets: dict[str, set[str | None]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign):
+            value = node.value.id if isinstance(node.value, ast.Name) else None
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    targets.setdefault(target.id, set()).add(value)
+        elif isinstance(node, ast.AnnAssign | ast.AugAssign | ast.NamedExpr) and isinstance(node.target, ast.Name):
+            targets.setdefault(node.target.id, set()).add(None)
+    return {alias: next(iter(names)) for alias, names in targets.items()  # type: ignore[misc]
+            if len(names) == 1 and None not in names and alias not in names}  # fmt: skip
 
 
 def _literal_call(node: ast.Call) -> Call | None:
@@ -56,7 +81,7 @@ def _literal_call(node: ast.Call) -> Call | None:
         except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
             return None
     positional = tuple(values[: len(node.args)])
-    keywords = {str(k.arg): v for k, v in zip(node.keywords, values[len(node.args):], strict=True)}
+    keywords = {str(k.arg): v for k, v in zip(node.keywords, values[len(node.args) :], strict=True)}
     return positional, keywords
 
 

@@ -36,7 +36,8 @@ from bouts.adversarial._domain import from_hint, invalid_values, mutated_calls, 
 from bouts.adversarial._examples import Call, bind
 from bouts.adversarial._generate import GENERATED_DIR, RUNTIME_SOURCE, Examples, GeneratedTest, _call_args, _slug
 from bouts.adversarial._model import Entry, Target
-from bouts.adversarial._py_api import build_api, is_handle
+from bouts.adversarial._prose import prose_calls, typed_calls
+from bouts.adversarial._py_api import build_api, is_handle, params_of
 from bouts.models.results import Outcome, TestResult
 
 ORACLE_VERSION = "reference-oracle/1"
@@ -63,19 +64,65 @@ class OracleTest:
 def starter_doctests(sources: Mapping[str, str]) -> dict[str, str]:
     """The calls written in the starter's docstrings, one pseudo-module per file (for
     ``example_calls``): ``>>> f(1, 2)`` doctests and the looser ``f("ab") => 3``, ``f(x) ==> y``,
-    ``f(...) should return ...`` forms task texts use. Only what parses as a call is kept."""
+    ``f(...) should return ...`` forms task texts use (only what parses as a call is kept), and
+    the arguments a function's docstring shows in prose (``_prose``: ``Input: arr = [4,2,3]``,
+    ``For num = "AB" the output should be 1``, ``a positive integer n``), written as calls of
+    that function. When a function's docstring shows no call of the function itself, its calls of
+    names the file does not define (``grade_equation([4.0, 3]) ==> [...]`` in
+    ``numerical_letter_grade``; builtins aside) are that function's."""
     out: dict[str, str] = {}
     for rel, text in sorted(sources.items()):
         try:
             tree = parse_python(text)
         except (SyntaxError, ValueError):
             continue
+        kinds = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+        defined = {n.name for n in ast.walk(tree) if isinstance(n, kinds)}
         calls: list[str] = []
         for node in ast.walk(tree):
-            if isinstance(node, ast.Module | ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-                calls += _written_calls(ast.get_docstring(node) or "")
+            if not isinstance(node, ast.Module | ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                continue
+            doc = _doc_text(node)
+            written = _written_calls(doc)
+            calls += written
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                prose = _prose_sources(node, doc)
+                if not prose and all(_callee(c) != node.name for c in written):
+                    calls += [node.name + c[c.index("(") :] for c in written if _callee(c) not in defined | _BUILTINS]
+                calls += prose
         if calls:
             out[f"{rel}::docstrings"] = "\n".join(calls) + "\n"
+    return out
+
+
+_BUILTINS = frozenset(dir(builtins))
+
+
+def _callee(call: str) -> str:
+    return call[: call.index("(")]
+
+
+def _doc_text(node: ast.Module | ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> str:
+    """The docstring, or the string statements at the top of the body when something comes first
+    (``import math`` above the text, as HumanEval/115 has it)."""
+    doc = ast.get_docstring(node)
+    if doc is not None:
+        return doc
+    texts = [s.value.value for s in node.body[:3] if isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)
+             and isinstance(s.value.value, str)]  # fmt: skip
+    return "\n".join(texts)
+
+
+def _prose_sources(node: ast.FunctionDef | ast.AsyncFunctionDef, doc: str) -> list[str]:
+    """``_prose``'s calls for ``node`` written as source, ``f(arr=[4, 2, 3])``."""
+    params = params_of(node)
+    out = []
+    for args, kwargs in prose_calls(doc, params):
+        try:
+            parts = [to_source(a) for a in args] + [f"{k}={to_source(v)}" for k, v in kwargs.items()]
+        except ValueError:
+            continue
+        out.append(f"{node.name}({', '.join(parts)})")
     return out
 
 
@@ -151,12 +198,15 @@ def oracle_suite(
     for key in sorted(api.entries):
         entry = api.entries[key]
         own = entry.qualname.split(".")[-1]
+        fn = api.functions[key]
         bases = _plain_calls(entry, examples.get(own, ()))
         hinted = _from_hints(entry) if not bases else None
         if not bases and hinted is None:
-            notes.append(f"{key}: no visible example call, doctest or plain type hint shows how to call it; not probed")
+            bases = _plain_calls(entry, typed_calls(_doc_text(fn.node), entry.params))
+        if not bases and hinted is None:
+            notes.append(f"{key}: no visible example call, doctest, plain type hint or type named in its docstring "
+                         "shows how to call it; not probed")  # fmt: skip
             continue
-        fn = api.functions[key]
         for mode, calls, param in _inputs(bases or [hinted], rng, invalid=invalid, entry=entry):  # type: ignore[list-item]
             if len(tests) >= MAX_ORACLE_TESTS:
                 notes.append(f"{key}: over the cap of {MAX_ORACLE_TESTS} oracle tests; not probed")
@@ -181,8 +231,15 @@ def _inputs(
 
 
 def _test(
-    index: int, entry: Entry, file: str, line: int, key: str, mode: Mode, calls: list[dict[str, object]],
-    param: str | None, examples: Examples,
+    index: int,
+    entry: Entry,
+    file: str,
+    line: int,
+    key: str,
+    mode: Mode,
+    calls: list[dict[str, object]],
+    param: str | None,
+    examples: Examples,
 ) -> OracleTest:
     name = f"test_gen_{index + 1:03d}_oracle_{_slug(entry.qualname)}_{_slug(param or mode)}"
     what = (f"out-of-contract values of {param} the challenge requires to be rejected" if mode == "invalid"
