@@ -161,7 +161,7 @@ def test_a_call_through_a_plain_alias_is_a_call_of_the_aliased_name() -> None:
     assert "one" not in calls and "two" not in calls and "h" not in calls  # bound to two things: no alias
 
 
-# HumanEval/122 and HumanEval/83 (openai/human-eval, MIT licence, (c) OpenAI): two of the 20 tasks
+# HumanEval/122, /83 and /133 (openai/human-eval, MIT licence, (c) OpenAI): three of the 20 tasks
 # whose examples are only prose, with the visible tests HumanEval's importer writes for them.
 REFERENCE = '''
 def add_elements(arr, k):
@@ -188,6 +188,21 @@ def starts_one_ends(n):
     """
     if n == 1: return 1
     return 18 * (10 ** (n - 2))
+
+
+def sum_squares(lst):
+    """You are given a list of numbers.
+    You need to return the sum of squared numbers in the given list,
+    round each element in the list to the upper int(Ceiling) first.
+    Examples:
+    For lst = [1,2,3] the output should be 14
+    For lst = [1,4,9] the output should be 98
+    For lst = [1,3,5,7] the output should be 84
+    For lst = [1.4,4.2,0] the output should be 29
+    For lst = [-2.4,1,1] the output should be 6
+    """
+    import math
+    return sum(math.ceil(i) ** 2 for i in lst)
 '''
 VISIBLE = """from solution import *
 
@@ -200,6 +215,11 @@ def test_example_1():
 def test_example_2():
     candidate = starts_one_ends
     assert True
+
+
+def test_example_3():
+    candidate = sum_squares
+    assert candidate([1,2,3])==14
 """
 WRONG = """
 def add_elements(arr, k):
@@ -208,6 +228,10 @@ def add_elements(arr, k):
 
 def starts_one_ends(n):
     return 1 if n == 1 else 18 * (10 ** (n - 1))                       # off by one
+
+
+def sum_squares(lst):
+    return sum(round(i) ** 2 for i in lst)                             # wrong rounding
 """
 
 
@@ -235,16 +259,16 @@ def test_a_task_with_only_prose_examples_is_scored_and_the_reference_passes(pros
     run = prose_runs["reference"]
     assert run.verdict.score.value == 100, run.verdict.score
     entries = {t.entry.split(":")[-1] for t, _ in run.outcomes()}
-    assert entries == {"add_elements", "starts_one_ends"}
+    assert entries == {"add_elements", "starts_one_ends", "sum_squares"}
 
 
 @pytest.mark.sandbox
-def test_an_off_by_one_solution_fails_generated_tests_on_valid_input(prose_runs) -> None:  # noqa: ANN001
+def test_off_by_one_and_wrong_rounding_fail_generated_tests_on_valid_input(prose_runs) -> None:  # noqa: ANN001
     failed: dict[str, list[str]] = {}
     for t, r in prose_runs["wrong"].outcomes():
         if r is not None and r.outcome is Outcome.FAILED:
             failed.setdefault(t.entry.split(":")[-1], []).append(r.detail)
             assert t.target.sink == "valid" and t.severity == "high"
-    assert set(failed) == {"add_elements", "starts_one_ends"}, failed
+    assert set(failed) == {"add_elements", "starts_one_ends", "sum_squares"}, failed
     assert all("returned a different value from the reference's" in d for ds in failed.values() for d in ds)
     assert prose_runs["wrong"].verdict.score.value < 90
