@@ -5,7 +5,8 @@ and the challenge's reference solution is that answer. So (docs/adversarial.md, 
 oracle"):
 
 1. :func:`oracle_suite` writes, for each public callable of the reference that the visible tests
-   (or the starter's doctests, or plain type hints) show how to call, tests whose calls are
+   (or the starter's doctests and prose examples, ``_prose``; or plain type hints; or the types
+   its docstring names in words) show how to call, tests whose calls are
    type-aware mutations of those examples (``_domain``) — and, where the challenge requires
    invalid input to be rejected (``[adversarial] invalid_input = "rejected"``), one test per
    parameter of out-of-contract values;
