@@ -710,3 +710,66 @@ def test_inspect_scorer_model_calls_are_not_the_agents_and_attachment_texts_are_
     (run,) = [e for e in trajectory.events if e.kind == "run"]
     assert (run.command, run.tests.passed) == ("pytest -q", 2)
     assert trajectory.tokens == (250, 25)
+
+
+def test_mini_swe_agent_1x_text_actions_and_user_role_observations_are_read():
+    """mini-swe-agent 1.x (no licensed real log found): the command is the ```bash block of the assistant's
+    text, the observation a *user* message `<returncode>N</returncode><output>…`, usage in
+    extra.response.usage; a format-error reply from the harness is no observation."""
+
+    def reply(text: str, tokens: tuple[int, int]) -> dict:
+        usage = {"prompt_tokens": tokens[0], "completion_tokens": tokens[1], "total_tokens": sum(tokens)}
+        return {"role": "assistant", "content": text, "extra": {"response": {"id": "r", "usage": usage}}}
+
+    def observation(code: int, output: str) -> dict:
+        return {"role": "user", "content": f"<returncode>{code}</returncode>\n<output>\n{output}</output>"}
+
+    doc = {
+        "info": {
+            "exit_status": "Submitted",
+            "model_stats": {"instance_cost": 0.1, "api_calls": 3},
+            "mini_version": "1.15.0",
+        },
+        "messages": [
+            {"role": "system", "content": "You are a helpful assistant."},
+            {"role": "user", "content": "<pr_description>fix subtract</pr_description>"},
+            reply("THOUGHT: look.\n\n```bash\nsed -n '1,40p' calc/ops.py\n```", (1000, 50)),
+            observation(0, "def sub(a, b):\n    return a + b\n"),
+            reply(
+                "THOUGHT: fix.\n\n```bash\nsed -i 's/a + b/a - b/' calc/ops.py && python -m pytest -q tests\n```",
+                (1200, 60),
+            ),
+            observation(1, "1 failed, 5 passed in 0.2s\n"),
+            {
+                "role": "user",
+                "content": "Please always provide EXACTLY ONE action in triple backticks, found 2 actions.",
+            },
+            reply("THOUGHT: done.\n\n```bash\necho COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && git diff\n```", (1300, 20)),
+        ],
+        "trajectory_format": "mini-swe-agent-1",
+        "instance_id": "calc-1",
+    }
+    trajectory = parse_trajectory(json.dumps(doc))
+    assert trajectory.harness == "mini-swe-agent"
+    actions = [(e.kind, e.path, e.ok) for e in trajectory.events if e.kind not in {"message", "usage"}]
+    assert actions == [
+        ("read", "calc/ops.py", True),
+        ("edit", "calc/ops.py", None),
+        ("run", None, False),
+        ("submit", None, None),
+    ]
+    (run,) = [e for e in trajectory.events if e.kind == "run"]
+    assert (run.exit_code, run.tests.passed, run.tests.failed) == (1, 5, 1)
+    assert trajectory.tokens == (3500, 130)
+
+
+def test_openhands_v1_evaluation_output_history_is_read_as_v1_events_with_its_token_usages():
+    """An evaluation output.jsonl whose history holds V1 (kind-typed) events: the V0 reader would find no
+    action in them; its metrics.token_usages count once, running totals in the history do not add."""
+    history = [*_v1_conversation(), _v1_stats(20, (99999, 999), (0, 0))]
+    usages = [{"prompt_tokens": 700, "completion_tokens": 7, "response_id": f"r{n}"} for n in range(1, 7)]
+    record = {"instance_id": "calc-1", "history": history, "metrics": {"token_usages": usages}, "test_result": {}}
+    trajectory = parse_trajectory(json.dumps(record) + "\n")
+    _v1_checks(trajectory)
+    assert trajectory.tokens == (4200, 42)
+    assert {e.source_line for e in trajectory.events} == {1}

@@ -27,6 +27,7 @@ from bouts.trajectory._base import (
     json_lines,
 )
 from bouts.trajectory._events import FILE_COMMANDS, command_events, file_events, message_event, usage_event
+from bouts.trajectory._openhands_v1 import is_v1_event, v1_events
 
 _EDIT_CREATE = re.compile(r"'command': '(\w+)'")
 
@@ -136,7 +137,13 @@ class OpenHandsEvalAdapter(TrajectoryAdapter):
     def events(self, lines: NumberedLines) -> Iterator[Event]:
         for number, record in json_lines(lines):
             usages = (record.get("metrics") or {}).get("token_usages") or []
-            yield from history_events(record.get("history") or [], number, count_usage=not usages)
+            history = record.get("history") or []
+            if any(is_v1_event(e) for e in history[:20]):  # an OpenHands V1 evaluation: kind-typed events
+                # its token_usages (one per response) are placed like a conversation folder's base_state
+                state = {"stats": {"usage_to_metrics": {"eval": {"token_usages": usages}}}}
+                yield from v1_events(((number, e) for e in history if isinstance(e, dict)), state)
+                continue
+            yield from history_events(history, number, count_usage=not usages)
             totals = [_usage_of(u) for u in usages if isinstance(u, dict)]
             yield from usage_event(0.0, sum(i for i, _ in totals), sum(o for _, o in totals), number)
 

@@ -96,6 +96,7 @@ class _Tokens:
 
     def __init__(self, per_response: dict[str, tuple[int, int]]) -> None:
         self.per_response = per_response
+        self.by_response = bool(per_response)  # then running totals are ignored (the finer record wins)
         self.total = (0, 0)
 
     def of_response(self, response_id: object, t: float, line: int) -> list[Event]:
@@ -103,8 +104,8 @@ class _Tokens:
         return usage_event(t, *usage, line) if usage else []
 
     def of_stats(self, stats: object, t: float, line: int) -> list[Event]:
-        if self.per_response or not isinstance(stats, dict):
-            return []  # a folder's per-response usage is the finer record
+        if self.by_response or not isinstance(stats, dict):
+            return []
         metrics = (stats.get("usage_to_metrics") or {}).values()
         totals = [m.get("accumulated_token_usage") or {} for m in metrics if isinstance(m, dict)]
         now = (
@@ -188,7 +189,8 @@ def v1_events(records: Iterable[tuple[int, dict[str, Any]]], base_state: object 
     yield from tokens.rest(clock.last, number or 1)
 
 
-def _is_v1_event(record: object) -> bool:
+def is_v1_event(record: object) -> bool:
+    """Whether a record is an OpenHands V1 event (its ``kind`` names an event class)."""
     return isinstance(record, dict) and str(record.get("kind", "")).endswith(("Event", "Observation", "Condensation"))
 
 
@@ -229,7 +231,7 @@ class OpenHandsV1StreamAdapter(TrajectoryAdapter):
     @staticmethod
     def first_line_is_event(line: str) -> bool:
         try:
-            return _is_v1_event(json.loads(line))
+            return is_v1_event(json.loads(line))
         except json.JSONDecodeError:
             return False
 
