@@ -114,7 +114,7 @@ def test_real_code_is_far_below_the_depth_bound() -> None:
 
 
 def test_every_judge_and_the_generator_survive_pathological_files(tmp_path: Path) -> None:
-    from bouts.adversarial.analysers import analysers
+    from bouts.adversarial.analysers import analyser_for
     from bouts.judges.base import JudgeInput
     from bouts.judging import builtin_judges
     from bouts.loading import load_challenge
@@ -125,7 +125,7 @@ def test_every_judge_and_the_generator_survive_pathological_files(tmp_path: Path
     shutil.copytree(example / "reference", code)
     for name, text in PATHOLOGICAL.items():
         (code / "ledger" / f"{name}.py").write_text(text, encoding="utf-8")
-    analysis = analysers.create("python").analyse(
+    analysis = analyser_for("python").analyse(
         {p.relative_to(code).as_posix(): p.read_text() for p in code.rglob("*.py")}
     )
     assert any("not analysed" in note for note in analysis.notes), analysis.notes

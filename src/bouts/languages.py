@@ -14,7 +14,7 @@ registration costs nothing and the registry sits below every module it points at
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import import_module
 from typing import Any, Literal
 
@@ -29,6 +29,8 @@ PARTS = {
     "integrity.detectors": "bouts.judges.integrity._languages.Language: the static integrity detectors",
     "architecture": "FileTree -> sources for the strategy judge's architecture heuristics",
     "runner": "runs the challenge's suites in the sandbox: (challenge, code_dir, **options) -> DetailedRun",
+    "adversarial": "bouts.adversarial.analysers.Generation: analyser, examples, generator, reference oracle?",
+    "check.lint": "SuiteFiles -> (LintReport, problems): `bouts check`'s static lint of the test suites",
 }
 """The roles a language may fill (``LanguageSupport.parts``); a missing role is a documented gap,
 and the judge that needs it says "not scored" with the reason, never a made-up number."""
@@ -40,7 +42,7 @@ class LanguageSupport:
 
     name: str
     suffixes: tuple[str, ...]
-    """Source files of the language (what the quality judges and the generator read)."""
+    """Files the judges read as the language's code (JavaScript's judges read TypeScript too)."""
     frameworks: tuple[str, ...]
     """Test frameworks a challenge may name (``[tests] framework``); the first is the default."""
     assertions: Literal["golden", "inline"]
@@ -57,14 +59,34 @@ class LanguageSupport:
     """Folders the runner deletes and replaces before a test runs (nothing in them runs or is judged)."""
     bytecode: tuple[str, ...] = ()
     """Compiled files the language's runtime loads (flagged by the integrity judge)."""
+    sources: tuple[str, ...] = ()
+    """The language's own source files: a judged file with one of these shows the language is present
+    (``SubmissionView.languages``). Default: ``suffixes``."""
+    importable: tuple[str, ...] = ()
+    """Source files a test of the language can import: what the adversarial generator analyses (its
+    tests call what it finds). Default: ``sources``."""
     parts: Mapping[str, str] = field(default_factory=dict)
     """Role (``PARTS``) → ``"module:attribute"``."""
+
+    def __post_init__(self) -> None:
+        if not self.sources:
+            object.__setattr__(self, "sources", self.suffixes)
+        if not self.importable:
+            object.__setattr__(self, "importable", self.sources)
+
+    @property
+    def default_framework(self) -> str:
+        """The framework a challenge that names none runs (``[tests] framework``)."""
+        return self.frameworks[0]
 
     def is_test_file(self, name: str) -> bool:
         """Is a file named ``name`` a test file of this language's frameworks?"""
         stem, dot, ext = name.rpartition(".")
-        return bool(dot) and ext in self.test_extensions and (
-            stem.startswith("test_") or stem.endswith(self.test_stem_suffixes))
+        return (
+            bool(dot)
+            and ext in self.test_extensions
+            and (stem.startswith("test_") or stem.endswith(self.test_stem_suffixes))
+        )
 
     def has(self, role: str) -> bool:
         return role in self.parts
@@ -90,11 +112,9 @@ _JS_PARTS = {
     "quality.structure": "bouts.judges.quality.structure:js_structure_hits",
     "quality.lint": "bouts.judges.quality._js_lint:lint_for",
     "integrity.detectors": "bouts.judges.integrity._languages:JAVASCRIPT",
+    "adversarial": "bouts.adversarial.analysers:JAVASCRIPT",
+    "check.lint": "bouts.calibration.js_lint:lint_js_suites",
 }
-_JS_SUFFIXES = (".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx")
-_JS_FRAMEWORKS = ("node:test", "vitest", "jest")
-_JS_TESTS: dict[str, Any] = {"test_extensions": ("js", "mjs", "cjs", "ts", "mts", "cts"),
-                             "test_stem_suffixes": ("_test", ".test")}
 
 
 @LANGUAGES.register("python")
@@ -111,6 +131,8 @@ def python() -> LanguageSupport:
             "quality.lint": "bouts.judges.quality.lint:lint_for",
             "integrity.detectors": "bouts.judges.integrity._languages:PYTHON",
             "architecture": "bouts.judges.trajectory.architecture:read_sources",
+            "adversarial": "bouts.adversarial.analysers:PYTHON",
+            "check.lint": "bouts.calibration.lint:lint_suites",
         },
     )  # fmt: skip
 
@@ -119,18 +141,20 @@ def python() -> LanguageSupport:
 def javascript() -> LanguageSupport:
     """JavaScript: node:test, vitest or jest in the sandbox, tree-sitter-based judges."""
     return LanguageSupport(
-        name="javascript", suffixes=_JS_SUFFIXES, frameworks=_JS_FRAMEWORKS, assertions="inline", **_JS_TESTS,
+        name="javascript", suffixes=(".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx"),
+        sources=(".js", ".mjs", ".cjs", ".jsx"), importable=(".js", ".mjs", ".cjs"),
+        frameworks=("node:test", "vitest", "jest"), assertions="inline",
+        test_extensions=("js", "mjs", "cjs", "ts", "mts", "cts"), test_stem_suffixes=("_test", ".test"),
         replaced_by_runner=("node_modules",), bytecode=(".node",), parts=_JS_PARTS,
     )  # fmt: skip
 
 
 @LANGUAGES.register("typescript")
 def typescript() -> LanguageSupport:
-    """TypeScript: as JavaScript, its files transpiled by the runner (tsx)."""
-    return LanguageSupport(
-        name="typescript", suffixes=_JS_SUFFIXES, frameworks=_JS_FRAMEWORKS, assertions="inline", **_JS_TESTS,
-        replaced_by_runner=("node_modules",), bytecode=(".node",), parts=_JS_PARTS,
-    )  # fmt: skip
+    """TypeScript: JavaScript's entry and parts (the runner transpiles its files with tsx); only its own
+    source files differ."""
+    return replace(javascript(), name="typescript", sources=(".ts", ".mts", ".cts", ".tsx"),
+                   importable=(".ts", ".mts", ".cts"))  # fmt: skip
 
 
 def language(name: str) -> LanguageSupport:
@@ -141,3 +165,15 @@ def language(name: str) -> LanguageSupport:
 def language_of(challenge: Any) -> LanguageSupport:
     """The support for a ``Challenge`` (its ``spec.language``)."""
     return language(challenge.spec.language)
+
+
+def framework_of(spec: Any) -> str:
+    """The framework a ``ChallengeSpec``'s tests run under: ``[tests] framework``, else its language's
+    default (the first it names)."""
+    return spec.tests.framework or language(spec.language).default_framework
+
+
+def source_suffixes() -> dict[str, tuple[str, ...]]:
+    """Every registered language's own source suffixes (``LanguageSupport.sources``), by name: what the
+    submission view reads the languages present from."""
+    return {name: language(name).sources for name in LANGUAGES.names()}

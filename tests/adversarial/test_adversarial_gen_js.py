@@ -12,7 +12,7 @@ from bouts.adversarial import read_sources, run_generated
 from bouts.adversarial._js_analyse import JavaScriptAnalyser
 from bouts.adversarial._js_examples import js_example_calls
 from bouts.adversarial._js_generate import generate_js
-from bouts.adversarial.analysers import analysers
+from bouts.adversarial.analysers import analyser_for
 from bouts.loading import load_challenge
 from bouts.models.challenge import Challenge, ChallengeSpec, Limits
 from bouts.models.results import Outcome
@@ -29,8 +29,8 @@ def analyse(root: Path):  # noqa: ANN201
 
 
 def test_registered_for_javascript_and_typescript() -> None:
-    assert analysers.create("javascript").version == "js-tree-sitter/1"
-    assert analysers.create("typescript").language == "typescript"
+    assert analyser_for("javascript").version == "js-tree-sitter/1"
+    assert analyser_for("typescript").language == "typescript"
 
 
 def test_analysis_finds_the_planted_weaknesses_with_locations() -> None:

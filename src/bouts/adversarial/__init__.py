@@ -1,8 +1,9 @@
 """Adversarial tests generated from the submitted code (SPEC §1, the generated share).
 
-analyse (``analysers``, per language, pure) → generate (pytest sources, pure, seeded) → run in
-the sandbox through ``bouts.runner`` (``run_generated``) → score (``score_generated``) → a
-``Verdict`` for the ``adversarial_generated`` component and a list for the scorecard.
+analyse (per language, pure) → generate (test sources, pure, seeded) → run in the sandbox through
+``bouts.runner`` (``run_generated``) → score (``score_generated``) → a ``Verdict`` for the
+``adversarial_generated`` component and a list for the scorecard. What a language does at each step
+is its entry's ``adversarial`` part (``Generation``, named in ``bouts.languages``).
 See ``docs/adversarial.md``.
 """
 
@@ -11,7 +12,7 @@ from __future__ import annotations
 from bouts.adversarial._generate import GeneratedSuite, GeneratedTest, generate
 from bouts.adversarial._model import SEVERITY, TARGET_KINDS, Analysis, Entry, Probe, Target, TargetKind
 from bouts.adversarial._run import GeneratedRun, read_sources, run_generated, score_generated
-from bouts.adversarial.analysers import Analyser, PythonAnalyser, analysers
+from bouts.adversarial.analysers import Analyser, Generation, PythonAnalyser, analyser_for
 from bouts.models.scorecard import GeneratedAdversarialModel, GeneratedTestModel
 
 
@@ -49,13 +50,14 @@ __all__ = [
     "Analysis",
     "Entry",
     "GeneratedRun",
+    "Generation",
     "GeneratedSuite",
     "GeneratedTest",
     "Probe",
     "PythonAnalyser",
     "Target",
     "TargetKind",
-    "analysers",
+    "analyser_for",
     "generate",
     "read_sources",
     "run_generated",

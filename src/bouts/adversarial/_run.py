@@ -12,10 +12,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from bouts.adversarial._examples import Call, example_calls
-from bouts.adversarial._generate import GeneratedSuite, GeneratedTest, generate
-from bouts.adversarial._js_examples import js_example_calls
-from bouts.adversarial._js_generate import generate_js
+from bouts.adversarial._examples import Call
+from bouts.adversarial._generate import GeneratedSuite, GeneratedTest
 from bouts.adversarial._model import Analysis, Target
 from bouts.adversarial._oracle import (
     ORACLE_FILE,
@@ -30,9 +28,10 @@ from bouts.adversarial._oracle import (
     starter_doctests,
 )  # fmt: skip
 from bouts.adversarial._oracle_run import ReferenceAnswers, reference_answers
-from bouts.adversarial.analysers import analysers
-from bouts.errors import InputError, SandboxError
+from bouts.adversarial.analysers import Generation
+from bouts.errors import SandboxError
 from bouts.judges.base import Finding, Verdict
+from bouts.languages import LanguageSupport, language_of
 from bouts.models.challenge import Challenge
 from bouts.models.results import Outcome, RunReport, TestResult
 from bouts.models.view import FileTree
@@ -47,8 +46,6 @@ MAX_SOURCE_BYTES = 2_000_000
 DEFAULT_RUN = RunOptions()
 GENERATED_SUITE_TESTS = 4
 """The generated suite's time budget is at least this many per-test timeouts."""
-SUFFIXES = {"python": (".py",), "javascript": (".js", ".mjs", ".cjs"), "typescript": (".ts", ".mts", ".cts")}
-JS_TEST_SUFFIXES = (".js", ".mjs", ".cjs", ".ts", ".mts", ".cts")
 
 
 @dataclass(frozen=True)
@@ -101,15 +98,19 @@ def view_sources(tree: FileTree, suffixes: tuple[str, ...]) -> dict[str, str]:
 
 def visible_examples(challenge: Challenge) -> dict[str, list[Call]]:
     """The literal calls of the challenge's visible tests (``_examples``): real arguments for the
-    parameters a generated test does not probe."""
-    python = challenge.spec.language == "python"
+    parameters a generated test does not probe (read by the language's ``adversarial`` part)."""
+    support = language_of(challenge)
     sources = {}
     for rel in challenge.test_files.get("visible", []):
         path = challenge.root / rel
-        wanted = path.suffix == ".py" if python else path.name.endswith(JS_TEST_SUFFIXES)
+        wanted = path.suffix[1:] in support.test_extensions
         if wanted and path.is_file() and path.stat().st_size <= MAX_SOURCE_BYTES:
             sources[rel] = path.read_text(encoding="utf-8", errors="replace")
-    return example_calls(sources) if python else js_example_calls(sources)
+    return _generation(support).examples(sources)
+
+
+def _generation(support: LanguageSupport) -> Generation:
+    return support.part("adversarial")  # type: ignore[no-any-return]
 
 
 def run_generated(
@@ -125,43 +126,46 @@ def run_generated(
     """Analyse ``code_dir`` (or ``code``, the submission view's judged files, when given: what the
     judges read), generate tests from ``seed``, run them in ``sandbox``, score them.
 
-    Python: the reference-oracle tests (``_oracle``; the reference's answers cached in
-    ``cache_dir``) plus the race and HTTP tests of the submission's analysis. JavaScript: the
-    crash-oracle tests of its analysis, only where the challenge requires invalid input to be
-    rejected (docs/adversarial.md)."""
-    language = challenge.spec.language
-    try:
-        analyser = analysers.create(language)
-    except InputError:
+    What is generated is the language's (``bouts.languages``, role ``adversarial``). With the
+    reference oracle (Python): the reference-oracle tests (``_oracle``; the reference's answers
+    cached in ``cache_dir``) plus the race and HTTP tests of the submission's analysis. Without it
+    (JavaScript, TypeScript): the crash-oracle tests of its analysis, only where the challenge
+    requires invalid input to be rejected (docs/adversarial.md)."""
+    support = language_of(challenge)
+    language = support.name
+    if not support.has("adversarial"):
         why = f"no adversarial test generator for {language} yet"
         return GeneratedRun(None, None, None, Verdict(JUDGE, "adversarial_generated", NotScored(why)))
+    generation = _generation(support)
+    analyser = generation.analyser(language)
     versions = {"adversarial-analyser": analyser.version}
     rejected = challenge.spec.adversarial.invalid_input == "rejected"
-    if language != "python" and not rejected:
+    if not generation.reference_oracle and not rejected:
         why = (f"no reference oracle for {language} yet, and the challenge does not require invalid input to be "
                "rejected ([adversarial] invalid_input), so nothing generated can be judged")  # fmt: skip
         return GeneratedRun(analyser.version, None, None,
                             Verdict(JUDGE, "adversarial_generated", NotScored(why), versions=versions))  # fmt: skip
-    suffixes = SUFFIXES.get(language, ())
+    suffixes = support.importable
     sources = view_sources(code, suffixes) if code is not None else read_sources(code_dir, suffixes)
     analysis = analyser.analyse(sources)
     examples = visible_examples(challenge)
     oracle: list[OracleTest] = []
     notes = analysis.notes
-    if language == "python":
+    if generation.reference_oracle:
         analysis = without_crash_oracle(analysis)
-        suite = generate(analysis, seed, examples)
-        starter = read_sources(challenge.root / "starter", (".py",))
-        ref_sources = read_sources(challenge.root / "reference", (".py",))
-        examples = merged_examples(examples, example_calls(starter_doctests(starter)))
+        suite = generation.generate(analysis, seed, examples)
+        starter = read_sources(challenge.root / "starter", suffixes)
+        ref_sources = read_sources(challenge.root / "reference", suffixes)
+        examples = merged_examples(examples, generation.examples(starter_doctests(starter)))
         oracle, oracle_notes = oracle_suite(ref_sources, examples, seed, invalid=rejected,
                                             first_index=len(suite.tests))  # fmt: skip
-        notes += tuple(oracle_notes) + (() if oracle else (f"no reference oracle: {_no_oracle(ref_sources)}",))
+        missing = () if oracle else (f"no reference oracle: {_no_oracle(ref_sources, language)}",)
+        notes += tuple(oracle_notes) + missing
     else:
-        suite = generate_js(analysis, seed, examples)
+        suite = generation.generate(analysis, seed, examples)
     if not suite.tests and not oracle:
         why = "the analysis found nothing the generator could probe" + (
-            "; " + notes[-1] if language == "python" else "")
+            "; " + notes[-1] if generation.reference_oracle else "")  # fmt: skip
         verdict = Verdict(JUDGE, "adversarial_generated", NotScored(why), versions=versions)
         return GeneratedRun(analysis.analyser, suite, None, verdict, notes)
     limited = generated_limits(challenge)
@@ -207,9 +211,9 @@ def without_crash_oracle(analysis: Analysis) -> Analysis:
     return replace(analysis, probes=kept, skipped=analysis.skipped + dropped)
 
 
-def _no_oracle(ref_sources: Mapping[str, str]) -> str:
+def _no_oracle(ref_sources: Mapping[str, str], language: str) -> str:
     if not ref_sources:
-        return "reference/ holds no Python code to compare with"
+        return f"reference/ holds no {language.capitalize()} code to compare with"
     return "no public callable of the reference is shown by a visible test, a doctest or plain type hints"
 
 

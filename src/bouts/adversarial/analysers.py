@@ -1,22 +1,29 @@
-"""Analysers of submitted code, one per language, on the project's registry.
+"""Analysers of submitted code, one per language, and each language's part in adversarial generation.
 
 An analyser is pure: it takes the submission's source files as text (path → ``str``) and returns
 an :class:`Analysis`: the targets with their code locations and the probes (target × public
-entry) the generator turns into tests. Python is built in; a JavaScript analyser registers the
-same way (``@analysers.register("javascript")``) and the generator needs no change as long as its
-probes name an importable entry — see ``docs/adversarial.md``.
+entry) the generator turns into tests. A language's whole part is a :class:`Generation` (its
+analyser, how its visible tests' literal calls are read, its generator, and whether the reference
+oracle judges its tests), named by the language's entry in ``bouts.languages`` (role
+``adversarial``); ``run_generated`` asks that entry and carries no branch on the language's name —
+see ``docs/adversarial.md``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
+from bouts.adversarial._examples import Call, example_calls
+from bouts.adversarial._generate import GeneratedSuite, generate
+from bouts.adversarial._js_examples import js_example_calls
+from bouts.adversarial._js_generate import generate_js
 from bouts.adversarial._model import Analysis, Probe, Target
 from bouts.adversarial._py_api import Api, build_api, is_handle, reach
 from bouts.adversarial._py_http import http_probes
 from bouts.adversarial._py_targets import FunctionScan, rmw_attrs
-from bouts.registry import Registry
+from bouts.languages import language
 
 PYTHON_ANALYSER = "python-ast/3"
 MAX_ENTRIES_PER_TARGET = 2
@@ -35,8 +42,25 @@ class Analyser(Protocol):
     def analyse(self, sources: Mapping[str, str]) -> Analysis: ...
 
 
-analysers: Registry[Analyser] = Registry("adversarial analyser")
-"""Analysers by the challenge's ``language``."""
+Examples = Mapping[str, Sequence[Call]]
+"""Literal calls by callee, read from test sources (``_examples``): arguments a generated test reuses."""
+
+
+@dataclass(frozen=True)
+class Generation:
+    """One language's part in adversarial generation (``bouts.languages`` role ``adversarial``)."""
+
+    analyser: Callable[[str], Analyser]
+    """The language's name → its analyser (one analyser may serve a family, e.g. JavaScript and
+    TypeScript, reading each file in its own grammar)."""
+    examples: Callable[[Mapping[str, str]], dict[str, list[Call]]]
+    """Test sources (path → text) → the literal calls they make."""
+    generate: Callable[[Analysis, int, Examples], GeneratedSuite]
+    """(analysis, seed, examples) → the generated suite (pure, seeded)."""
+    reference_oracle: bool = False
+    """The reference solution's answers judge the generated inputs (``_oracle``: its tests are
+    pytest, so Python's only). Without it, only a challenge that requires invalid input to be
+    rejected has anything a generated test can judge (the crash oracle)."""
 
 
 class PythonAnalyser:
@@ -118,23 +142,24 @@ def _why_unreachable(t: Target, api: Api) -> str:
     return "no public entry reaches it with a value a test can choose (or its class needs more than plain arguments)"
 
 
-@analysers.register("python")
-def make_python() -> Analyser:
+def make_python(name: str = "python") -> Analyser:
     """Python submissions, static analysis with ``ast``."""
     return PythonAnalyser()
 
 
-@analysers.register("javascript")
-def make_javascript() -> Analyser:
-    """JavaScript submissions, static analysis with tree-sitter (``_js_analyse``)."""
+def make_javascript(name: str = "javascript") -> Analyser:
+    """JavaScript and TypeScript submissions, static analysis with tree-sitter (``_js_analyse``);
+    ``name`` is the challenge's language, which the analysis reports."""
     from bouts.adversarial._js_analyse import JavaScriptAnalyser
 
-    return JavaScriptAnalyser("javascript")
+    return JavaScriptAnalyser(name)
 
 
-@analysers.register("typescript")
-def make_typescript() -> Analyser:
-    """TypeScript submissions: the JavaScript analyser on the TypeScript grammar."""
-    from bouts.adversarial._js_analyse import JavaScriptAnalyser
+PYTHON = Generation(make_python, example_calls, generate, reference_oracle=True)
+JAVASCRIPT = Generation(make_javascript, js_example_calls, generate_js)
+"""JavaScript's part, which TypeScript shares (``bouts.languages``)."""
 
-    return JavaScriptAnalyser("typescript")
+
+def analyser_for(name: str) -> Analyser:
+    """The adversarial analyser of the language ``name`` (an ``InputError`` when it has none)."""
+    return language(name).part("adversarial").analyser(name)  # type: ignore[no-any-return]

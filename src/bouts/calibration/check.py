@@ -21,7 +21,6 @@ from pathlib import Path
 
 from bouts.calibration.anchors import ScoreAnchor, check_anchors
 from bouts.calibration.assertions import assertion_counts
-from bouts.calibration.js_lint import lint_js_suites
 from bouts.calibration.lint import SuiteFiles, lint_suites
 from bouts.calibration.quarantine import FILE
 from bouts.calibration.reference import (
@@ -35,7 +34,8 @@ from bouts.calibration.report import CheckReport, Problem
 from bouts.calibration.spec import load_or_problem, spec_problems
 from bouts.calibration.starter import run_starter, starter_problems
 from bouts.errors import SandboxError
-from bouts.models.challenge import SUITES
+from bouts.languages import language_of
+from bouts.models.challenge import SUITES, Challenge
 from bouts.sandbox import get_sandbox
 
 QUARANTINE_FILE = FILE
@@ -66,19 +66,20 @@ def check_challenge(
     challenge, found = load_or_problem(path)
     problems += found
     lint = None
-    if challenge is not None and challenge.spec.language != "python":
-        js_files = {rel: (suite, (path / rel).read_text(encoding="utf-8", errors="replace"))
-                    for suite in ("visible", "hidden") for rel in challenge.test_files.get(suite, [])}  # fmt: skip
-        lint, found = lint_js_suites(js_files)  # type: ignore[arg-type]
+    support = language_of(challenge) if challenge is not None else None
+    if challenge is None or support is None:  # no language to ask: the Python suites the folder holds
+        lint, found = lint_suites(_suite_files(path))
         problems += found
-    else:
-        files = _suite_files(path)
-        lint, found = lint_suites(files)
+    elif support.has("check.lint"):
+        files = _test_sources(challenge)
+        lint, found = support.part("check.lint")(files)
         problems += found
-        if challenge is not None and challenge.spec.language == "python":
+        if support.assertions == "golden":  # decided on the host: how many the runner can externalise
             counts, found = assertion_counts(files)
             lint = lint.model_copy(update={"assertions": counts})
             problems += found
+    else:
+        skipped.append(f"lint (no test-suite linter for {challenge.spec.language} yet)")
     reference = None
     starter = None
     anchors = []
@@ -148,6 +149,12 @@ def _files(root: Path) -> list[str]:
         for name in filenames:
             out.append(str((Path(dirpath) / name).relative_to(root)).replace(os.sep, "/"))
     return sorted(out)
+
+
+def _test_sources(challenge: Challenge) -> SuiteFiles:
+    """The challenge's test files (as its language names them, ``Challenge.test_files``) with their text."""
+    return {rel: (suite, (challenge.root / rel).read_text(encoding="utf-8", errors="replace"))
+            for suite in SUITES for rel in challenge.test_files.get(suite, [])}  # fmt: skip
 
 
 def _suite_files(root: Path) -> SuiteFiles:

@@ -30,6 +30,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from bouts.languages import language as support
+from bouts.languages import source_suffixes
 from bouts.models.challenge import Challenge
 from bouts.models.view import (
     MAX_FILE_BYTES,
@@ -119,7 +120,7 @@ def read_view(code_dir: Path | None, starter_dir: Path | None, deliverables_dir:
         deliverables = None
     return SubmissionView(
         code=code, starter=read_file_tree(starter_dir), deliverables=deliverables, protected=protected,
-        excluded=(*not_run(code, language), *_vendored(code, vendored)),
+        excluded=(*not_run(code, language), *_vendored(code, vendored)), language_suffixes=source_suffixes(),
     )  # fmt: skip
 
 

@@ -23,13 +23,6 @@ file as a gray-area instance); a larger document is read up to the cap and the n
 MAX_FILES = 10_000
 """Files per tree; the submission loader refuses larger trees, so this is a backstop for starters."""
 
-LANGUAGE_SUFFIXES: Mapping[str, tuple[str, ...]] = {
-    "python": (".py",),
-    "javascript": (".js", ".mjs", ".cjs", ".jsx"),
-    "typescript": (".ts", ".mts", ".cts", ".tsx"),
-}
-"""Source suffixes by language (``languages`` on the view; the language registry adds to it)."""
-
 ChangeKind = Literal["added", "modified", "deleted"]
 T = TypeVar("T")
 
@@ -152,6 +145,9 @@ class SubmissionView:
     """The challenge's protected globs (``glob_matches`` semantics)."""
     excluded: tuple[Exclusion, ...] = ()
     """Vendored third-party code left out of judging: declared by the challenge or shown by a lockfile."""
+    language_suffixes: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """Each language's own source suffixes (``languages``), from the language registry at the edge
+    (``bouts.languages.source_suffixes``: the model imports nothing above it)."""
     _memo: dict[Hashable, Any] = field(default_factory=dict, repr=False, compare=False)
     _lock: threading.RLock = field(default_factory=threading.RLock, repr=False, compare=False)
 
@@ -210,7 +206,7 @@ class SubmissionView:
     @cached_property
     def languages(self) -> frozenset[str]:
         """Languages whose source files the judged code holds."""
-        return frozenset(lang for lang, ends in LANGUAGE_SUFFIXES.items()
+        return frozenset(lang for lang, ends in self.language_suffixes.items()
                          if any(rel.endswith(ends) for rel in self.judged.files))
 
     def document(self, rel: str) -> tuple[str | None, str]:

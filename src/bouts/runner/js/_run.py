@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from bouts.errors import ChallengeError, SandboxError
+from bouts.languages import framework_of
 from bouts.loading import severity_for
 from bouts.models.challenge import SUITES, Challenge, Suite
 from bouts.models.results import Outcome, RunReport, TestResult
@@ -69,7 +70,7 @@ def run_js(
 ) -> DetailedRun:
     """:func:`bouts.runner.run_detailed` for ``javascript``/``typescript`` challenges (same contract).
 
-    The framework is ``challenge.spec.test_framework()``. ``golden`` holds the reference's
+    The framework is ``bouts.languages.framework_of(challenge.spec)``. ``golden`` holds the reference's
     ``bouts_expect`` digests per test id, as for Python. Raises ``SandboxError`` when the sandbox
     or the supervisor could not start, ``InfrastructureError`` when the challenge's dependencies
     cannot be prepared, ``ChallengeError`` when vitest/jest is not among them. ``deps_cache``
@@ -82,7 +83,7 @@ def run_js(
     """
     seed = challenge.spec.tests.seed if seed is None else seed
     file_suite: dict[str, Suite] = {f: suite for suite in suites for f in challenge.test_files.get(suite, [])}
-    framework = challenge.spec.test_framework()
+    framework = framework_of(challenge.spec)
     if generated:
         if file_suite and framework != "node:test":
             raise ValueError(f"generated node:test files cannot run with the challenge's {framework} suites")
