@@ -117,4 +117,10 @@ def test_the_code_quality_rubric_carries_seed_000s_style_rules_and_the_deliverab
     for words in ("functional or imperative", "classes or modules", "verbose or concise",
                   "inconsistent style", "cleverness that hides intent"):  # fmt: skip
         assert words in quality, words
+    # the same signals as the offline judges (judges/quality/_style.py, judges/trajectory/architecture.py)
+    for words in ("snake_case and camelCase", "quote delimiters", "string formatting idioms", "indentation",
+                  "three for-clauses deep", "chained conditional expressions", "lambda bound to a name",
+                  "`x and y or z`", "bit tricks", "`__import__`", "assignment expression", "one-line statement",
+                  "requires attribution"):  # fmt: skip
+        assert words in quality, words
     assert "style rules" not in render(DELIVERABLES)

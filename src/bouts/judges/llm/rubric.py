@@ -126,13 +126,25 @@ DELIVERABLES: tuple[Dimension, ...] = (
 
 STYLE_RULES: tuple[str, ...] = (
     "No penalty for a choice between equally valid styles: functional or imperative, classes or modules "
-    "of functions, verbose or concise. Judge the code on the terms of the style it chose.",
-    "Penalise inconsistent style within the change (naming conventions, error handling or idioms that "
-    "switch without reason): readability.",
-    "Penalise cleverness that hides intent (dense one-liners, nested comprehensions or lambdas, tricks a "
-    "maintainer must decode to see what the code does): readability.",
+    "of functions, verbose or concise (map/filter/reduce or loops, a named result or a direct return, one "
+    "conditional expression or an if/else). Judge the code on the terms of the style it chose: the same "
+    "code written in either style gets the same levels.",
+    "Penalise inconsistent style within the change: readability. Compare the submission's code with itself, "
+    "not with a preferred style: naming conventions that switch for the same kind of name (snake_case and "
+    "camelCase functions or variables), quote delimiters, string formatting idioms (f-strings, str.format, "
+    "%) or indentation that change without reason.",
+    "Penalise cleverness that hides intent: readability. For example comprehensions nested three for-clauses "
+    "deep, chained conditional expressions, a lambda bound to a name and called as a function, `x and y or z` "
+    "used to pick a value, bit tricks standing in for arithmetic (`-~x`, `x >> 1` for halving, the XOR swap), "
+    "`__import__`, an assignment expression in a comprehension's condition that leaks a variable to the code "
+    "after it, or a one-line statement packing many decisions: tricks a maintainer must decode to see what "
+    "the code does.",
+    "Penalise code copied instead of reused: architecture. A starter function duplicated with its names "
+    "changed instead of called, or code taken from a source that requires attribution without a comment or "
+    "a document naming that source.",
 )
-"""Seed 000's style rules, given with the code-quality rubric to every judge (docs/llm-judges.md)."""
+"""Seed 000's style rules, given with the code-quality rubric to every judge (docs/llm-judges.md); the
+offline judges apply the same rules (``judges/quality/_style.py``, ``judges/trajectory/architecture.py``)."""
 
 RUBRICS: Mapping[str, tuple[Dimension, ...]] = {"code_quality": CODE_QUALITY, "deliverables": DELIVERABLES}
 LEVEL_POINTS = 20.0
