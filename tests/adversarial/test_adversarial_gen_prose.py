@@ -135,7 +135,16 @@ def max_fill(grid, capacity):
         Output: 2
     """
 '''
+    starter += '''
+
+def scale(n: int, factor: float):
+    """
+    For n = "five", factor = 2 the output should be 10 (a string where the hint says int: dropped)
+    For n = 3, factor = 2 the output should be 6
+    """
+'''
     calls = example_calls(starter_doctests({"solution.py": starter}))
+    assert calls["scale"] == [((), {"n": 3, "factor": 2})]
     assert calls["numerical_letter_grade"] == [(([4.0, 3, 1.7],), {})]
     assert calls["digit_sum"] == [(("ab",), {})]  # it shows its own call: tri(3) stays tri's
     assert calls["max_fill"] == [((), {"grid": [[0, 0, 1, 0], [0, 1, 0, 0]], "capacity": 1})]

@@ -99,6 +99,16 @@ def starter_doctests(sources: Mapping[str, str]) -> dict[str, str]:
 _BUILTINS = frozenset(dir(builtins))
 
 
+def _fits(annotation: str | None, value: object) -> bool:
+    """Whether ``value`` has the type of the plain hint ``annotation`` (any value fits no hint or
+    one ``from_hint`` does not read; an ``int`` fits ``float``)."""
+    example = from_hint(annotation)
+    if example is None:
+        return True
+    kinds = {type(example)} | ({int} if type(example) is float else set())
+    return type(value) in kinds
+
+
 def _callee(call: str) -> str:
     return call[: call.index("(")]
 
@@ -115,10 +125,14 @@ def _doc_text(node: ast.Module | ast.FunctionDef | ast.AsyncFunctionDef | ast.Cl
 
 
 def _prose_sources(node: ast.FunctionDef | ast.AsyncFunctionDef, doc: str) -> list[str]:
-    """``_prose``'s calls for ``node`` written as source, ``f(arr=[4, 2, 3])``."""
+    """``_prose``'s calls for ``node`` written as source, ``f(arr=[4, 2, 3])``; a call giving a
+    parameter with a plain type hint a value of another type (words misread) is dropped."""
     params = params_of(node)
     out = []
     for args, kwargs in prose_calls(doc, params):
+        given = {**dict(zip((p.name for p in params), args, strict=False)), **kwargs}
+        if not all(_fits(p.annotation, given[p.name]) for p in params if p.name in given):
+            continue
         try:
             parts = [to_source(a) for a in args] + [f"{k}={to_source(v)}" for k, v in kwargs.items()]
         except ValueError:
