@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from bouts.scoring import components, panel, profiles
@@ -13,9 +13,6 @@ from bouts.scoring.components import WeightedTest
 from bouts.scoring.explain import Explained, NotScored, clamp, round_half_up
 from bouts.scoring.profiles import Adjustments
 from bouts.scoring.weights import FAMILIES
-
-settings.register_profile("scoring", max_examples=200, deadline=None)
-settings.load_profile("scoring")
 
 score = st.floats(min_value=0, max_value=100, allow_nan=False)
 severity = st.sampled_from(["critical", "high", "medium", "low"])
