@@ -136,6 +136,7 @@ def _huge_log(path: Path, lines: int) -> None:
             handle.write(json.dumps(event.model_dump(exclude_none=True)) + "\n")
 
 
+@pytest.mark.slow_io  # writes a 70 MB log and streams it whole under tracemalloc: 10 s and more
 def test_huge_log_streams_in_bounded_memory(tmp_path: Path) -> None:
     """200k lines (~70 MB): streaming keeps only the current line and the calls in flight, so the peak
     stays a small constant however long the log is (loading it whole would take well over 100 MB)."""
