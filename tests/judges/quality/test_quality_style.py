@@ -162,7 +162,8 @@ def test_a_camel_case_function_among_snake_case_ones_costs_its_share_with_its_li
             [2],
         ),
         (
-            "def f(count: int, name: str) -> list[str]:\n    return [f'{count}', f'{name}', '%d' % count, f'{count}']\n",
+            "def f(count: int, name: str) -> list[str]:\n"
+            "    return [f'{count}', f'{name}', '%d' % count, f'{count}']\n",
             "string formatting",
             [2],
         ),
@@ -258,6 +259,13 @@ def test_cleverness_is_found_with_its_line(run_judge: Run, source: str, line: in
     found = [f for f in verdict.findings if f.rule == "structure.cleverness"]
     assert [(f.file, f.line) for f in found] == [("pkg/orders.py", line)], found
     assert what in found[0].message and found[0].dimension == "readability" and found[0].points > 0
+
+
+def test_module_level_cleverness_counts_too(run_judge: Run) -> None:
+    source = "square = lambda x: x * x\nLOADER = __import__('json')\n\n\ndef f(n: int) -> int:\n    return square(n)\n"
+    verdict = run_judge(StructureJudge(), STARTER, {**STARTER, "pkg/orders.py": source})
+    found = [(f.line, f.message.split(": ")[1][:20]) for f in verdict.findings if f.rule == "structure.cleverness"]
+    assert found == [(1, "lambda bound to 'squ"), (2, "__import__() hides a")]
 
 
 @pytest.mark.parametrize("source", PLAIN)

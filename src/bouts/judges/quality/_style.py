@@ -25,7 +25,8 @@ shared equally by the minority observations, each a finding at its file:line (×
 half on a line inherited unchanged inside a function the submission changed). Conformity with the
 starter's conventions is not required: only the submission's code is compared with itself.
 
-**Cleverness that hides intent** (``cleverness``, the structure judge), per changed function:
+**Cleverness that hides intent** (``cleverness``, the structure judge), in every changed function
+and in the module-level statements on judged lines:
 
 - a comprehension nested ``COMPREHENSION_DEPTH`` (3) ``for`` clauses deep (``[.. for a in .. for b in
   .. for c in ..]`` or a comprehension inside one inside another);
@@ -372,8 +373,8 @@ def _walrus_leaks(fn: ast.AST) -> Iterator[tuple[int, str]]:
                         )
 
 
-def _lambdas_called(fn: ast.AST) -> Iterator[tuple[int, str]]:
-    called = {n.func.id for n in ast.walk(fn) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+def _lambdas_called(fn: ast.AST, context: ast.AST) -> Iterator[tuple[int, str]]:
+    called = {n.func.id for n in ast.walk(context) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
     for n in ast.walk(fn):
         if (
             isinstance(n, ast.Assign)
@@ -385,8 +386,10 @@ def _lambdas_called(fn: ast.AST) -> Iterator[tuple[int, str]]:
             yield n.lineno, f"lambda bound to '{n.targets[0].id}' and called as a function (write a def)"
 
 
-def cleverness(fn: FunctionNode) -> Iterator[tuple[int, str]]:
-    """(line, what) for each construct of the function that hides its intent (module docstring)."""
+def cleverness(fn: FunctionNode | ast.Module, context: ast.AST | None = None) -> Iterator[tuple[int, str]]:
+    """(line, what) for each construct of the function (or of a module's top-level statements) that
+    hides its intent (module docstring); ``context`` is where a bound lambda may be called (the
+    function itself by default)."""
     found: list[tuple[int, str]] = []
     # A comprehension or conditional inside another is reported once, with the outermost.
     in_comprehension = {
@@ -412,7 +415,7 @@ def cleverness(fn: FunctionNode) -> Iterator[tuple[int, str]]:
         (n.lineno, f"'{ast.unparse(n)[:60]}' picks a value with and/or (use a conditional expression)")
         for n in _and_or_picks(fn)
     ]
-    found += [*_bit_tricks(fn), *_walrus_leaks(fn), *_lambdas_called(fn)]
+    found += [*_bit_tricks(fn), *_walrus_leaks(fn), *_lambdas_called(fn, context or fn)]
     flagged = {line for line, _ in found}
     for stmt in ast.walk(fn):
         if (

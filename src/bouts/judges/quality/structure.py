@@ -185,6 +185,10 @@ def py_structure_hits(changes: ChangeSet) -> list[Hit]:
         for stmt in f.tree.body:
             if isinstance(stmt, ast.ImportFrom) and any(a.name == "*" for a in stmt.names) and stmt.lineno in f.judged:
                 add("star-import", f.rel, stmt.lineno, f"'from {stmt.module} import *' hides what this module uses")
+        top = [s for s in f.tree.body if not isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)]
+        for line, message in cleverness(ast.Module(body=top, type_ignores=[]), f.tree):
+            if line in f.judged:
+                add("cleverness", f.rel, line, f"module level: {message}")
         if not driver:
             for target, line in top_imports(f):
                 if target in drivers and line in f.judged:
