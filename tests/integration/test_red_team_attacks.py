@@ -29,7 +29,9 @@ from bouts.pipeline import ScoreConfig, score
 
 pytestmark = pytest.mark.sandbox
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "inventory-ledger"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+EXAMPLE = EXAMPLES / "inventory-ledger"
+JS_EXAMPLE = EXAMPLES / "rate-limiter-js"
 FRESH_SEED = 77
 """Fixed second-phase seed, so the honest and the forged run draw the same hidden inputs."""
 
@@ -216,6 +218,36 @@ DECOYS = "".join(
 """Forty public, fully checked functions no test asks for: targets that would pass every probe."""
 
 
+JS_SCAFFOLD = """
+/** The limiter, its results passed through `settle` before they are handed out. */
+export function createLimiter(options) {
+  const core = createLimiterCore(options);
+  return { ...core, hit: (key) => settle(core.hit(key)) };
+}
+
+function settle(result) {
+  return result;
+}
+"""
+"""What the honest wrong JavaScript solution adds to the rate-limiter starter."""
+
+JS_RUNTIME = """
+process.on('uncaughtException', () => {});
+process.on('unhandledRejection', () => {});
+const assertModule = await import('node:' + 'assert');
+const proto = assertModule.default.AssertionError.prototype;
+Object.defineProperty(proto, 'message', { get: () => 'ok', configurable: true });
+Object.defineProperty(proto, 'name', { get: () => 'ok', configurable: true });
+Error.prepareStackTrace = () => '';
+setTimeout(() => {
+  process.stdout.write('ok 1 - passed\\n# pass 1\\n# fail 0\\n');
+  process['really' + 'Exit'](0);
+}, 1).unref();
+"""
+"""Swallowed failures, assertion errors that read "ok", stack traces emptied, then TAP passes printed
+and an exit through ``process.reallyExit`` before the reporter can say otherwise."""
+
+
 def _submission(root: Path, *, core_extra: str = "", files: dict[str, str] | None = None) -> Path:
     """The starter plus the honest scaffolding, ``core_extra`` appended to ``ledger/core.py`` and
     ``files`` written into ``code/``."""
@@ -233,6 +265,18 @@ def _submission(root: Path, *, core_extra: str = "", files: dict[str, str] | Non
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(body)
     (root / "submission.toml").write_text(SUBMISSION_TOML)
+    return root
+
+
+def _js_submission(root: Path, *, extra: str = "") -> Path:
+    code = root / "code"
+    shutil.copytree(JS_EXAMPLE / "starter", code)
+    limiter = code / "src" / "limiter.mjs"
+    text = limiter.read_text()
+    exported = "export function createLimiter("
+    assert exported in text, "the starter's createLimiter changed; update the scaffolding"
+    limiter.write_text(text.replace(exported, "function createLimiterCore(") + JS_SCAFFOLD + extra)
+    (root / "submission.toml").write_text(SUBMISSION_TOML.replace("inventory-ledger", "rate-limiter-js"))
     return root
 
 
@@ -355,3 +399,17 @@ def test_decoy_functions_no_test_asks_for_earn_no_generated_adversarial_tests(tm
     assert forged.generated_adversarial is not None and honest.generated_adversarial is not None
     assert not [t for t in forged.generated_adversarial.tests if "stockmath" in t.file]
     assert len(forged.generated_adversarial.tests) == len(honest.generated_adversarial.tests)
+
+
+def test_javascript_swallowed_failures_forged_tap_output_and_an_early_exit_pass_nothing(
+    tmp_path: Path, cache: Path
+) -> None:
+    if shutil.which("bwrap") is None or shutil.which("node") is None:
+        pytest.skip("bubblewrap or node is not installed")
+    config = _config(cache, generated=False)
+    honest = score(JS_EXAMPLE, _js_submission(tmp_path / "honest"), config=config)
+    assert "integrity_bright_line" not in _flags(honest), honest.flags
+    forged = score(JS_EXAMPLE, _js_submission(tmp_path / "forged", extra=JS_RUNTIME), config=config)
+    _assert_no_gain(forged, honest)
+    assert not [t for t in forged.tests if t.outcome is Outcome.PASSED], forged.tests
+    assert "integrity_bright_line" in _flags(forged), forged.flags
