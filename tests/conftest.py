@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 SLOW_MARKERS = frozenset({"sandbox", "browser", "postgres", "redis", "docker", "slow_io"})
-SLOW_FIXTURES = frozenset({"sandbox"})
+SLOW_FIXTURES = frozenset({"sandbox", "bwrap", "bwrap_js"})
 """A test that takes a fixture of these names runs payloads through the real sandbox."""
 HYPOTHESIS_EXAMPLES = {"full": 200, "dev": 25}
 """Examples per property test (without a count of its own) in each profile."""
