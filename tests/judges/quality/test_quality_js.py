@@ -203,6 +203,7 @@ def _verdict(judge: object, challenge: Challenge, code: Path) -> Verdict:
     return verdict
 
 
+@pytest.mark.slow_io  # ESLint (node) on three anchors, besides the structure and metrics judges
 def test_rate_limiter_anchors(rate: Challenge) -> None:
     """Measured, and why they order as they do: these judges read style, not correctness.
 

@@ -233,6 +233,7 @@ def test_sarif_names_eslint_as_a_tool_and_on_its_results(hostile_report: Securit
 # --- the example challenge ------------------------------------------------------------------------
 
 
+@pytest.mark.slow_io  # Semgrep and ESLint on the whole example, a scan of its own
 def test_the_js_example_reference_still_scores_100_with_eslint_in_the_panel() -> None:
     challenge = load_challenge(EXAMPLE_JS)
     inp = JudgeInput.read(challenge, EXAMPLE_JS / "reference")
