@@ -1,6 +1,7 @@
 """The isolated runner against its peer, lean bare pytest, on the same tests (issue 17 item 7).
 
     .venv/bin/python benchmarks/bench_runner.py [--tests 200] [--repeat 5] [--workers 2]
+        [--tests-per-process 1,64] [--driver before=/tmp/old/src/bouts/runner/sandboxed]
 
 Two suites of ``--tests`` tests each, spread over 10 files: ``trivial`` (``assert True``-class
 tests) and ``sqlite`` (each test does about 10 ms of SQLite work on its own database file).
@@ -8,8 +9,11 @@ tests) and ``sqlite`` (each test does about 10 ms of SQLite work on its own data
 ``PYTEST_DISABLE_PLUGIN_AUTOLOAD=1`` (the runner loads no third-party plugin either), one process,
 the suite and ``TMPDIR`` on a tmpfs (the sandbox's workspace and ``/tmp`` are tmpfs too), no
 bytecode written (the sandbox runs ``-B``); (b) ``run_suites`` through the bubblewrap sandbox
-(fresh workspace, supervisor, workers, a forked process per test). The two alternate within each
-round, so load on the machine hits both alike. Wall time and CPU core-seconds (of every process,
+(fresh workspace, supervisor, workers, forked test processes), once per ``--tests-per-process``
+value (``RunOptions.tests_per_process``; 1 is a process per test) and once per ``--driver``
+(another checkout's driver, e.g. ``git archive HEAD~1 src/bouts/runner/sandboxed``, to measure a
+change before and after in the same run). They alternate within each round, so load on the machine
+hits all alike. Wall time and CPU core-seconds (of every process,
 sandboxed ones included: a cgroup, ``_cgroup.py``), medians. Results: docs/benchmarks.md.
 """
 
@@ -27,7 +31,7 @@ from pathlib import Path
 from _cgroup import Meter
 
 from bouts.models.challenge import Challenge, ChallengeSpec
-from bouts.runner import RunOptions, run_suites
+from bouts.runner import RunOptions, _run, run_suites
 from bouts.sandbox import get_sandbox
 
 FILES = 10
@@ -88,11 +92,21 @@ def time_bare(root: Path, meter: Meter) -> tuple[float, float]:
     return time.perf_counter() - start, meter.cpu_s() - cpu
 
 
-def time_isolated(challenge: Challenge, workers: int, tests: int, meter: Meter) -> tuple[float, float]:
+def time_isolated(
+    challenge: Challenge, workers: int, tests: int, meter: Meter, per_process: int = 1, driver: Path | None = None
+) -> tuple[float, float]:
+    """The runner on the suite: (wall s, CPU s). ``driver``: another checkout's ``sandboxed/``
+    directory (e.g. ``git archive`` of an older commit), to compare drivers in the same rounds."""
     sandbox = get_sandbox("bubblewrap")
-    cpu, start = meter.cpu_s(), time.perf_counter()
-    report = run_suites(challenge, challenge.root / "code", sandbox=sandbox, options=RunOptions(workers=workers))
-    elapsed, used = time.perf_counter() - start, meter.cpu_s() - cpu
+    options = RunOptions(workers=workers, tests_per_process=per_process)
+    own = _run.DRIVER_LIB
+    _run.DRIVER_LIB = driver or own
+    try:
+        cpu, start = meter.cpu_s(), time.perf_counter()
+        report = run_suites(challenge, challenge.root / "code", sandbox=sandbox, options=options)
+        elapsed, used = time.perf_counter() - start, meter.cpu_s() - cpu
+    finally:
+        _run.DRIVER_LIB = own
     passed = sum(r.outcome == "passed" for r in report.results)
     if passed != tests or report.tampering:
         raise SystemExit(f"benchmark run is not clean: {passed}/{tests} passed, {report.tampering}")
@@ -104,9 +118,24 @@ def main() -> None:
     parser.add_argument("--tests", type=int, default=200)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument(
+        "--tests-per-process", default="1,64",
+        help="comma-separated RunOptions.tests_per_process values, each measured in the same rounds",
+    )  # fmt: skip
+    parser.add_argument(
+        "--driver", action="append", default=[], metavar="LABEL=DIR",
+        help="also run another checkout's sandboxed/ directory (one test per process) in the same rounds",
+    )  # fmt: skip
     args = parser.parse_args()
-    print(f"{'suite':8} {'lean pytest wall/cpu s':>23} {'runner wall/cpu s':>18} {'ratio wall':>11} {'ratio cpu':>10}"
-          f" {'runner cpu ms/test':>19}")  # fmt: skip
+    modes: list[tuple[str, int, Path | None]] = []
+    for spec in args.driver:
+        label, _, path = spec.partition("=")
+        if not (Path(path) / "_bouts_driver" / "worker.py").is_file():
+            raise SystemExit(f"--driver {spec}: {path} is not a sandboxed/ directory (no _bouts_driver/worker.py)")
+        modes.append((label, 1, Path(path)))
+    modes += [(str(int(x)), int(x), None) for x in args.tests_per_process.split(",")]
+    print(f"{'suite':8} {'per proc':>8} {'lean pytest wall/cpu s':>23} {'runner wall/cpu s':>18} {'ratio wall':>11}"
+          f" {'ratio cpu':>10} {'runner cpu ms/test':>19}")  # fmt: skip
     with Meter() as meter:
         for name, template in (("trivial", TRIVIAL), ("sqlite", SQLITE)):
             with tempfile.TemporaryDirectory(prefix="bouts-bench-", dir=TMPFS) as tmp:
@@ -114,14 +143,18 @@ def main() -> None:
                 (challenge.root / "tmp").mkdir()
                 time_bare(challenge.root, meter)  # warm the page cache once
                 bare: list[tuple[float, float]] = []
-                runner: list[tuple[float, float]] = []
+                runner: dict[str, list[tuple[float, float]]] = {m[0]: [] for m in modes}
                 for _ in range(args.repeat):
                     bare.append(time_bare(challenge.root, meter))
-                    runner.append(time_isolated(challenge, args.workers, args.tests, meter))
+                    for label, per_process, driver in modes:
+                        runner[label].append(
+                            time_isolated(challenge, args.workers, args.tests, meter, per_process, driver)
+                        )
             bw, bc = (statistics.median(x[i] for x in bare) for i in (0, 1))
-            rw, rc = (statistics.median(x[i] for x in runner) for i in (0, 1))
-            print(f"{name:8} {bw:11.3f} / {bc:9.3f} {rw:8.3f} / {rc:7.3f} {rw / bw:11.2f} {rc / bc:10.2f}"
-                  f" {rc / args.tests * 1000:19.2f}")  # fmt: skip
+            for label, _, _ in modes:
+                rw, rc = (statistics.median(x[i] for x in runner[label]) for i in (0, 1))
+                print(f"{name:8} {label:>8} {bw:11.3f} / {bc:9.3f} {rw:8.3f} / {rc:7.3f} {rw / bw:11.2f}"
+                      f" {rc / bc:10.2f} {rc / args.tests * 1000:19.2f}", flush=True)  # fmt: skip
 
 
 if __name__ == "__main__":

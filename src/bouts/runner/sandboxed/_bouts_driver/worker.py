@@ -14,6 +14,7 @@ import resource
 import selectors
 import signal
 import sys
+import threading
 import time
 
 import pytest
@@ -54,6 +55,14 @@ def verdict(reports: list, exception: str | None, memory_mb: int) -> tuple[str, 
     return "passed", ""
 
 
+class QuietReporter:
+    """Stands in for pytest's terminal reporter after collection: its terminal writer (read by
+    assertion messages through ``config.get_terminal_writer()``), and no hooks."""
+
+    def __init__(self, tw: object) -> None:
+        self._tw = tw
+
+
 class WorkerPlugin:
     """Owns pytest's test loop in a worker: take a test id from the supervisor, fork, report."""
 
@@ -88,6 +97,14 @@ class WorkerPlugin:
             # Log capture only feeds ``caplog`` and report sections nobody reads; its six hooks per
             # test are a tenth of a trivial test's cost in the forked process.
             session.config.pluginmanager.unregister(name="logging-plugin")
+        # The terminal reporter only prints progress no one reads (collection errors and warnings
+        # reach the supervisor through this plugin's own hooks): hooks and a write on the output
+        # pipe (which wakes the worker) per test. A stand-in without hooks keeps its terminal
+        # writer, which assertion messages use.
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None:
+            session.config.pluginmanager.unregister(reporter)
+            session.config.pluginmanager.register(QuietReporter(reporter._tw), "terminalreporter")
         prints = tamper.fingerprint()
         roots = [os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, self.config["lib"])]
         roots.append(os.path.realpath(self.config["workspace"]) + "/tests/")
@@ -101,17 +118,25 @@ class WorkerPlugin:
             "exploits": exploits.take(),  # attempts made while importing the submission
         })  # fmt: skip
         lines = LineBuffer()
-        while True:
-            chunk = os.read(self.cmd, 65536)
-            if not chunk:
-                return True
-            for line in lines.feed(chunk):
-                nodeid = line.decode()
-                item = items.get(nodeid)
-                if item is None:
-                    send(self.up, result(nodeid, "error", 0.0, "not collected in this run"))
-                else:
-                    send(self.up, self._fork_and_run(item))
+        per_process = max(1, int(self.config.get("tests_per_process") or 1))
+        batch = TestProcess(self, items, per_process) if per_process > 1 else None
+        try:
+            while True:
+                chunk = os.read(self.cmd, 65536)
+                if not chunk:
+                    return True
+                for line in lines.feed(chunk):
+                    nodeid = line.decode()
+                    item = items.get(nodeid)
+                    if item is None:
+                        send(self.up, result(nodeid, "error", 0.0, "not collected in this run"))
+                    elif batch is not None:
+                        send(self.up, batch.run(item))
+                    else:
+                        send(self.up, self._fork_and_run(item))
+        finally:
+            if batch is not None:
+                batch.close()
 
     def _fork_and_run(self, item: pytest.Item) -> dict:
         res_r, res_w = os.pipe()
@@ -149,6 +174,7 @@ class WorkerPlugin:
 
     def _run_in_child(self, item: pytest.Item) -> dict:
         self.warnings, self.exception, self.reports = [], None, []
+        self.fixtures.expectations.digests.clear()  # a test process may run several tests
         observe.reset()
         # The global RNG starts from the phase's seed and the test's id: a test that draws unseeded
         # random inputs gets the same ones in the reference's golden run and in the graded run.
@@ -187,6 +213,228 @@ def _process_budget(config: dict) -> int | None:
     return max(1, limit - int(config["workers"]) - 1)
 
 
+class TestProcess:
+    """Several tests one after another in one forked test process (``tests_per_process`` > 1).
+
+    The worker hands the process one id at a time and holds each test to its own timeout and
+    output cap exactly as a process per test; a process that hangs is killed and one that dies ends
+    only the test it was running. The process ends after ``per_process`` tests, and right after any
+    test that did not pass, changed a fingerprint, tried an exploit, left a process or a thread
+    running, or changed the working directory or the environment: the next test gets a process
+    freshly forked from the worker. What a passing test leaves in the process's memory (a module
+    global, a cache) is seen by the tests after it in the same process, as in one pytest process
+    (docs/sandbox.md, "Tests per process").
+    """
+
+    __test__ = False  # not a test class, whoever imports it
+
+    def __init__(self, plugin: WorkerPlugin, items: dict[str, pytest.Item], per_process: int) -> None:
+        self.plugin, self.items, self.per_process = plugin, items, per_process
+        self.config = plugin.config
+        self.pid = 0
+        self.ids_w = self.res_r = self.out_r = self.pidfd = -1
+        self.sel: selectors.BaseSelector | None = None
+        self.buf = b""
+
+    # -- in the worker --------------------------------------------------------------------------
+
+    def run(self, item: pytest.Item) -> dict:
+        """Run one test in the live test process (forked first if there is none); its record."""
+        note = ""
+        if self.pid and self._exited():
+            status, _ = self._end()  # died while waiting for its next test: reaped and swept
+            how = _death(status).removesuffix(" before reporting")
+            note = f"ResourceWarning: a test process ended between tests ({how})"
+        if not self.pid:
+            failed = self._start()
+            if failed:
+                return result(item.nodeid, "crashed", 0.0, failed)
+        start = time.monotonic()
+        with contextlib.suppress(OSError):  # a process that died meanwhile is seen below
+            os.write(self.ids_w, item.nodeid.encode() + b"\n")
+        rec = self._await(item.nodeid, start)
+        if note:
+            rec["warnings"] = [*(rec["warnings"] if isinstance(rec.get("warnings"), list) else []), note]
+        return rec
+
+    def close(self) -> None:
+        """No more tests: the process leaves on end of input; reaped and swept."""
+        if self.pid:
+            os.close(self.ids_w)
+            self.ids_w = -1
+            self._end(time.monotonic() + 1.0)
+
+    def _start(self) -> str:
+        ids_r, ids_w = os.pipe()
+        res_r, res_w = os.pipe()
+        out_r, out_w = os.pipe()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        try:
+            pid = procs.fork_with_retry()
+        except OSError as exc:
+            for fd in (ids_r, ids_w, res_r, res_w, out_r, out_w):
+                os.close(fd)
+            return f"could not start the test process: {exc}"
+        if pid == 0:  # the test process: tests until told to stop, then leave without cleanup
+            try:
+                os.setpgid(0, 0)
+                for fd in (self.plugin.up, self.plugin.cmd, ids_w, res_r, out_r):
+                    os.close(fd)  # nothing but the ids in and the report pipe out stays in reach
+                os.dup2(out_w, 1)
+                os.dup2(out_w, 2)
+                os.close(out_w)
+                procs.become_subreaper()  # what a test leaves behind is found among our children
+                budget = _process_budget(self.config)
+                if budget is not None:
+                    resource.setrlimit(resource.RLIMIT_NPROC, (budget, budget))
+                self._serve(ids_r, res_w)
+            finally:
+                os._exit(0)
+        with contextlib.suppress(OSError):
+            os.setpgid(pid, pid)
+        for fd in (ids_r, res_w, out_w):
+            os.close(fd)
+        self.pid, self.ids_w, self.res_r, self.out_r = pid, ids_w, res_r, out_r
+        self.pidfd = os.pidfd_open(pid)
+        self.sel = selectors.DefaultSelector()
+        for fd in (self.pidfd, res_r, out_r):
+            self.sel.register(fd, selectors.EVENT_READ)
+        self.buf = b""
+        return ""
+
+    def _exited(self) -> bool:
+        assert self.sel is not None
+        return any(key.fd == self.pidfd for key, _ in self.sel.select(0))
+
+    def _await(self, nodeid: str, start: float) -> dict:
+        """The test's record: its line on the report pipe, or why there is none."""
+        assert self.sel is not None
+        timeout = float(self.config["test_timeout_s"])
+        deadline = start + timeout
+        out_bytes, exited, timed_out = 0, False, False
+        while b"\n" not in self.buf and not exited:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                timed_out = True
+                break
+            for key, _ in self.sel.select(left):
+                if key.fd == self.pidfd:
+                    exited = True
+                    continue
+                chunk = os.read(key.fd, 65536)
+                if not chunk:
+                    self.sel.unregister(key.fd)
+                elif key.fd == self.res_r:
+                    if len(self.buf) < _MAX_REPORT:
+                        self.buf += chunk
+                else:
+                    out_bytes += len(chunk)
+        duration = time.monotonic() - start
+        if timed_out:
+            status, swept = self._end()
+            rec = result(nodeid, "timeout", duration, f"killed at the {timeout:g} s test timeout")
+            return _after(rec, status, swept, self.config)
+        ended: tuple[int, procs.Sweep] | None = None
+        if b"\n" not in self.buf:  # the process ended without a complete report
+            ended = self._end()
+            if b"\n" not in self.buf:  # and none came with its exit
+                status, swept = ended
+                return _after(result(nodeid, "crashed", duration, _death(status)), status, swept, self.config)
+        line, _, self.buf = self.buf.partition(b"\n")
+        rec = _parse(nodeid, line, duration)
+        # A record of the worker's own making (an unreadable or foreign line) ends the process too.
+        last = rec.pop("last", True) is not False or exited or ended is not None
+        if not last and not self.buf.strip():
+            return _after(self._capped(rec, out_bytes), 0, procs.Sweep(0, 0), self.config)
+        status, swept = ended or self._end(deadline)  # an honest process leaves right after its last report
+        if self.buf.strip():  # more than one line for one test
+            rec = result(nodeid, "error", duration, "the test wrote to the result channel")
+        return _after(self._capped(rec, out_bytes), status, swept, self.config)
+
+    def _capped(self, rec: dict, out_bytes: int) -> dict:
+        if out_bytes > int(self.config["max_output_kb"]) * 1024:
+            rec["detail"] = short(f"{rec.get('detail', '')} (printed {out_bytes} bytes; output capped)")
+        return rec
+
+    def _end(self, wait_until: float | None = None) -> tuple[int, procs.Sweep]:
+        """Reap the test process (killed unless it leaves by ``wait_until``), then sweep what it left."""
+        assert self.sel is not None
+        if wait_until is not None:
+            while time.monotonic() < wait_until:
+                if any(key.fd == self.pidfd for key, _ in self.sel.select(wait_until - time.monotonic())):
+                    break
+                with contextlib.suppress(OSError):  # drain: a full pipe must not keep it from leaving
+                    for key, _ in self.sel.select(0):
+                        chunk = os.read(key.fd, 65536)
+                        if not chunk:
+                            self.sel.unregister(key.fd)
+                        elif key.fd == self.res_r and len(self.buf) < _MAX_REPORT:
+                            self.buf += chunk
+        with contextlib.suppress(OSError):
+            os.killpg(self.pid, signal.SIGKILL)
+        with contextlib.suppress(OSError):
+            os.kill(self.pid, signal.SIGKILL)
+        _, status = os.waitpid(self.pid, 0)
+        swept = procs.kill_children()
+        os.set_blocking(self.res_r, False)
+        with contextlib.suppress(BlockingIOError, OSError):
+            while len(self.buf) < _MAX_REPORT and (chunk := os.read(self.res_r, 65536)):
+                self.buf += chunk
+        self.sel.close()
+        for fd in (self.ids_w, self.res_r, self.out_r, self.pidfd):
+            if fd >= 0:
+                os.close(fd)
+        self.pid, self.sel = 0, None
+        self.ids_w = self.res_r = self.out_r = self.pidfd = -1
+        return status, swept
+
+    # -- in the test process --------------------------------------------------------------------
+
+    def _serve(self, ids_r: int, res_w: int) -> None:
+        cpu = int(float(self.config["test_timeout_s"])) + 1
+        hard = cpu * self.per_process + 1
+        inherited = resource.getrlimit(resource.RLIMIT_CPU)[1]
+        if inherited != resource.RLIM_INFINITY:
+            hard = min(hard, inherited)
+        cwd, env = os.getcwd(), dict(os.environ)
+        lines = LineBuffer()
+        done = 0
+        while chunk := os.read(ids_r, 65536):
+            for line in lines.feed(chunk):
+                item = self.items.get(line.decode())
+                if item is None:
+                    return
+                used = sum(os.times()[:2])
+                # The CPU backstop of this test: its own budget on top of what the process has used.
+                resource.setrlimit(resource.RLIMIT_CPU, (min(hard, int(used) + cpu), hard))
+                rec = self.plugin._run_in_child(item)
+                done += 1
+                clean = (
+                    rec["outcome"] == "passed" and not rec["changed"] and not rec["exploits"]
+                    and not procs.has_children() and threading.active_count() == 1
+                    and len(os.listdir("/proc/self/task")) == 1 and os.getcwd() == cwd and os.environ == env
+                )  # fmt: skip
+                rec["last"] = done >= self.per_process or not clean
+                send(res_w, rec)
+                if rec["last"]:
+                    return
+
+
+def _parse(nodeid: str, line: bytes, duration: float) -> dict:
+    """A test process's report line, checked: one JSON record for ``nodeid``."""
+    import json
+
+    try:
+        rec = json.loads(line)
+    except ValueError:
+        return result(nodeid, "error", duration, "unreadable report from the test process")
+    if not isinstance(rec, dict) or rec.get("id") != nodeid:
+        return result(nodeid, "error", duration, "the test wrote to the result channel")
+    rec["duration_s"] = duration
+    return rec
+
+
 def _supervise(nodeid: str, pid: int, res_r: int, out_r: int, start: float, config: dict) -> dict:
     """Wait for one test process: wall timeout, capped output, exactly one report; then sweep.
 
@@ -195,6 +443,11 @@ def _supervise(nodeid: str, pid: int, res_r: int, out_r: int, start: float, conf
     one it started was killed by SIGSYS (a call the seccomp filter forbids), is reported so.
     """
     rec, status, swept = _wait(nodeid, pid, res_r, out_r, start, config)
+    return _after(rec, status, swept, config)
+
+
+def _after(rec: dict, status: int, swept: procs.Sweep, config: dict) -> dict:
+    """What the test process's end and the sweep after it add to a test's record."""
     if rec.get("outcome") == "passed" and os.WIFSIGNALED(status):
         # An honest test process leaves through os._exit(0) right after its report; one killed by a
         # signal after "passing" wrote a report and then made sure nothing more could be said.
