@@ -15,7 +15,7 @@ from bouts.adversarial import run_generated
 from bouts.adversarial._examples import example_calls
 from bouts.adversarial._model import Param
 from bouts.adversarial._oracle import starter_doctests
-from bouts.adversarial._prose import prose_calls, typed_calls
+from bouts.adversarial._prose import bare_word_calls, prose_calls, typed_calls
 from bouts.loading import load_challenge
 from bouts.models.results import Outcome
 from bouts.sandbox import get_sandbox
@@ -97,6 +97,19 @@ def test_values_are_read_as_literals_never_evaluated(tmp_path: Path) -> None:
     """
     assert prose_calls(doc, params("x")) == []
     assert not marker.exists()
+
+
+def test_unquoted_words_with_results_are_strings_only_when_every_such_call_is_written_so() -> None:
+    doc = """For example:
+    is_happy(a) => False
+    is_happy(abcd) => True
+    is_happy(abcd) => True
+    see also other(x) -> y
+    """
+    assert bare_word_calls(doc, "is_happy", params("s")) == [(("a",), {}), (("abcd",), {})]
+    assert bare_word_calls("is_happy(abcd) => True", "is_happy", params("s")) == []  # one call: could be a name
+    assert bare_word_calls(doc + "is_happy(3) => False", "is_happy", params("s")) == []  # mixed: not words
+    assert bare_word_calls("f(s) -> 1, f(s) -> 2, f(t) -> 3", "f", params("s")) == []  # s is the parameter
 
 
 def test_types_named_in_words_give_small_values_only_when_every_parameter_has_one() -> None:

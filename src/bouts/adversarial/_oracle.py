@@ -37,7 +37,7 @@ from bouts.adversarial._domain import from_hint, invalid_values, mutated_calls, 
 from bouts.adversarial._examples import Call, bind
 from bouts.adversarial._generate import GENERATED_DIR, RUNTIME_SOURCE, Examples, GeneratedTest, _call_args, _slug
 from bouts.adversarial._model import Entry, Target
-from bouts.adversarial._prose import prose_calls, typed_calls
+from bouts.adversarial._prose import bare_word_calls, prose_calls, typed_calls
 from bouts.adversarial._py_api import build_api, is_handle, params_of
 from bouts.models.results import Outcome, TestResult
 
@@ -129,7 +129,7 @@ def _prose_sources(node: ast.FunctionDef | ast.AsyncFunctionDef, doc: str) -> li
     parameter with a plain type hint a value of another type (words misread) is dropped."""
     params = params_of(node)
     out = []
-    for args, kwargs in prose_calls(doc, params):
+    for args, kwargs in [*prose_calls(doc, params), *bare_word_calls(doc, node.name, params)]:
         given = {**dict(zip((p.name for p in params), args, strict=False)), **kwargs}
         if not all(_fits(p.annotation, given[p.name]) for p in params if p.name in given):
             continue

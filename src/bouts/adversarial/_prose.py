@@ -9,6 +9,8 @@ calls, with ``f(x) ==> y``, ``f(x) -> y`` and ``f(x) should return y``):
 - ``Input: [4,2,3]`` or ``Input: 3`` (below an ``Example 1:``): the arguments by position;
 - an ``Input:`` block of ``name : value`` lines whose names are not the parameters' but which
   has as many values as the callable has positional parameters: by position, in order;
+- ``is_happy(abcd) => True``, calls with unquoted words and a result, at least two of them
+  (:func:`bare_word_calls`): the words as strings;
 - the parameters' types in words (:func:`typed_calls`, used only for a callable no example and
   no type hint shows): ``Given a positive integer n``, ``s is a string``, ``lst: list of
   integers`` give small values of that type.
@@ -82,6 +84,28 @@ def prose_calls(doc: str, params: Sequence[Param]) -> list[Call]:
             if args is not None and 0 < len(args) <= len(positional):
                 keep((args, {}))
     return calls
+
+
+_BARE_CALL = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\(\s*(\w+(?:\s*,\s*\w+)*)\s*\)\s*(?:=+>|->|should return)")
+MIN_BARE_CALLS = 2
+
+
+def bare_word_calls(doc: str, name: str, params: Sequence[Param]) -> list[Call]:
+    """Calls of ``name`` written with unquoted words for strings, each followed by its result
+    (``is_happy(abcd) => True``), read as strings: only when ``doc`` has at least two such calls
+    of ``name`` and every one is written so (no word a parameter's name, a number, ``True``,
+    ``False`` or ``None``): ``f(x) -> y`` alone, or beside ``f(3) -> 5``, says nothing."""
+    reserved = {p.name for p in params} | {"True", "False", "None"}
+    calls: list[Call] = []
+    for m in _BARE_CALL.finditer(doc):
+        if m.group(1) != name:
+            continue
+        words = tuple(w.strip() for w in m.group(2).split(","))
+        if any(w in reserved or not w.isidentifier() for w in words) or len(words) > len(params):
+            return []
+        if (words, {}) not in calls:
+            calls.append((words, {}))
+    return calls[:MAX_CALLS] if len(calls) >= MIN_BARE_CALLS else []
 
 
 def _assignments(doc: str) -> list[_Found]:
