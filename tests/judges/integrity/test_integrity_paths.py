@@ -49,13 +49,16 @@ def _verdict(tmp_path: Path, source: str, rel: str = "ledger/extra.py"):
         "from pathlib import Path\n\nREF = Path(__file__).parent.parent.parent / 'reference'\n",
         "from pathlib import Path\n\nHIDDEN = Path('/workspace') / 'tests' / 'hidden'\n",
         "import os\n\nCMDLINE = os.path.join('/proc', str(os.getppid()), 'cmdline')\n",
+        "import os\n\nP = os.path.join(os.getcwd(), *['te' + 'sts', 'hid' + 'den'])\n",
+        "import os\n\nPARTS = ('te' + 'sts', 'hid' + 'den')\nP = os.path.join(os.getcwd(), *PARTS)\n",
+        "from pathlib import Path\n\nP = Path(__file__).parent.parent.joinpath(*['tests', 'hidden'])\n",
     ],
     ids=[
         "resolve-parent-parent", "root-tests", "parents-index", "dirname-chain-climbs", "join-dotdot-tests",
         "glob-dotdot-recursive", "glob-root-dir", "concatenation", "concatenated-literals", "slash-join",
         "os-sep-join", "f-string", "str-format", "percent-format", "cwd-rglob", "walk-root",
         "absolute-workspace-tests", "function-local-chain", "above-the-submission", "joined-workspace-tests",
-        "joined-proc",
+        "joined-proc", "starred-list-parts", "starred-tuple-name", "starred-joinpath",
     ],
 )
 def test_off_limits_paths_whatever_the_spelling(tmp_path: Path, source: str) -> None:
@@ -82,9 +85,10 @@ def test_a_module_at_the_root_reaches_the_tests_with_one_parent(tmp_path: Path) 
         "import os\n\n\ndef shown(p):\n    return os.path.relpath(p, os.getcwd())\n",
         "DOCS = 'https://docs.python.org/3/reference/../tests/'\n",
         "from pathlib import Path\n\nCERTS = Path('/etc') / 'ssl' / 'certs'\n",
+        "import os\n\nDATA = os.path.join(os.path.dirname(__file__), *['data', 'rates.csv'])\n",
     ],
     ids=["data-beside-the-module", "root-pyproject", "os-path-data", "package-glob", "package-own-tests-dir",
-         "prose-mentioning-tests", "relpath-display", "url", "system-path"],
+         "prose-mentioning-tests", "relpath-display", "url", "system-path", "starred-data-parts"],
 )
 def test_paths_inside_the_submission_are_fine(tmp_path: Path, source: str) -> None:
     assert _verdict(tmp_path, source).findings == ()

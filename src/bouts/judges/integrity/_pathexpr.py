@@ -147,7 +147,7 @@ class PathReader:
 
     def _call(self, node: ast.Call, hops: int) -> PathValue | None:
         name = self.scopes.dotted(node.func) or ""
-        args = [self.value(a, hops) if not isinstance(a, ast.Starred) else None for a in node.args]
+        args = [v for a in node.args for v in self._arg(a, hops)]
         if name in _CWD:
             return PathValue("root", "", built=True)
         if name in _JOIN:
@@ -191,6 +191,21 @@ class PathReader:
         if method == "cwd":
             return PathValue("root", "", built=True)
         return base if method in _SAME_METHODS else None
+
+    def _arg(self, node: ast.expr, hops: int) -> list[PathValue | None]:
+        """The values an argument passes: one, or each element of a starred list or tuple literal
+        (``*["te" + "sts", "hid" + "den"]``, also through a name bound once to one); an unreadable
+        starred argument is one unknown piece."""
+        if not isinstance(node, ast.Starred):
+            return [self.value(node, hops)]
+        seq = node.value
+        if isinstance(seq, ast.Name):
+            bound = self.scopes.lookup(seq)
+            if isinstance(bound, list) and len(bound) == 1 and not bound[0][1]:
+                seq = bound[0][0]
+        if isinstance(seq, ast.List | ast.Tuple) and not any(isinstance(e, ast.Starred) for e in seq.elts):
+            return [self.value(e, hops) for e in seq.elts]
+        return [None]
 
     def located(self, value: PathValue) -> tuple[Anchor, list[str]]:
         """The anchor and normalised segments, a relative string read against the module's directory."""
