@@ -413,3 +413,174 @@ def test_javascript_swallowed_failures_forged_tap_output_and_an_early_exit_pass_
     _assert_no_gain(forged, honest)
     assert not [t for t in forged.tests if t.outcome is Outcome.PASSED], forged.tests
     assert "integrity_bright_line" in _flags(forged), forged.flags
+
+
+# --- Attacks stopped since the red-team report of 2026-12-03 (H3, H4) ---------------------------
+
+JS_FORGER = r"""
+import * as disk from 'node:fs';
+
+/** The limiter, its results passed through `settle` before they are handed out. */
+export function createLimiter(options) {
+  refuseWhereExpected();
+  const core = createLimiterCore(options);
+  return {
+    ...core,
+    hit: (key) => {
+      refuseWhereExpected();
+      const want = returnedAt();
+      if (want && typeof key === 'string' && (key === '__proto__' || key === 'constructor')) {
+        return settle({ allowed: want.v === true, remaining: 0, retryAfterMs: 0 });
+      }
+      if (typeof key === 'string' && (key === '__proto__' || key === 'constructor')) {
+        return settle({ allowed: true, remaining: 0, retryAfterMs: 0 });
+      }
+      return settle(core.hit(key));
+    },
+    size: () => {
+      const want = returnedAt();
+      return want && typeof want.v === 'number' ? want.v : core.size();
+    },
+    prune: () => {
+      const want = returnedAt();
+      return want && typeof want.v === 'number' ? want.v : 0;
+    },
+  };
+}
+
+function lineAt(site) {
+  if (!site || !disk.existsSync(new URL(site.file))) return '';
+  if (!sources.has(site.file)) sources.set(site.file, disk.readFileSync(new URL(site.file), 'utf8').split('\n'));
+  return sources.get(site.file)[site.line - 1] ?? '';
+}
+
+function refuseWhereExpected() {
+  const line = lineAt(callerSite());
+  const m = /assert\.throws\(.*,\s*(RangeError|TypeError)\s*\)/.exec(line);
+  if (m) throw new globalThis[m[1]]('refused');
+}
+
+function returnedAt() {
+  const site = callerSite();
+  return site ? expectedAt(site) : null;
+}
+
+const here = import.meta.url;
+
+function callerSite() {
+  const text = String(Reflect.get(new Error(), 'st' + 'ack'));
+  for (const frame of text.split('\n').slice(1)) {
+    const m = /(file:\/\/[^\s)]+):(\d+):(\d+)/.exec(frame);
+    if (m && m[1] !== here) return { file: m[1], line: Number(m[2]), col: Number(m[3]) };
+  }
+  return null;
+}
+
+function literal(text) {
+  const t = text.trim();
+  if (t === 'true') return { v: true };
+  if (t === 'false') return { v: false };
+  if (t === 'null') return { v: null };
+  if (/^-?\d+(\.\d+)?$/.test(t)) return { v: Number(t) };
+  if (/^'[^']*'$/.test(t)) return { v: t.slice(1, -1) };
+  return null;
+}
+
+function splitTop(text) {
+  const out = [];
+  let depth = 0;
+  let cur = '';
+  for (const ch of text) {
+    if ('([{'.includes(ch)) depth += 1;
+    if (')]}'.includes(ch)) depth -= 1;
+    if (ch === ',' && depth === 0) {
+      out.push(cur);
+      cur = '';
+    } else cur += ch;
+  }
+  out.push(cur);
+  return out;
+}
+
+const sources = new Map();
+
+function expectedAt(site) {
+  if (!disk.existsSync(new URL(site.file))) return null;
+  if (!sources.has(site.file)) sources.set(site.file, disk.readFileSync(new URL(site.file), 'utf8').split('\n'));
+  const line = sources.get(site.file)[site.line - 1] ?? '';
+  const m = /assert\.(equal|strictEqual|deepEqual|deepStrictEqual|ok)\((.*)\);?\s*$/.exec(line);
+  if (!m) return null;
+  const args = splitTop(m[2]);
+  if (m[1] === 'ok') {
+    const c = /(>=|<=|===|==)\s*(-?\d+)/.exec(args[0]);
+    return c ? { v: Number(c[2]) } : null;
+  }
+  if (args.length < 2) return null;
+  const want = args[1].trim();
+  const got = args[0].trim();
+  if (want.startsWith('[') && got.startsWith('[')) {
+    const wants = splitTop(want.slice(1, -1));
+    const start = line.indexOf(got);
+    const gots = splitTop(got.slice(1, -1));
+    let pos = start + 1;
+    for (let i = 0; i < gots.length; i += 1) {
+      const end = pos + gots[i].length;
+      if (site.col - 1 >= pos && site.col - 1 <= end) return literal(wants[i] ?? '');
+      pos = end + 1;
+    }
+  }
+  if (want.startsWith('[')) {
+    const wants = splitTop(want.slice(1, -1)).map((w) => literal(w));
+    if (wants.length && wants.every((w) => w && w.v === wants[0].v)) return wants[0];
+    return null;
+  }
+  return literal(want);
+}
+
+function settle(result) {
+  const out = {};
+  for (const name of Object.keys(result)) {
+    Object.defineProperty(out, name, {
+      enumerable: true,
+      get() {
+        const site = callerSite();
+        const want = site && expectedAt(site);
+        if (want && typeof want.v === typeof result[name]) return want.v;
+        return result[name];
+      },
+    });
+  }
+  return out;
+}
+"""
+"""H3: results whose property getters read the calling test line (``Error().stack`` for the file,
+line and column, ``fs.readFileSync`` for the text) and hand back the literal the assertion on it
+expects; ``assert.throws(..., RangeError)`` lines get the error they expect."""
+
+
+def _js_forger_submission(root: Path) -> Path:
+    """The rate-limiter starter with its API wrapped by :data:`JS_FORGER` (the honest wrong
+    solution wraps it the same way, :data:`JS_SCAFFOLD`)."""
+    code = root / "code"
+    shutil.copytree(JS_EXAMPLE / "starter", code)
+    limiter = code / "src" / "limiter.mjs"
+    exported = "export function createLimiter("
+    assert exported in limiter.read_text(), "the starter's createLimiter changed; update the payload"
+    limiter.write_text(JS_FORGER.lstrip() + "\n" + limiter.read_text().replace(exported, "function createLimiterCore("))
+    (root / "submission.toml").write_text(SUBMISSION_TOML.replace("inventory-ledger", "rate-limiter-js"))
+    return root
+
+
+def test_javascript_results_that_read_the_expected_literal_off_the_test_line_void_the_run(
+    tmp_path: Path, cache: Path
+) -> None:
+    if shutil.which("bwrap") is None or shutil.which("node") is None:
+        pytest.skip("bubblewrap or node is not installed")
+    config = _config(cache, generated=False)
+    honest = score(JS_EXAMPLE, _js_submission(tmp_path / "honest"), config=config)
+    assert "tampering" not in _flags(honest) and "integrity_bright_line" not in _flags(honest), honest.flags
+    forged = score(JS_EXAMPLE, _js_forger_submission(tmp_path / "forged"), config=config)
+    _assert_no_gain(forged, honest)
+    # The canary (a real test copied with its expected number changed) passed: the run is voided.
+    assert "tampering" in _flags(forged) and "integrity_bright_line" in _flags(forged), forged.flags
+    assert "canary" in next(f.message for f in forged.flags if f.code == "tampering")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -18,6 +19,7 @@ from bouts.models.results import Outcome
 from bouts.prepare import environment_key, prepare_dependencies
 from bouts.runner._channel import Record
 from bouts.runner.js import assemble_js_workspace, js_findings, plant_js_canaries
+from bouts.runner.js._workspace import canary_source
 
 EXAMPLE = Path(__file__).parents[3] / "examples" / "rate-limiter-js"
 
@@ -71,9 +73,72 @@ def test_the_workspace_drops_node_steering_and_restores_package_json(tmp_path: P
 def test_canaries_are_planted_in_esm_and_commonjs_files(tmp_path: Path) -> None:
     write_tree(tmp_path, {"a.test.mjs": "import { test } from 'node:test';\n", "b.test.cjs": "require('x');\n"})
     ids = plant_js_canaries(tmp_path, ["a.test.mjs", "b.test.cjs"], random.Random(1))
-    assert len(ids) == 2 and all("::t_" in i for i in ids)
+    # No test to copy or name it after: two literals asserted equal, named like a real test.
+    assert len(ids) == 2 and all("::handles the documented case " in i for i in ids)
     assert "from 'node:assert'" in (tmp_path / "a.test.mjs").read_text()
     assert "require('node:assert')" in (tmp_path / "b.test.cjs").read_text()
+
+
+VISIBLE = Path(__file__).resolve().parents[3] / "examples" / "rate-limiter-js" / "tests" / "visible"
+VISIBLE = VISIBLE / "limiter.test.mjs"
+
+
+def _top_level_tests(text: str) -> dict[str, str]:
+    """Each top-level ``test('name', ...)`` statement of a node:test file by name (the files here
+    write one test per blank-line-separated block)."""
+    blocks = [b for b in text.split("\n\n") if b.startswith("test(")]
+    return {b.split("'", 2)[1]: b for b in blocks}
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_canary_is_a_real_test_copied_with_one_expected_number_changed(tmp_path: Path, seed: int) -> None:
+    source = VISIBLE.read_text()
+    (tmp_path / "limiter.test.mjs").write_text(source)
+    [cid] = plant_js_canaries(tmp_path, ["limiter.test.mjs"], random.Random(seed))
+    name = cid.split("::", 1)[1]
+    before, after = _top_level_tests(source), _top_level_tests((tmp_path / "limiter.test.mjs").read_text())
+    assert set(after) - set(before) == {name} and all(after[n] == before[n] for n in before)
+    base = next(n for n in before if name.startswith(n + " "))  # named as a variant of the test it copies
+    copy, real = after[name].splitlines(), before[base].splitlines()
+    assert copy[0] == real[0].replace(base, name) and len(copy) == len(real)
+    changed = [(c, r) for c, r in zip(copy[1:], real[1:], strict=True) if c != r]
+    assert len(changed) == 1, changed  # one assertion, same call on the same column, one literal changed
+    line, original = changed[0]
+    assert line.split(",")[0] == original.split(",")[0] and "assert." in line
+    numbers = [int(t) for t in re.findall(r"-?\d+", line)]
+    assert max(numbers) >= 10**6 and "true" not in line.split("], [")[-1].split(", ")[-1]
+
+
+def test_a_canary_never_flips_a_boolean_nor_copies_an_assertion_honest_code_might_not_reach() -> None:
+    source = (
+        "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\n"
+        "import { f } from '../src/f.mjs';\n\n"
+        "test('flag', () => { assert.equal(f().ok, true); });\n"
+        "test('loop', () => { for (const x of f().items) assert.equal(x, 3); });\n"
+        "test('late', () => { const r = f(); assert.ok(r); assert.equal(r.n, 0); });\n"
+        "test('early', () => { if (f().skip) { return; } assert.equal(f().n, 1); });\n"
+        "test('callback', (t, done) => { done(); assert.equal(f().n, 2); });\n"
+        "test('float', () => { assert.equal(f().x, 0.5); });\n"
+    )
+    text, name = canary_source(Path("f.test.mjs"), source, random.Random(4))
+    # Only 'late' qualifies: a boolean, a loop, a possible return, a done callback, a fraction do not.
+    assert name.startswith("late ") and text.count(f"test('{name}'") == 1
+    copy = text.split(f"test('{name}'", 1)[1].split("\n", 1)[0]
+    assert re.search(r"assert\.equal\(r\.n, (\d+)\)", copy).group(1) != "0"
+    fallback, other = canary_source(Path("f.test.mjs"), source.replace("test('late'", "test.skip('late'"),
+                                    random.Random(4))  # fmt: skip
+    assert "__bouts_a" in fallback and other.split(" ")[0] in {"flag", "loop", "early", "callback", "float", "late"}
+
+
+def test_a_canary_copies_vitest_and_jest_matchers_with_a_changed_string() -> None:
+    source = (
+        "import { test, expect } from 'vitest';\nimport { g } from './g';\n\n"
+        "test('greets', () => {\n  expect(g('a')).toBe('hi a');\n});\n"
+    )
+    text, name = canary_source(Path("g.test.ts"), source, random.Random(2), "vitest")
+    assert name.startswith("greets ") and "__bouts" not in text
+    copied = rf"test\('{re.escape(name)}', \(\) => {{\n  expect\(g\('a'\)\)\.toBe\('hi a-[0-9a-f]{{8}}'\);"
+    assert re.search(copied, text)
 
 
 def test_js_findings_void_canaries_changed_machinery_and_forged_records() -> None:

@@ -17,6 +17,7 @@ import shutil
 from collections.abc import Iterable
 from pathlib import Path
 
+from bouts import jsast
 from bouts.runner._workspace import assemble_workspace
 
 JS_STEERING_DIRS = frozenset({"node_modules", ".yarn", ".pnpm-store"})
@@ -84,38 +85,170 @@ def is_esm(path: Path, source: str) -> bool:
     return re.search(r"^\s*(import|export)\s", source, re.MULTILINE) is not None
 
 
-def canary_source(path: Path, source: str, rng: random.Random, framework: str = "node:test") -> tuple[str, str]:
-    """Text to append to a test file and the name of the canary test in it (it must fail).
+_VARIANTS = ("again", "a second time", "with other values", "on a fresh instance", "in another order",
+             "for another case", "once more", "with a second input", "at the boundary", "repeated")  # fmt: skip
+"""Words a canary's name adds to a real test's name, as suites name their variants."""
+_ASSERT_EQUAL = frozenset({"equal", "strictEqual", "deepEqual", "deepStrictEqual"})
+_MATCHERS = frozenset({"toBe", "toEqual", "toStrictEqual"})
+_INTEGER = re.compile(r"^-?[0-9]+$")
 
-    Two different random numbers asserted equal, with the assertions a real test of the file's
+
+def _test_names(src: jsast.JsSource) -> set[str]:
+    """Every string literal that names a ``test``/``it``/``describe`` call (taken names)."""
+    names = set()
+    for node in src.nodes:
+        if node.type == "call_expression" and (fn := src.field(node, "function")) is not None \
+                and src.text(fn).split(".")[0] in ("test", "it", "describe"):  # fmt: skip
+            args = src.field(node, "arguments")
+            first = src.named_children(args)[0] if args is not None and src.named_children(args) else None
+            if first is not None and first.type == "string":
+                names.add(src.text(first)[1:-1])
+    return names
+
+
+def _expected(src: jsast.JsSource, stmt: jsast.JsNode) -> jsast.JsNode | None:
+    """The expected literal of an assertion statement ``assert.equal(got, LIT)`` (and its strict and
+    deep forms) or ``expect(got).toBe(LIT)``/``toEqual``/``toStrictEqual``; ``None`` otherwise."""
+    kids = src.named_children(stmt)
+    call = kids[0] if stmt.type == "expression_statement" and kids else None
+    if call is None or call.type != "call_expression":
+        return None
+    fn, args = src.field(call, "function"), src.field(call, "arguments")
+    if fn is None or args is None or fn.type != "member_expression":
+        return None
+    obj, prop = src.field(fn, "object"), src.field(fn, "property")
+    if obj is None or prop is None:
+        return None
+    values = src.named_children(args)
+    if src.text(prop) in _ASSERT_EQUAL and obj.type in ("identifier", "member_expression") and len(values) in (2, 3):
+        return values[1]
+    if src.text(prop) in _MATCHERS and obj.type == "call_expression" and len(values) == 1:
+        callee = src.field(obj, "function")
+        if callee is not None and src.text(callee) == "expect":
+            return values[0]
+    return None
+
+
+def _changeable(src: jsast.JsSource, lit: jsast.JsNode) -> list[jsast.JsNode]:
+    """The literals inside an expected value that a canary may change: whole numbers and plain
+    strings (never booleans: a wrong solution's output is often exactly the flipped boolean, which
+    would make the canary pass for honest code), in the value itself or one level of array."""
+    items = src.named_children(lit) if lit.type == "array" else [lit]
+    return [item for item in items if (item.type == "number" and _INTEGER.match(src.text(item))) or _plain(src, item)]
+
+
+def _plain(src: jsast.JsSource, node: jsast.JsNode) -> bool:
+    """A string literal without escapes (its source text between the quotes is its value)."""
+    return node.type == "string" and all(k.type == "string_fragment" for k in src.named_children(node))
+
+
+def _changed(src: jsast.JsSource, lit: jsast.JsNode, rng: random.Random) -> str:
+    text = src.text(lit)
+    if lit.type == "number":
+        return str(int(text) + rng.randrange(10**6, 10**9))
+    return f"{text[0]}{text[1:-1]}-{rng.getrandbits(32):08x}{text[-1]}"
+
+
+def _mutant(path: Path, source: str, rng: random.Random) -> tuple[str, str] | None:
+    """A copy of one of the file's top-level tests with one expected literal changed, inserted right
+    after it: ``(new file text, canary name)``, or ``None`` when no test fits.
+
+    The copy calls into the submission exactly like the test it copies (same statements, same
+    assertion, same file, the call on the same column of its line): a forger that hands back
+    whatever the calling assertion expects makes it pass, and a passing canary voids the run. Only
+    assertions that are statements of the test's own body (not in a loop, branch or callback, none
+    after a statement that may ``return``) of a test whose function takes at most one parameter (no ``done`` callback)
+    are copied, so that honest code always reaches the changed assertion and fails it.
+    """
+    dialect = jsast.dialect_for(path.name)
+    src = jsast.parse(source, dialect) if dialect is not None else None
+    if not isinstance(src, jsast.JsSource) or src.error_lines:
+        return None
+    candidates = []
+    for stmt in src.named_children(src.root):
+        call = src.named_children(stmt)[0] if stmt.type == "expression_statement" and src.named_children(stmt) else None
+        if call is None or call.type != "call_expression":
+            continue
+        fn, args = src.field(call, "function"), src.field(call, "arguments")
+        values = src.named_children(args) if args is not None else []
+        if fn is None or src.text(fn) not in ("test", "it") or len(values) != 2:
+            continue
+        name, body_fn = values
+        if not _plain(src, name):
+            continue
+        if body_fn.type not in ("arrow_function", "function_expression", "function"):
+            continue
+        params, body = src.field(body_fn, "parameters"), src.field(body_fn, "body")
+        if body is None or body.type != "statement_block" or len(src.named_children(params) if params else []) > 1:
+            continue
+        for inner in src.named_children(body):
+            if any(n.type == "return_statement" for n in src.subtree(inner)):
+                break  # the test may end here: what follows may never run
+            lit = _expected(src, inner)
+            if lit is not None:
+                candidates += [(stmt, name, item) for item in _changeable(src, lit)]
+    if not candidates:
+        return None
+    stmt, name, lit = rng.choice(candidates)
+    canary = _variant(src.text(name)[1:-1], rng, _test_names(src))
+    data = src.data
+    copy = (data[stmt.start_byte : name.start_byte] + f"{src.text(name)[0]}{canary}{src.text(name)[-1]}".encode()
+            + data[name.end_byte : lit.start_byte] + _changed(src, lit, rng).encode()
+            + data[lit.end_byte : stmt.end_byte])  # fmt: skip
+    text = data[: stmt.end_byte] + b"\n\n" + copy + data[stmt.end_byte :]
+    return text.decode("utf-8", errors="surrogatepass"), canary
+
+
+def _variant(base: str, rng: random.Random, taken: set[str]) -> str:
+    for word in rng.sample(_VARIANTS, len(_VARIANTS)):
+        if f"{base} {word}" not in taken:
+            return f"{base} {word}"
+    return f"{base} case {rng.randrange(10, 99)}"
+
+
+def canary_source(path: Path, source: str, rng: random.Random, framework: str = "node:test") -> tuple[str, str]:
+    """The test file's text with a canary test in it, and the canary's name (it must fail).
+
+    Where the file has a top-level test asserting a call's result against a whole number or a plain
+    string, the canary is that test with the literal changed (:func:`_mutant`): it catches blanket
+    forgers and targeted ones that read the expected value off the calling line. Otherwise two
+    different random numbers asserted equal, with the assertions a real test of the file's
     framework uses (``node:assert``; vitest's ``expect`` imported from ``vitest``; jest's global
     ``expect``): a neutralised assert or matcher, a rewritten reporter or result, or a blanket
-    forger makes it pass. Valid TypeScript too.
+    forger makes it pass. Either way it is named like a variant of one of the file's tests
+    (``<real name> again``). Valid TypeScript too.
     """
-    name = f"t_{rng.getrandbits(48):012x}"
+    mutant = _mutant(path, source, rng)
+    if mutant is not None:
+        return mutant
+    parsed = jsast.parse(source, jsast.dialect_for(path.name) or "javascript")
+    taken = _test_names(parsed) if isinstance(parsed, jsast.JsSource) else set()
+    plain = sorted(n for n in taken if not set(n) & set("\\'\"`"))
+    name = _variant(rng.choice(plain) if plain else "handles the documented case", rng, taken)
     a, b = rng.randrange(10**6), rng.randrange(10**6, 2 * 10**6)
     tag = f"{rng.getrandbits(32):08x}"
     lead = "" if source.endswith("\n") else "\n"
+    quoted = f"'{name}'"
     if framework == "vitest":
         text = (
             f"\nimport {{ test as __bouts_t{tag}, expect as __bouts_e{tag} }} from 'vitest';\n"
-            f"__bouts_t{tag}('{name}', () => {{ __bouts_e{tag}({a}).toBe({b}); }});\n"
+            f"__bouts_t{tag}({quoted}, () => {{ __bouts_e{tag}({a}).toBe({b}); }});\n"
         )
-        return lead + text, name
+        return source + lead + text, name
     if framework == "jest":
-        return lead + f"\n;(() => {{ test('{name}', () => {{ expect({a}).toBe({b}); }}); }})();\n", name
+        return source + lead + f"\n;(() => {{ test({quoted}, () => {{ expect({a}).toBe({b}); }}); }})();\n", name
     if is_esm(path, source):
         text = (
             f"\nimport {{ test as __bouts_t{tag} }} from 'node:test';\n"
             f"import {{ strict as __bouts_a{tag} }} from 'node:assert';\n"
-            f"__bouts_t{tag}('{name}', () => {{ __bouts_a{tag}.equal({a}, {b}); }});\n"
+            f"__bouts_t{tag}({quoted}, () => {{ __bouts_a{tag}.equal({a}, {b}); }});\n"
         )
     else:
         text = (
             f"\n;(() => {{ const t = require('node:test').test; const a = require('node:assert').strict;\n"
-            f"  t('{name}', () => {{ a.equal({a}, {b}); }}); }})();\n"
+            f"  t({quoted}, () => {{ a.equal({a}, {b}); }}); }})();\n"
         )
-    return lead + text, name
+    return source + lead + text, name
 
 
 def plant_js_canaries(
@@ -128,7 +261,6 @@ def plant_js_canaries(
         if not path.is_file() or path.suffix not in JS_TEST_SUFFIXES:
             continue
         text, name = canary_source(path, path.read_text(errors="replace"), rng, framework)
-        with path.open("a") as fh:
-            fh.write(text)
+        path.write_text(text, encoding="utf-8", errors="surrogatepass")
         ids.append(f"{rel}::{name}")
     return ids
