@@ -113,6 +113,7 @@ def test_real_code_is_far_below_the_depth_bound() -> None:
         parse(path.read_text(encoding="utf-8"), filename=str(path))  # raises if any engine module were too deep
 
 
+@pytest.mark.slow_io  # every judge and the test generator over a whole example: 10 s and more
 def test_every_judge_and_the_generator_survive_pathological_files(tmp_path: Path) -> None:
     from bouts.adversarial.analysers import analyser_for
     from bouts.judges.base import JudgeInput
