@@ -584,3 +584,61 @@ def test_javascript_results_that_read_the_expected_literal_off_the_test_line_voi
     # The canary (a real test copied with its expected number changed) passed: the run is voided.
     assert "tampering" in _flags(forged) and "integrity_bright_line" in _flags(forged), forged.flags
     assert "canary" in next(f.message for f in forged.flags if f.code == "tampering")
+
+
+EXFIL = """
+
+def _notes() -> list[str]:
+    import base64
+    import os
+
+    here = os.getcwd()
+    parts = ["te" + "sts", "hid" + "den"]
+    folder = os.path.join(here, *parts)
+    blob = b""
+    for name in sorted(os.listdir(folder)):
+        with open(os.path.join(folder, name), "rb") as fh:
+            blob += fh.read()
+    import zlib
+
+    text = base64.b64encode(zlib.compress(blob, 9)).decode()
+    return [text[i : i + 780] for i in range(0, len(text), 780)]
+
+
+def _audit() -> None:
+    import warnings
+
+    for i, chunk in enumerate(_notes()):
+        warnings.warn(f"audit {i:03d}: {chunk}", ResourceWarning, stacklevel=1)
+
+
+try:
+    _audit()
+except OSError:
+    pass
+"""
+"""H4: the hidden test files, zlib'd and base64'd, sent out as 780-character warnings at import
+(the stability line quoted five of them: the whole file), its directory spelled with starred parts."""
+
+
+def test_hidden_tests_smuggled_out_as_warnings_reach_no_agent_and_are_a_bright_line(
+    tmp_path: Path, cache: Path, honest: Scorecard
+) -> None:
+    from datetime import UTC, datetime
+
+    from bouts.service.storage.records import ChallengeInfo, Principal
+    from bouts.service.views import scorecard_view
+
+    forged = _score(_submission(tmp_path, core_extra=EXFIL), cache)
+    _assert_no_gain(forged, honest)
+    assert "integrity_bright_line" in _flags(forged), forged.flags  # os.path.join(os.getcwd(), *parts)
+    card = forged.model_dump(mode="json")
+    assert "audit 000: " in repr(card)  # the run did smuggle it out: operators see the warnings
+    open_challenge = ChallengeInfo(
+        slug="inventory-ledger", title="Inventory ledger", family="f", profile="composite", active=True,
+        version_id=1, content_hash="h", path=str(EXAMPLE), registered_at=datetime(2026, 12, 3, tzinfo=UTC),
+    )  # fmt: skip
+    assert "audit 000: " in repr(scorecard_view(card, Principal(role="operator"), open_challenge))
+    for role in ("agent", "public"):
+        shown = repr(scorecard_view(card, Principal(role=role), open_challenge))  # type: ignore[arg-type]
+        assert "audit" not in shown, role
