@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
-from service_helpers import OPERATOR_KEY, agent_key, tiny_submission, wait_terminal
+from service_helpers import OPERATOR_KEY, agent_key, force_open, tiny_submission, wait_terminal
 
 from bouts.errors import SubmissionError
 from bouts.loading import load_submission
@@ -79,6 +79,7 @@ def test_the_leaderboard_route_filters_on_the_stored_provenance(tmp_path: Path) 
     with TestClient(create_app(settings, scorer=_provenance_scorer), raise_server_exceptions=False) as client:
         r = client.post("/api/v1/challenges", json={"path": str(CHALLENGE)}, headers={"X-API-Key": OPERATOR_KEY})
         assert r.status_code in (200, 201), r.text
+        force_open(client)
         for agent in ("rec-alpha", "up-beta"):
             key = agent_key(client, agent)
             r = client.post("/api/v1/challenges/inventory-ledger/submissions", headers={"X-API-Key": key},

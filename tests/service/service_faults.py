@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from bouts.service.config import ServiceSettings
+from bouts.service.storage import Repository
 
 WORKER_SCRIPT = Path(__file__).with_name("fault_worker.py")
 
@@ -114,6 +115,14 @@ def kill(worker: subprocess.Popen[bytes], sig: int = signal.SIGKILL) -> None:
         except subprocess.TimeoutExpired:
             os.killpg(worker.pid, signal.SIGKILL)
             worker.wait()
+
+
+def stalling(repo: Repository, submission_id: str) -> bool:
+    """Whether the instant fake is blocked in a ``STALL_ONCE`` submission's first scoring (it marks
+    the archive before it blocks): ``running`` alone may still be before that point, and a worker
+    stopped there would leave the stall to the next one."""
+    info = repo.submissions.get(submission_id)
+    return info is not None and Path(f"{info.archive_path}.stalled").exists()
 
 
 def wait_for(predicate: Callable[[], bool], what: str, timeout: float = 180) -> None:

@@ -50,6 +50,22 @@ def tiny_submission(agent: str, iteration: int = 1, *, challenge: str = "invento
     return tar_gz({"submission.toml": toml, "code/ledger.py": "VALUE = 1\n", **extra})
 
 
+FIXTURE_FORCE = "test fixture: scored by a fake or seeded; the launch check is tested in test_service_launch.py"
+"""The reason test fixtures force a challenge open with (docs/service.md, "Launch gate")."""
+
+
+def force_open(client: TestClient | str, challenge: str = "inventory-ledger", key: str = OPERATOR_KEY) -> None:
+    """Force ``challenge`` open through the API (a TestClient, or a live server's base URL)."""
+    url, body, headers = f"/api/v1/challenges/{challenge}/force-open", {"reason": FIXTURE_FORCE}, {"X-API-Key": key}
+    if isinstance(client, str):
+        import httpx
+
+        r = httpx.post(client + url, json=body, headers=headers, timeout=30)
+    else:
+        r = client.post(url, json=body, headers=headers)
+    assert r.status_code == 200 and r.json()["open"], r.text
+
+
 def wait_terminal(client: TestClient, submission_id: str, key: str, timeout: float = 120) -> dict[str, object]:
     deadline = time.monotonic() + timeout
     while True:

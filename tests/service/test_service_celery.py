@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
-from service_helpers import CHALLENGE, OPERATOR_KEY, agent_key, dir_tar_gz, tiny_submission
+from service_helpers import CHALLENGE, OPERATOR_KEY, agent_key, dir_tar_gz, force_open, tiny_submission
 from sqlalchemy import func, select
 
 from bouts.service.api import create_app
@@ -105,6 +105,7 @@ def test_worker_killed_mid_score_loses_nothing_and_scores_once(
     with TestClient(create_app(celery_settings)) as client:
         assert client.get("/api/v1/health").json()["dispatcher"] == "celery"
         client.post("/api/v1/challenges", json={"path": str(CHALLENGE)}, headers={"X-API-Key": OPERATOR_KEY})
+        force_open(client)
         key = agent_key(client, "anchor-high")
         upload = {"archive": ("high.tar.gz", dir_tar_gz(CHALLENGE / "anchors" / "high"), "application/gzip")}
         sid = client.post("/api/v1/challenges/inventory-ledger/submissions", headers={"X-API-Key": key},
@@ -147,6 +148,7 @@ def test_infra_failures_retried_by_celery_then_failed(
     broken = ServiceSettings(**{**celery_settings.__dict__, "sandbox": "no-such-sandbox"})
     with TestClient(create_app(broken)) as client:
         client.post("/api/v1/challenges", json={"path": str(CHALLENGE)}, headers={"X-API-Key": OPERATOR_KEY})
+        force_open(client)
         key = agent_key(client, "a")
         upload = {"archive": ("s.tar.gz", tiny_submission("a"), "application/gzip")}
         sid = client.post("/api/v1/challenges/inventory-ledger/submissions", headers={"X-API-Key": key},
@@ -169,6 +171,7 @@ def test_checks_and_rescores_run_on_celery_workers(
     op = {"X-API-Key": OPERATOR_KEY}
     with TestClient(create_app(celery_settings)) as client:
         client.post("/api/v1/challenges", json={"path": str(CHALLENGE)}, headers=op)
+        force_open(client)
         key = agent_key(client, "a")
         upload = {"archive": ("s.tar.gz", tiny_submission("a"), "application/gzip")}
         sid = client.post("/api/v1/challenges/inventory-ledger/submissions", headers={"X-API-Key": key},

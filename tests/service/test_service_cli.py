@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import httpx
-from service_helpers import CHALLENGE, OPERATOR_KEY, live_server, tiny_submission
+from service_helpers import CHALLENGE, OPERATOR_KEY, force_open, live_server, tiny_submission
 from typer.testing import CliRunner
 
 from bouts.cli.main import app as cli
@@ -32,6 +32,7 @@ def test_submit_and_leaderboard(tmp_path: Path) -> None:
     archive.write_bytes(tiny_submission("cli-agent", 3))
     with live_server(app) as base:
         httpx.post(f"{base}/api/v1/challenges", json={"path": str(CHALLENGE)}, headers={"X-API-Key": OPERATOR_KEY})
+        force_open(base)
         result = runner.invoke(cli, ["submit", "inventory-ledger", str(archive), "--url", base, "--key", key])
         assert result.exit_code == 0, result.output
         expected = (3 * 7 + len("cli-agent")) % 101

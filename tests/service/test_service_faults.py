@@ -16,8 +16,17 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
-from service_faults import TcpProxy, kill, start_worker, wait_for
-from service_helpers import CHALLENGE, OPERATOR_KEY, PG_HOST, PG_PORT, REDIS_HOST, REDIS_PORT, tiny_submission
+from service_faults import TcpProxy, kill, stalling, start_worker, wait_for
+from service_helpers import (
+    CHALLENGE,
+    OPERATOR_KEY,
+    PG_HOST,
+    PG_PORT,
+    REDIS_HOST,
+    REDIS_PORT,
+    force_open,
+    tiny_submission,
+)
 from sqlalchemy import func, select
 from sqlalchemy.engine import make_url
 
@@ -50,6 +59,7 @@ def _scored_once(repo: Repository, ids: list[str]) -> None:
 
 
 # -- the embedded local pool --------------------------------------------------------------------
+@pytest.mark.slow_io  # kills a pool process, then restarts the API and its pool: seconds
 def test_local_pool_process_killed_and_api_restarted(tmp_path: Path) -> None:
     """A pool process SIGKILLed mid-score, then the server restarted while another job never
     finishes its first run: both are handed back and every submission is scored once."""
@@ -58,9 +68,10 @@ def test_local_pool_process_killed_and_api_restarted(tmp_path: Path) -> None:
     repo = open_repository(settings.database_url)
     with TestClient(create_app(settings, repo=repo, scorer=instant_scorer)) as client:
         client.post("/api/v1/challenges", json={"path": str(CHALLENGE)}, headers=OP)
+        force_open(client)
         ids = [_upload(client, 1, **{"code/KILL_WORKER": ""}), _upload(client, 2, **{"code/STALL_ONCE": ""})]
         ids += [_upload(client, i) for i in range(3, 3 + N)]
-        wait_for(lambda: repo.submissions.get(ids[1]).state == "running", "the stalling job to start")
+        wait_for(lambda: stalling(repo, ids[1]), "the stalling job to start")
     # the server stopped with that job running: it was handed back, not left "running"
     assert repo.submissions.get(ids[1]).state == "queued"
     with TestClient(create_app(settings, repo=repo, scorer=instant_scorer)):
@@ -92,11 +103,12 @@ def test_worker_killed_and_api_restarted(cluster: tuple[ServiceSettings, TcpProx
     log = tmp_path / "workers.log"
     with TestClient(create_app(settings)) as client:
         client.post("/api/v1/challenges", json={"path": str(CHALLENGE)}, headers=OP)
+        force_open(client)
         repo = client.app.state.ctx.repo  # type: ignore[attr-defined]
         stalled = _upload(client, 1, **{"code/STALL_ONCE": ""})
         worker = start_worker(settings, log)
         try:
-            wait_for(lambda: repo.submissions.get(stalled).state == "running", "the worker to take the job")
+            wait_for(lambda: stalling(repo, stalled), "the worker to take the job and stall")
             ids = [stalled] + [_upload(client, i) for i in range(2, 2 + N)]
             kill(worker)  # the whole worker, as a machine lost mid-score
         finally:
@@ -123,6 +135,7 @@ def test_broker_dropped_and_restarted_empty(
     settings, _, broker_proxy = cluster
     with TestClient(create_app(settings)) as client:
         client.post("/api/v1/challenges", json={"path": str(CHALLENGE)}, headers=OP)
+        force_open(client)
         repo = client.app.state.ctx.repo  # type: ignore[attr-defined]
         worker = start_worker(settings, tmp_path / "workers.log")
         try:
@@ -150,12 +163,13 @@ def test_database_dropped_mid_run(cluster: tuple[ServiceSettings, TcpProxy, TcpP
     settings, db_proxy, _ = cluster
     with TestClient(create_app(settings), raise_server_exceptions=False) as client:
         client.post("/api/v1/challenges", json={"path": str(CHALLENGE)}, headers=OP)
+        force_open(client)
         repo = client.app.state.ctx.repo  # type: ignore[attr-defined]
         stalled = _upload(client, 1, **{"code/STALL_ONCE": ""})
         ids = [stalled] + [_upload(client, i) for i in range(2, 2 + N)]
         worker = start_worker(settings, tmp_path / "workers.log")
         try:
-            wait_for(lambda: repo.submissions.get(stalled).state == "running", "the worker to take the job")
+            wait_for(lambda: stalling(repo, stalled), "the worker to take the job and stall")
             db_proxy.drop()
             r = client.get("/api/v1/challenges")
             assert r.status_code == 503 and r.json()["field"] == "database"

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
-from service_helpers import CHALLENGE, OPERATOR_KEY, MakeClient, agent_key, dir_tar_gz, wait_terminal
+from service_helpers import CHALLENGE, OPERATOR_KEY, MakeClient, agent_key, dir_tar_gz, wait_job, wait_terminal
 
 from bouts.service.api import create_app
 from bouts.service.config import ServiceSettings
@@ -34,7 +34,23 @@ def scored(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[TestClien
     with TestClient(create_app(settings, scorer=pipeline_scorer)) as client:
         r = client.post("/api/v1/challenges", json={"path": str(CHALLENGE)}, headers={"X-API-Key": OPERATOR_KEY})
         assert r.status_code == 201, r.text
+        _launch_check(client)
         yield client, _score_anchors(client)
+
+
+def _launch_check(client: TestClient) -> None:
+    """Opened the legitimate way: uploads are refused until a launch check (the reference once, in
+    the sandbox) passes on this version."""
+    op = {"X-API-Key": OPERATOR_KEY}
+    upload = {"archive": ("low.tar.gz", _anchor("low", agent="claude", iteration=1, elapsed=1), "application/gzip")}
+    refused = client.post("/api/v1/challenges/inventory-ledger/submissions", headers=op, files=upload)
+    assert refused.status_code == 409 and "no launch check" in refused.json()["detail"], refused.text
+    r = client.post("/api/v1/challenges/inventory-ledger/checks", headers=op, json={"runs": 1, "anchors": False})
+    assert r.status_code == 202, r.text
+    done = wait_job(client, f"/api/v1/checks/{r.json()['id']}", OPERATOR_KEY, timeout=600)
+    assert done["state"] == "done" and done["launch"] is True, done
+    gate = client.get("/api/v1/challenges/inventory-ledger").json()["launch_gate"]
+    assert gate["open"] and gate["state"] == "passed" and gate["check"]["id"] == done["id"] and gate["forced"] is None
 
 
 def _score_anchors(client: TestClient) -> dict[str, dict[str, object]]:

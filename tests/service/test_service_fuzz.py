@@ -17,11 +17,13 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, settings
 from schemathesis.config import SchemathesisConfig
-from service_helpers import CHALLENGE, OPERATOR_KEY
+from service_helpers import CHALLENGE, OPERATOR_KEY, force_open
 
 from bouts.service.api import create_app
 from bouts.service.config import ServiceSettings
 from bouts.service.fakes import instant_scorer
+
+pytestmark = pytest.mark.slow_io  # every operation of the API, as three roles, 10 examples each: tens of seconds
 
 MAX_EXAMPLES = int(os.environ.get("BOUTS_FUZZ_EXAMPLES", "10"))
 ROLES = ("public", "agent", "operator")
@@ -39,6 +41,7 @@ def fuzzed(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
                      scorer=instant_scorer)  # fmt: skip
     with TestClient(app) as client:  # runs the lifespan: the pool starts and is closed afterwards
         client.post("/api/v1/challenges", json={"path": str(CHALLENGE)}, headers={"X-API-Key": OPERATOR_KEY})
+        force_open(client)
         agent = app.state.ctx.repo.catalog.create_key("agent", "fuzzer")
         yield app, {"public": "", "agent": agent, "operator": OPERATOR_KEY}
 
@@ -60,6 +63,12 @@ SEMANTIC_422 = {
 }
 """Operations whose schema-valid bodies may still be refused (422) for a reason the schema cannot
 state; every other operation must accept every schema-valid request it is authorised for."""
+PATTERN_422 = {
+    "POST /api/v1/challenges/{challenge}/force-open": "schemathesis sends challenge ids outside their pattern "
+    "(a newline inside: '[4\\n-^ ') as positive data for this operation; the 422 naming path.challenge is right",
+}
+"""Operations for which schemathesis's positive data breaks the path parameter's own pattern (checked
+by hand: ``re.search(NAME_PATTERN, '[4\\n-^ ')`` is None), so a 422 is the contract's answer."""
 
 
 @pytest.fixture(scope="module")
@@ -67,7 +76,7 @@ def api_schema(fuzzed: tuple[FastAPI, dict]) -> schemathesis.BaseSchema:
     accepted = ["2xx", "401", "403", "404", "409", "422", "429"]
     config = SchemathesisConfig.from_dict({"operations": [
         {"include-name": name, "checks": {"positive_data_acceptance": {"expected-statuses": accepted}}}
-        for name in SEMANTIC_422
+        for name in (*SEMANTIC_422, *PATTERN_422)
     ]})  # fmt: skip
     return schemathesis.openapi.from_asgi("/openapi.json", fuzzed[0], config=config)
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import psycopg
 import pytest
 from fastapi.testclient import TestClient
-from service_helpers import CHALLENGE, OPERATOR_KEY, PG_HOST, PG_PORT, IdleDispatcher, tiny_submission
+from service_helpers import CHALLENGE, OPERATOR_KEY, PG_HOST, PG_PORT, IdleDispatcher, force_open, tiny_submission
 from sqlalchemy.engine import make_url
 
 from bouts.service.api import create_app
@@ -43,6 +43,7 @@ def test_database_down_is_503_naming_it_on_readiness_and_every_route(tmp_path: P
     admin = f"host={PG_HOST} port={PG_PORT} user=postgres dbname=postgres"
     with TestClient(create_app(settings, dispatcher=IdleDispatcher()), raise_server_exceptions=False) as client:
         client.post("/api/v1/challenges", json={"path": str(CHALLENGE)}, headers=OP)
+        force_open(client)
         with psycopg.connect(admin, autocommit=True) as conn:
             conn.execute(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS false')
             conn.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s", (name,))
@@ -74,6 +75,7 @@ def test_broker_down_is_503_naming_it_and_uploads_still_wait_queued(tmp_path: Pa
         assert r.status_code == 503 and r.json() == {"detail": unavailable("broker"), "field": "broker"}
         assert client.get("/api/v1/health/live").status_code == 200
         client.post("/api/v1/challenges", json={"path": str(CHALLENGE)}, headers=OP)
+        force_open(client)
         upload = {"archive": ("s.tar.gz", tiny_submission("a"), "application/gzip")}
         r = client.post("/api/v1/challenges/inventory-ledger/submissions", headers=OP, files=upload)
         assert r.status_code == 202 and r.json()["state"] == "queued"  # published once the broker is back
@@ -88,6 +90,7 @@ def test_shutdown_takes_no_new_job_and_hands_back_the_running_one(tmp_path: Path
     repo = open_repository(settings.database_url)
     with TestClient(create_app(settings, repo=repo, dispatcher=IdleDispatcher())) as client:
         client.post("/api/v1/challenges", json={"path": str(CHALLENGE)}, headers=OP)
+        force_open(client)
         ids = [client.post("/api/v1/challenges/inventory-ledger/submissions", headers=OP, files={"archive": (
                    "s.tar.gz", tiny_submission("a", i, **({"code/STALL": ""} if i == 1 else {})), "application/gzip")}
                ).json()["id"] for i in (1, 2, 3)]  # fmt: skip

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
-from service_helpers import CHALLENGE, OPERATOR_KEY, MakeClient, tar_gz, tiny_submission, wait_terminal
+from service_helpers import CHALLENGE, OPERATOR_KEY, MakeClient, force_open, tar_gz, tiny_submission, wait_terminal
 
 from bouts.pipeline import ScoreConfig
 from bouts.service.api import create_app
@@ -191,6 +191,7 @@ def test_start_up_sweep_removes_orphans_and_keeps_stored_archives(tmp_path: Path
                                orphan_grace_s=60)  # fmt: skip
     with TestClient(create_app(settings, scorer=instant_scorer)) as client:
         client.post("/api/v1/challenges", json={"path": str(CHALLENGE)}, headers=OP)
+        force_open(client)
         sid = _post(client, tiny_submission("a")).json()["id"]
         assert wait_terminal(client, sid, OPERATOR_KEY)["state"] == "scored"
     data = settings.data_dir

@@ -9,13 +9,15 @@ from pathlib import Path
 
 import httpx
 import pytest
-from service_helpers import CHALLENGE, OPERATOR_KEY, live_server, tiny_submission
+from service_helpers import CHALLENGE, OPERATOR_KEY, force_open, live_server, tiny_submission
 from sqlalchemy import func, select
 
 from bouts.service.api import create_app
 from bouts.service.config import ServiceSettings
 from bouts.service.fakes import instant_scorer
 from bouts.service.storage.models import ScorecardRow
+
+pytestmark = pytest.mark.slow_io  # a load test: 501 uploads through a live server and the pool, minutes
 
 N_AGENTS, N_ITERATIONS = 167, 3  # 501 submissions (the challenge allows 3 iterations per agent)
 DEADLINE_S = 240
@@ -42,6 +44,7 @@ def _run(settings: ServiceSettings) -> dict[str, float]:
     with live_server(app) as base:
         r = httpx.post(f"{base}/api/v1/challenges", json={"path": str(CHALLENGE)}, headers={"X-API-Key": OPERATOR_KEY})
         assert r.status_code == 201, r.text
+        force_open(base)
         started = time.monotonic()
         responses = asyncio.run(_flood(base, keys))
         accepted = time.monotonic() - started

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
-from service_helpers import CHALLENGE, OPERATOR_KEY, IdleDispatcher, tiny_submission, wait_terminal
+from service_helpers import CHALLENGE, OPERATOR_KEY, IdleDispatcher, force_open, tiny_submission, wait_terminal
 
 from bouts.pipeline import ScoreConfig
 from bouts.service.api import create_app
@@ -36,6 +36,7 @@ def test_unfinished_submissions_are_scored_after_a_restart(tmp_path: Path) -> No
     settings = ServiceSettings(data_dir=tmp_path / "data", operator_key=OPERATOR_KEY, local_workers=1)
     with TestClient(create_app(settings, dispatcher=_DeadDispatcher())) as client:
         client.post("/api/v1/challenges", json={"path": str(CHALLENGE)}, headers={"X-API-Key": OPERATOR_KEY})
+        force_open(client)
         ids = [
             client.post("/api/v1/challenges/inventory-ledger/submissions", headers={"X-API-Key": OPERATOR_KEY},
                         files={"archive": ("s.tar.gz", tiny_submission("a", i), "application/gzip")}).json()["id"]
@@ -48,6 +49,7 @@ def test_unfinished_submissions_are_scored_after_a_restart(tmp_path: Path) -> No
     assert states == ["scored", "scored"]
 
 
+@pytest.mark.slow_io  # kills or outwaits a worker and starts the pool again: seconds
 def test_local_pool_process_killed_mid_score_is_redone_once(tmp_path: Path) -> None:
     """The embedded default: a pool process SIGKILLed while scoring breaks the pool; the dispatcher
     starts a new one and the job is redone (attempt 2), scored once."""
@@ -55,6 +57,7 @@ def test_local_pool_process_killed_mid_score_is_redone_once(tmp_path: Path) -> N
                                retry_backoff_s=0.05)  # fmt: skip
     with TestClient(create_app(settings, scorer=instant_scorer)) as client:
         client.post("/api/v1/challenges", json={"path": str(CHALLENGE)}, headers={"X-API-Key": OPERATOR_KEY})
+        force_open(client)
         upload = {"archive": ("s.tar.gz", tiny_submission("a", **{"code/KILL_WORKER": ""}), "application/gzip")}
         sid = client.post("/api/v1/challenges/inventory-ledger/submissions", headers={"X-API-Key": OPERATOR_KEY},
                           files=upload).json()["id"]  # fmt: skip
@@ -105,6 +108,7 @@ def _upload(client: TestClient, agent: str, iteration: int, **extra: str) -> str
     return str(r.json()["id"])
 
 
+@pytest.mark.slow_io  # kills or outwaits a worker and starts the pool again: seconds
 def test_a_job_whose_pool_process_died_keeps_its_place_in_the_backlog(tmp_path: Path) -> None:
     """One pool process, a backlog behind the first job; the first job's process is SIGKILLed: the
     job is handed back and runs again before anything that arrived after it (it used to go to the
@@ -114,6 +118,7 @@ def test_a_job_whose_pool_process_died_keeps_its_place_in_the_backlog(tmp_path: 
     repo = open_repository(settings.database_url)
     with TestClient(create_app(settings, repo=repo, dispatcher=IdleDispatcher())) as client:
         client.post("/api/v1/challenges", json={"path": str(CHALLENGE)}, headers={"X-API-Key": OPERATOR_KEY})
+        force_open(client)
         ids = [_upload(client, "a", 1, **{"code/KILL_WORKER": ""})] + [_upload(client, "b", i) for i in (1, 2, 3)]
     with TestClient(create_app(settings, repo=repo, scorer=instant_scorer)) as client:
         done = [wait_terminal(client, sid, OPERATOR_KEY, timeout=120) for sid in ids]
@@ -123,6 +128,7 @@ def test_a_job_whose_pool_process_died_keeps_its_place_in_the_backlog(tmp_path: 
     assert [s.version for s in repo.submissions.scorecard_history(ids[0])] == [1]
 
 
+@pytest.mark.slow_io  # kills or outwaits a worker and starts the pool again: seconds
 def test_a_job_whose_worker_vanished_is_handed_back_when_its_lease_runs_out(tmp_path: Path) -> None:
     """A worker claimed the job and then vanished with its machine (no heartbeat, no error, nothing
     for the broker to notice for an hour): the recovery pass hands the job back after the lease and
@@ -131,6 +137,7 @@ def test_a_job_whose_worker_vanished_is_handed_back_when_its_lease_runs_out(tmp_
     repo = open_repository(settings.database_url)
     with TestClient(create_app(settings, repo=repo, dispatcher=IdleDispatcher())) as client:
         client.post("/api/v1/challenges", json={"path": str(CHALLENGE)}, headers={"X-API-Key": OPERATOR_KEY})
+        force_open(client)
         sid = _upload(client, "a", 1)
         assert repo.submissions.claim(sid, lease_s=settings.lease_s) is not None  # the worker that vanishes
         assert repo.submissions.claim(sid, lease_s=settings.lease_s) is None  # its lease is alive: no double run
@@ -152,6 +159,7 @@ def test_a_job_that_keeps_killing_its_worker_ends_failed_infra(tmp_path: Path) -
     repo = open_repository(settings.database_url)
     with TestClient(create_app(settings, repo=repo, dispatcher=IdleDispatcher())) as client:
         client.post("/api/v1/challenges", json={"path": str(CHALLENGE)}, headers={"X-API-Key": OPERATOR_KEY})
+        force_open(client)
         sid = _upload(client, "a", 1)
     for _ in range(settings.max_retries + 1):
         assert repo.submissions.claim(sid) is not None
@@ -177,6 +185,7 @@ def test_api_start_publishes_only_what_the_broker_lost(tmp_path: Path, redis_url
     try:
         with TestClient(create_app(settings)) as client:
             client.post("/api/v1/challenges", json={"path": str(CHALLENGE)}, headers={"X-API-Key": OPERATOR_KEY})
+            force_open(client)
             for i in (1, 2, 3):
                 _upload(client, "a", i)
         assert held() == 3

@@ -14,6 +14,7 @@ from service_helpers import (
     OPERATOR_KEY,
     IdleDispatcher,
     agent_key,
+    force_open,
     tiny_submission,
     wait_job,
     wait_terminal,
@@ -130,6 +131,7 @@ def test_one_rescore_at_a_time_and_only_of_scored_submissions(tmp_path: Path) ->
     settings = ServiceSettings(data_dir=tmp_path / "data", operator_key=OPERATOR_KEY)
     with TestClient(create_app(settings, dispatcher=IdleDispatcher())) as client:
         client.post("/api/v1/challenges", json={"path": str(CHALLENGE)}, headers=OP)
+        force_open(client)
         repo: Repository = client.app.state.ctx.repo  # type: ignore[attr-defined]
         sid = seed(repo, card("carol", 1, 40))
         url = f"/api/v1/submissions/{sid}/rescores"

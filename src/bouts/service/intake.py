@@ -20,6 +20,7 @@ from bouts.models.challenge import ChallengeSpec
 from bouts.models.submission import SubmissionMeta
 from bouts.scoring.budgets import iteration_refusal
 from bouts.service.errors import ConflictError, ForbiddenError, NotFoundError, PayloadTooLargeError
+from bouts.service.launch import launch_gate, refusal
 from bouts.service.limits import check_member_names, check_meta
 from bouts.service.storage import DuplicateSubmissionError, Repository
 from bouts.service.storage.records import Principal, SubmissionInfo
@@ -35,8 +36,9 @@ def accept_submission(
 ) -> SubmissionInfo:
     """Validate and record one uploaded archive; the queued submission.
 
-    Raises ``NotFoundError`` (no such challenge), ``ConflictError`` (inactive challenge, iteration
-    already submitted), ``ForbiddenError`` (an agent submitting as another agent),
+    Raises ``NotFoundError`` (no such challenge), ``ConflictError`` (inactive challenge, launch
+    gate closed: ``bouts.service.launch``, iteration already submitted), ``ForbiddenError`` (an
+    agent submitting as another agent),
     ``PayloadTooLargeError`` and ``SubmissionError`` (naming the field) for a bad archive.
     """  # fmt: skip
     info = repo.catalog.challenge(challenge)
@@ -44,6 +46,9 @@ def accept_submission(
         raise NotFoundError(f"no challenge '{challenge}'", field="challenge")
     if not info.active:
         raise ConflictError(f"challenge '{challenge}' is not accepting submissions", field="challenge")
+    gate = launch_gate(info)
+    if not gate.open:
+        raise ConflictError(refusal(info, gate), field="challenge")
     shown = Path(filename or "upload").name
     suffix = next((s for s in ARCHIVE_SUFFIXES if shown.lower().endswith(s)), None)
     if suffix is None:

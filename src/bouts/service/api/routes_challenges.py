@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path as FsPath
 from typing import Annotated
 
@@ -13,6 +14,7 @@ from bouts.service.api.schemas import (
     ChallengeIn,
     ChallengeOut,
     ChallengePatch,
+    ForceOpenIn,
     LeaderboardOut,
     StandingOut,
     error_responses,
@@ -21,6 +23,7 @@ from bouts.service.challenges import register_challenge
 from bouts.service.standings import standings
 
 router = APIRouter(prefix="/api/v1", tags=["challenges"])
+log = logging.getLogger(__name__)
 ERRORS = error_responses()
 RecordedOnly = Annotated[bool, Query(description="Only runs whose trajectory the engine recorded (docs/agents.md).")]
 
@@ -55,6 +58,26 @@ def patch_challenge(challenge: ChallengeId, body: ChallengePatch, ctx: Ctx, who:
     """Open or close a challenge to submissions; set when its hidden tests' names are shown."""
     if not ctx.repo.catalog.set_active(challenge, body.active, reveal_hidden=body.reveal_hidden):
         raise HTTPException(404, f"no challenge '{challenge}'")
+    return get_challenge(challenge, ctx, who)
+
+
+@router.post("/challenges/{challenge}/force-open", response_model=ChallengeOut, responses=ERRORS)
+def force_open(challenge: ChallengeId, body: ForceOpenIn, ctx: Ctx, who: Operator) -> ChallengeOut:
+    """Open the current version to submissions without a passing launch check (docs/service.md,
+    "Launch gate"). Recorded: who (the key's label), when, and the reason, shown on the challenge
+    page and in ``launch_gate.forced``; a new version of the challenge is not forced."""
+    if not ctx.repo.catalog.force_open(challenge, by=who.name, reason=body.reason):
+        raise HTTPException(404, f"no challenge '{challenge}'")
+    log.info("challenge %s forced open by %s: %s", challenge, who.name, body.reason)
+    return get_challenge(challenge, ctx, who)
+
+
+@router.delete("/challenges/{challenge}/force-open", response_model=ChallengeOut, responses=ERRORS)
+def withdraw_force(challenge: ChallengeId, ctx: Ctx, who: Operator) -> ChallengeOut:
+    """Withdraw a force-open: the launch check decides again."""
+    if not ctx.repo.catalog.force_open(challenge, by=who.name, reason=None):
+        raise HTTPException(404, f"no challenge '{challenge}'")
+    log.info("challenge %s: force-open withdrawn by %s", challenge, who.name)
     return get_challenge(challenge, ctx, who)
 
 

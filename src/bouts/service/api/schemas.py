@@ -9,9 +9,17 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInf
 
 from bouts.calibration.review import ReviewItem, current_score
 from bouts.calibration.stats_report import StatsReport
+from bouts.service.launch import LaunchGate, launch_gate
 from bouts.service.limits import NAME_PATTERN, TEXT_PATTERN, unstorable
 from bouts.service.standings import Standing
-from bouts.service.storage.records import ChallengeInfo, CheckRunInfo, FlagInfo, RescoreInfo, SubmissionInfo
+from bouts.service.storage.records import (
+    ChallengeInfo,
+    CheckRunInfo,
+    CheckSummary,
+    FlagInfo,
+    RescoreInfo,
+    SubmissionInfo,
+)
 
 
 def _text(value: str) -> str:
@@ -54,12 +62,63 @@ class ErrorOut(BaseModel):
     request_id: str | None = None
 
 
+class GateCheckOut(BaseModel):
+    """A check run as the launch gate reads it (the whole run: ``/api/v1/checks/{id}``)."""
+
+    id: str
+    state: JobStateOut
+    launch: bool | None
+    runs: int
+    anchors: bool
+    requested_by: str
+    created_at: datetime
+    finished_at: datetime | None
+
+    @classmethod
+    def of(cls, c: CheckSummary | None) -> GateCheckOut | None:
+        if c is None:
+            return None
+        return cls(id=c.id, state=c.state, launch=c.launch, runs=c.runs, anchors=c.anchors,  # type: ignore[arg-type]
+                   requested_by=c.requested_by, created_at=c.created_at, finished_at=c.finished_at)  # fmt: skip
+
+
+class ForcedOut(BaseModel):
+    by: str
+    at: datetime
+    reason: str
+
+
+class LaunchGateOut(BaseModel):
+    """Whether the current version passed its launch check (docs/service.md, "Launch gate")."""
+
+    open: bool
+    """The gate lets submissions in: the latest launch check passed, or an operator forced it open."""
+    state: Literal["passed", "forced", "failed", "unchecked"]
+    reason: str
+    check: GateCheckOut | None
+    """The current version's latest launch check with a verdict (``runs`` >= 1, done)."""
+    pending: GateCheckOut | None
+    """Its newest check still queued or running."""
+    forced: ForcedOut | None
+    """Who forced the current version open, when and why (kept after a check passes)."""
+
+    @classmethod
+    def of(cls, g: LaunchGate) -> LaunchGateOut:
+        forced = ForcedOut(by=g.forced.by, at=g.forced.at, reason=g.forced.reason) if g.forced else None
+        return cls(open=g.open, state=g.state, reason=g.reason, check=GateCheckOut.of(g.check),
+                   pending=GateCheckOut.of(g.pending), forced=forced)  # fmt: skip
+
+
 class ChallengeOut(_Out):
     id: str
     title: str
     family: str
     profile: str
     active: bool
+    """The operator's open/close switch (``PATCH``)."""
+    open: bool
+    """Accepting submissions now: ``active`` and the launch gate open."""
+    launch_gate: LaunchGateOut
     content_hash: str
     versions: int
     registered_at: datetime
@@ -67,9 +126,25 @@ class ChallengeOut(_Out):
 
     @classmethod
     def of(cls, c: ChallengeInfo) -> ChallengeOut:
+        gate = launch_gate(c)
         return cls(id=c.slug, title=c.title, family=c.family, profile=c.profile, active=c.active,
+                   open=c.active and gate.open, launch_gate=LaunchGateOut.of(gate),
                    content_hash=c.content_hash, versions=c.versions, registered_at=c.registered_at,
                    reveal_hidden=c.reveal_hidden)  # type: ignore[arg-type]  # fmt: skip
+
+
+class ForceOpenIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    reason: Text = Field(min_length=1, max_length=10_000)
+    """Why the current version takes submissions without a passing launch check: recorded with who
+    and when, and shown on the challenge page."""
+
+    @field_validator("reason")
+    @classmethod
+    def _not_blank(cls, reason: str) -> str:
+        if not reason.strip():
+            raise ValueError("must say why (not only spaces)")
+        return reason.strip()
 
 
 class ChallengeIn(BaseModel):

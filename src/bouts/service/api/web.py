@@ -21,6 +21,7 @@ from bouts.calibration.review import current_score
 from bouts.service.api import pages
 from bouts.service.api.deps import Caller, Ctx, Operator
 from bouts.service.api.params import ChallengeFilter, ChallengeId, SubmissionId, Version
+from bouts.service.launch import launch_gate
 from bouts.service.limits import NAME_PATTERN
 from bouts.service.standings import standings
 from bouts.service.views import scorecard_view
@@ -43,6 +44,7 @@ _env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES_DIR)), au
 _env.filters["num"] = pages.num
 _env.filters["location"] = pages.location
 _env.filters["pval"] = pages.pval
+_env.globals["launch_gate"] = launch_gate
 templates = Jinja2Templates(env=_env)
 router = APIRouter(include_in_schema=False)
 ComponentName = Annotated[str | None, Query(max_length=40, pattern=NAME_PATTERN)]
@@ -62,7 +64,8 @@ def leaderboard_page(request: Request, challenge: ChallengeId, ctx: Ctx, who: Ca
         raise HTTPException(404, "no such challenge")
     rows = standings(ctx.repo.submissions.attempts(challenge))
     items = ctx.repo.reviews.list(challenge=challenge)
-    context = {"challenge": info, "rows": pages.leaderboard_rows(rows, items), "shapes": pages.SHAPES}
+    context = {"challenge": info, "gate": launch_gate(info), "rows": pages.leaderboard_rows(rows, items),
+               "shapes": pages.SHAPES}  # fmt: skip
     return templates.TemplateResponse(request, "leaderboard.html", context)
 
 

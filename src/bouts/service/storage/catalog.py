@@ -5,13 +5,18 @@ from __future__ import annotations
 import hashlib
 import hmac
 
-from sqlalchemy import func, select, update
+from sqlalchemy import func, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
 from bouts.service.storage import keys
-from bouts.service.storage.models import AgentRow, ApiKeyRow, ChallengeRow, ChallengeVersionRow, utcnow
-from bouts.service.storage.records import ChallengeInfo, Principal
+from bouts.service.storage.models import AgentRow, ApiKeyRow, ChallengeRow, ChallengeVersionRow, CheckRunRow, utcnow
+from bouts.service.storage.records import ChallengeInfo, CheckSummary, ForcedOpen, Principal
+
+LAUNCH_MIN_RUNS = 1
+"""A check counts for the launch gate only when it ran the reference (``runs`` >= 1): one that
+skipped it checked the spec and the suites' text, not that the tests pass on the reference."""
+PENDING = ("queued", "running")
 
 
 class Catalog:
@@ -142,6 +147,43 @@ class Catalog:
             result = session.execute(update(ChallengeRow).where(ChallengeRow.slug == slug).values(**values))
             return result.rowcount == 1  # type: ignore[attr-defined]
 
+    def force_open(self, slug: str, *, by: str, reason: str | None) -> bool:
+        """Record (``reason``) or withdraw (None) an operator's force-open of the current version of
+        ``slug``; False if no such challenge."""
+        forced = reason is not None
+        values = {"forced_by": by if forced else None, "forced_at": utcnow() if forced else None,
+                  "forced_reason": reason}  # fmt: skip
+        with self.sessions.begin() as session:
+            version_id = session.scalar(
+                select(ChallengeVersionRow.id).join(ChallengeRow, ChallengeRow.id == ChallengeVersionRow.challenge_id)
+                .where(ChallengeRow.slug == slug, ChallengeVersionRow.is_current.is_(True))
+            )  # fmt: skip
+            if version_id is None:
+                return False
+            session.execute(update(ChallengeVersionRow).where(ChallengeVersionRow.id == version_id).values(**values))
+            return True
+
+    def _checks(self, session: Session, version_ids: list[int]) -> dict[int, tuple[Summary, Summary]]:
+        """Per version: (its latest launch check with a verdict, its newest check still pending)."""
+        r = CheckRunRow
+        query = select(r.id, r.challenge_version_id, r.state, r.launch, r.runs, r.anchors, r.requested_by,
+                       r.created_at, r.finished_at).where(
+            r.challenge_version_id.in_(version_ids),
+            or_((r.state == "done") & (r.runs >= LAUNCH_MIN_RUNS), r.state.in_(PENDING)),
+        )  # fmt: skip
+        found: dict[int, tuple[Summary, Summary]] = {}
+        for row in session.execute(query):
+            summary = CheckSummary(id=row.id, state=row.state, launch=row.launch, runs=row.runs, anchors=row.anchors,
+                                   requested_by=row.requested_by, created_at=row.created_at,
+                                   finished_at=row.finished_at)  # fmt: skip
+            checked, pending = found.get(row.challenge_version_id, (None, None))
+            if row.state == "done":
+                checked = summary if checked is None or _newer(summary, checked, by_finish=True) else checked
+            else:
+                pending = summary if pending is None or _newer(summary, pending, by_finish=False) else pending
+            found[row.challenge_version_id] = (checked, pending)
+        return found
+
     def _infos(self, slug: str | None) -> list[ChallengeInfo]:
         counts = (
             select(ChallengeVersionRow.challenge_id, func.count().label("n"))
@@ -157,9 +199,24 @@ class Catalog:
         if slug is not None:
             query = query.where(ChallengeRow.slug == slug)
         with self.sessions() as session:
-            return [
-                ChallengeInfo(slug=c.slug, title=c.title, family=c.family, profile=c.profile, active=c.active,
-                              version_id=v.id, content_hash=v.content_hash, path=v.path,
-                              registered_at=v.registered_at, versions=n, reveal_hidden=c.reveal_hidden)  # fmt: skip
-                for c, v, n in session.execute(query)
-            ]
+            rows = list(session.execute(query))
+            checks = self._checks(session, [v.id for _, v, _ in rows])
+        infos = []
+        for c, v, n in rows:
+            checked, pending = checks.get(v.id, (None, None))
+            forced = ForcedOpen(v.forced_by, v.forced_at, v.forced_reason or "") if v.forced_at is not None else None
+            infos.append(ChallengeInfo(slug=c.slug, title=c.title, family=c.family, profile=c.profile, active=c.active,
+                                       version_id=v.id, content_hash=v.content_hash, path=v.path,
+                                       registered_at=v.registered_at, versions=n, reveal_hidden=c.reveal_hidden,
+                                       checked=checked, pending_check=pending, forced=forced))  # fmt: skip
+        return infos
+
+
+Summary = CheckSummary | None
+
+
+def _newer(a: CheckSummary, b: CheckSummary, *, by_finish: bool) -> bool:
+    """Whether check ``a`` comes after ``b``: by when it finished (else was asked for), then by id."""
+    key_a = (a.finished_at if by_finish else None) or a.created_at
+    key_b = (b.finished_at if by_finish else None) or b.created_at
+    return (key_a, a.created_at, a.id) > (key_b, b.created_at, b.id)

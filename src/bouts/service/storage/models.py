@@ -91,7 +91,8 @@ class ChallengeRow(Base):
     profile: Mapped[str] = mapped_column(String(40))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     active: Mapped[bool] = mapped_column(Boolean, default=True)
-    """Accepting submissions."""
+    """The operator's switch; submissions are accepted when it is on and the current version's launch
+    gate is open (``bouts.service.launch``)."""
     reveal_hidden: Mapped[str] = mapped_column(String(16), default="after-close", server_default="after-close")
     """When agents and the public see hidden and pre-built adversarial tests' names: ``after-close``
     (not while the challenge accepts submissions), ``never`` or ``always``."""
@@ -111,6 +112,11 @@ class ChallengeVersionRow(Base):
     is_current: Mapped[bool] = mapped_column(Boolean, default=True)
     registered_at: Mapped[datetime] = mapped_column(default=utcnow)
     registered_by: Mapped[str] = mapped_column(String(200), default="")
+    forced_by: Mapped[str | None] = mapped_column(String(200))
+    """The operator who opened this version to submissions without a passing launch check (the
+    launch gate, ``bouts.service.launch``); with ``forced_at`` and ``forced_reason``."""
+    forced_at: Mapped[datetime | None]
+    forced_reason: Mapped[str | None] = mapped_column(Text)
 
 
 class SubmissionRow(Base):

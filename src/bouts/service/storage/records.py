@@ -29,6 +29,29 @@ PUBLIC = Principal(role="public")
 
 
 @dataclass(frozen=True)
+class CheckSummary:
+    """A check run as the launch gate reads it (``bouts.service.launch``)."""
+
+    id: str
+    state: str
+    launch: bool | None
+    runs: int
+    anchors: bool
+    requested_by: str
+    created_at: datetime
+    finished_at: datetime | None
+
+
+@dataclass(frozen=True)
+class ForcedOpen:
+    """An operator opened a challenge version without a passing launch check: who, when, why."""
+
+    by: str
+    at: datetime
+    reason: str
+
+
+@dataclass(frozen=True)
 class ChallengeInfo:
     slug: str
     title: str
@@ -42,6 +65,12 @@ class ChallengeInfo:
     versions: int = 1
     reveal_hidden: str = "after-close"
     """When agents and the public see hidden tests' names (``bouts.service.views``)."""
+    checked: CheckSummary | None = None
+    """The current version's latest launch check with a verdict (done, the reference run)."""
+    pending_check: CheckSummary | None = None
+    """The current version's newest check still queued or running, if any."""
+    forced: ForcedOpen | None = None
+    """Set when an operator forced the current version open."""
 
 
 @dataclass(frozen=True)
