@@ -66,6 +66,37 @@ def test_factory_methods_are_entries_and_examples_fill_the_factory() -> None:
     assert 'ctor: [{"limit": 3, "windowMs": 1000}]' in suite.tests[0].source
 
 
+WRAPPER = """
+/** The limiter, its results passed through `settle` before they are handed out. */
+export function createLimiter(options) {
+  const core = createLimiterCore(options);
+  return { ...core, hit: (key) => settle(core.hit(key)) };
+}
+
+function settle(result) {
+  return result;
+}
+"""
+
+
+@pytest.mark.parametrize("wrapper", [WRAPPER, WRAPPER.replace("return { ...core,", "return ({ ...core,").replace(
+    ") };", ") });")])  # fmt: skip
+def test_an_api_wrapped_in_a_spread_object_is_probed_as_the_unwrapped_one(wrapper: str) -> None:
+    """Red-team report, minor: spreading the factory's object into a wrapper (``{ ...core, hit }``)
+    hid every method from the analyser, so the generated half of the adversarial score vanished."""
+    starter = (LIMITER / "starter" / "src" / "limiter.mjs").read_text()
+    exported = "export function createLimiter("
+    wrapped = starter.replace(exported, "function createLimiterCore(") + wrapper
+    plain = JavaScriptAnalyser().analyse({"src/limiter.mjs": starter})
+    hidden = JavaScriptAnalyser().analyse({"src/limiter.mjs": wrapped})
+    entries = {(p.entry.qualname, p.param) for p in plain.probes}
+    assert entries == {("createLimiter().hit", "key"), ("createLimiter().reset", "key")}
+    assert {(p.entry.qualname, p.param) for p in hidden.probes} == entries and not hidden.skipped
+    # `reset` is reached through the spread, `hit` through the wrapper's call of core.hit(key).
+    assert {p.target.function for p in hidden.probes} == {"src/limiter.mjs:createLimiterCore.hit",
+                                                          "src/limiter.mjs:createLimiterCore.reset"}  # fmt: skip
+
+
 def test_examples_skip_calls_expected_to_throw() -> None:
     src = "assert.throws(() => f(0));\nexpect(() => f(-1)).toThrow();\nf(2, 'x');\n"
     assert js_example_calls({"a.test.mjs": src})["f"] == [((2, "x"), {})]

@@ -7,7 +7,9 @@ What is read (``docs/adversarial.md``, "JavaScript"):
   methods, built with ``new C(...)``), ``export default``, ``export { f as g }`` and CommonJS
   ``module.exports = {...}`` / ``module.exports.f = ...`` / ``exports.f = ...``; an exported
   function returning an object of methods is a factory: ``F().m`` is the method ``m`` of what
-  ``F(...)`` returns;
+  ``F(...)`` returns, also when the object spreads another factory's (``const core = G(o);
+  return { ...core, hit: (k) => settle(core.hit(k)) }``: ``F().reset`` is ``G``'s ``reset``, and
+  ``core.hit(k)`` reaches ``G``'s ``hit``), so wrapping the API does not hide it;
 - in every function, the plain parameters (``p``, ``p = default``) that reach a sink without a
   check: indexing (``obj[p]``), arithmetic (``p - 1``), allocation (``new Array(p)``,
   ``s.repeat(p)``), a file path (``fs.readFileSync(p)``) → ``unvalidated_input``; a ``.get()``,
@@ -229,9 +231,68 @@ def _entries(rel: str, src: JsSource, fns: list[_Fn]) -> list[tuple[Entry, _Fn]]
         elif f.index in top:
             for name in export_names(f):
                 out.append((Entry(rel, name, f.params), f))
-                for inner in fns:
-                    if inner.fn.enclosing == f.index and inner.fn.name and _returned_object(src, inner.fn, f.fn):
-                        out.append((Entry(rel, f"{name}().{inner.fn.name}", inner.params, f.params), inner))
+                own = _methods(fns, f)
+                for method, inner in own.items():
+                    out.append((Entry(rel, f"{name}().{method}", inner.params, f.params), inner))
+                for method, inner in _spread_methods(fns, f).items():
+                    if method not in own:
+                        out.append((Entry(rel, f"{name}().{method}", inner.params, f.params), inner))
+    return out
+
+
+def _methods(fns: list[_Fn], factory: _Fn) -> dict[str, _Fn]:
+    """The methods of the object literal ``factory`` returns, by name."""
+    out: dict[str, _Fn] = {}
+    for inner in fns:
+        if inner.fn.enclosing == factory.index and inner.fn.name and inner.file == factory.file \
+                and _returned_object(inner.src, inner.fn, factory.fn):  # fmt: skip
+            out.setdefault(inner.fn.name, inner)
+    return out
+
+
+def _made_by(fns: list[_Fn], scope: _Fn, name: str) -> _Fn | None:
+    """The top-level function ``G`` of the same file when ``name`` is bound in ``scope`` or a function
+    enclosing it by ``const name = G(...)``: a wrapper's ``core`` in ``const core = createCore(o)``."""
+    src = scope.src
+    by_index = {f.index: f for f in fns if f.file == scope.file}
+    here: _Fn | None = scope
+    while here is not None:
+        for n in _own_nodes(here):
+            if n.type != "variable_declarator":
+                continue
+            left, value = src.field(n, "name"), src.field(n, "value")
+            if left is None or value is None or left.type != "identifier" or src.text(left, 200) != name:
+                continue
+            callee = src.field(value, "function") if value.type == "call_expression" else None
+            if callee is None or callee.type != "identifier":
+                return None
+            made = src.text(callee, 200)
+            return next((f for f in by_index.values() if f.fn.enclosing == -1 and f.fn.name == made), None)
+        here = by_index.get(here.fn.enclosing)
+    return None
+
+
+def _spread_methods(fns: list[_Fn], factory: _Fn) -> dict[str, _Fn]:
+    """Methods a factory's returned object takes by spreading another factory's object into it
+    (``const core = createCore(o); return { ...core, hit: ... }``): ``core``'s methods are the
+    wrapper's too."""
+    src = factory.src
+    out: dict[str, _Fn] = {}
+    for n in _own_nodes(factory):
+        if n.type != "spread_element" or src.parent(n) is None or src.parent(n).type != "object":
+            continue
+        up = src.parent(src.parent(n))
+        while up is not None and up.type == "parenthesized_expression":
+            up = src.parent(up)
+        body = factory.fn.body.index if factory.fn.body is not None else -1
+        returned = up is not None and (up.type == "return_statement" or up.index == body)  # () => ({...core})
+        arg = src.named_children(n)[0] if src.named_children(n) else None
+        if not returned or arg is None or arg.type != "identifier":
+            continue
+        made = _made_by(fns, factory, src.text(arg, 200))
+        if made is not None and made is not factory:
+            for method, inner in _methods(fns, made).items():
+                out.setdefault(method, inner)
     return out
 
 
@@ -393,6 +454,27 @@ def _calls(f: _Fn) -> list[tuple[str, list[JsNode]]]:
     return out
 
 
+def _member_calls(fns: list[_Fn], f: _Fn) -> list[tuple[_Fn, list[JsNode]]]:
+    """Calls ``x.m(...)`` where ``x`` was made by a factory of the same file (``const core =
+    createCore(o)`` in ``f`` or around it) and ``m`` is a method of the object it returns: a
+    wrapper's ``hit: (key) => settle(core.hit(key))`` reaches ``createCore``'s ``hit``."""
+    src = f.src
+    out = []
+    for n in _own_nodes(f):
+        callee = src.field(n, "function") if n.type == "call_expression" else None
+        args = src.field(n, "arguments") if callee is not None else None
+        if callee is None or args is None or callee.type != "member_expression":
+            continue
+        obj, prop = src.field(callee, "object"), src.field(callee, "property")
+        if obj is None or prop is None or obj.type != "identifier":
+            continue
+        made = _made_by(fns, f, src.text(obj, 200))
+        method = _methods(fns, made).get(src.text(prop, 200)) if made is not None else None
+        if method is not None:
+            out.append((method, src.named_children(args)))
+    return out
+
+
 def _probes(fns: list[_Fn], entries: list[tuple[Entry, _Fn]], targets: list[Target]
             ) -> tuple[list[Probe], list[tuple[Target, str]]]:  # fmt: skip
     by_fn: dict[str, list[Target]] = {}
@@ -406,8 +488,8 @@ def _probes(fns: list[_Fn], entries: list[tuple[Entry, _Fn]], targets: list[Targ
     for entry, f in entries:
         own = {p.name for p in entry.params if _probeable(p)}
         reached: list[tuple[_Fn, dict[str, str], int]] = [(f, {p: p for p in own}, 0)]
-        for callee, args in _calls(f):
-            g = named.get((f.file, callee))
+        for callee, args in [*_calls(f), *_member_calls(fns, f)]:
+            g = callee if isinstance(callee, _Fn) else named.get((f.file, callee))
             if g is None or g is f:
                 continue
             mapping = {}
