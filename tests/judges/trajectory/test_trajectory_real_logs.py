@@ -23,13 +23,23 @@ TRAJECTORY_JUDGES = (
 
 
 def _samples() -> list[Path]:
+    """Every real log: a file, or a folder that is one log (an OpenHands V1 conversation: events/ beside
+    base_state.json), taken whole and never file by file."""
     if not SAMPLES.is_dir():
         return []
-    return [
-        p
-        for p in sorted(SAMPLES.rglob("*"))
-        if p.is_file() and p.name != "SOURCES.md" and not p.name.endswith((".story.md", ".swebench-report.json"))
-    ]
+    folders = [p for p in sorted(SAMPLES.rglob("events")) if p.is_dir() and (p.parent / "base_state.json").is_file()]
+    conversations = [p.parent for p in folders]
+    return sorted(
+        [
+            p
+            for p in SAMPLES.rglob("*")
+            if p.is_file()
+            and p.name != "SOURCES.md"
+            and not p.name.endswith((".story.md", ".swebench-report.json"))
+            and not any(c in p.parents for c in conversations)
+        ]
+        + conversations
+    )
 
 
 def test_every_trajectory_judge_is_registered():
