@@ -1,7 +1,7 @@
 """Several tests per test process (``RunOptions.tests_per_process``): what a process per test
 guaranteed still holds per test — its own timeout, crash containment, a fresh database, nothing a
-test leaves running, verdicts decided on the host — and a process ends after any test that did not
-pass or left something behind. Every hostile payload runs only inside the bubblewrap sandbox.
+test leaves running, verdicts decided on the host — and a process ends after any test that errored,
+crashed or left something behind. Every hostile payload runs only inside the bubblewrap sandbox.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ def test_passing_tests_share_one_process_and_each_gets_a_fresh_database(make_cha
     """)
     source = "import os, sqlite3\n" + "".join(check.format(i=i) for i in range(6))
     challenge, code = make_challenge({"visible": {"test_b.py": source}})
-    # No canaries: one is a failing copy of a test, and a failed test ends its process.
+    # No canaries: the suite is exactly these tests.
     options = RunOptions(workers=1, tests_per_process=64, canaries=False)
     assert set(outcomes(run_suites(challenge, code, sandbox=bwrap, options=options)).values()) == {Outcome.PASSED}
     # The same suite with a process per test: the second test finds another pid in the log.
@@ -46,11 +46,12 @@ def test_passing_tests_share_one_process_and_each_gets_a_fresh_database(make_cha
     assert sorted(outcomes(report).values()).count(Outcome.PASSED) == 1
 
 
-def test_a_process_ends_after_a_test_that_failed_or_left_something_behind(make_challenge, bwrap: Sandbox) -> None:
+def test_a_process_ends_after_a_test_that_errored_or_left_something_behind(make_challenge, bwrap: Sandbox) -> None:
     # Each test that should end its process logs "kind:pid"; every test checks it does not run in
     # such a process, and that nothing those tests changed reached it.
     tests = """
         import os, threading, time
+        import pytest
         CWD = os.getcwd()
 
         def log(kind):
@@ -62,8 +63,16 @@ def test_a_process_ends_after_a_test_that_failed_or_left_something_behind(make_c
             assert str(os.getpid()) not in [line.split(":")[1] for line in lines]
             assert "BOUTS_TEST_LEFT" not in os.environ and os.getcwd() == CWD
 
+        @pytest.fixture
+        def broken():
+            yield
+            raise RuntimeError("teardown")
+
+        def test_errors(broken):
+            check(); log("error")
+
         def test_fails():
-            check(); log("fail")
+            check()
             assert False
         def test_thread():
             check(); log("thread")
@@ -86,6 +95,7 @@ def test_a_process_ends_after_a_test_that_failed_or_left_something_behind(make_c
     challenge, code_dir = make_challenge({"visible": {"test_e.py": tests}})
     report = run_suites(challenge, code_dir, sandbox=bwrap, options=ONE_WORKER)
     assert outcomes(report) == {
+        "test_errors": Outcome.ERROR,
         "test_fails": Outcome.FAILED,
         **{n: Outcome.PASSED for n in ("test_thread", "test_env", "test_cwd", "test_child")},
         **{f"test_ok_{i}": Outcome.PASSED for i in (1, 2, 3)},

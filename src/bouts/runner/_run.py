@@ -62,8 +62,8 @@ class RunOptions:
     tests_per_process: int = 1
     """Tests a forked test process may run one after another (docs/sandbox.md, "Tests per
     process"). 1: a fresh process per test. More: a process runs tests until it has run this many
-    or a test did not pass or left anything behind; each test keeps its own timeout and output cap,
-    and a crash or hang costs only the test that was running. A passing test's changes to the
+    or a test errored, crashed or left anything behind; each test keeps its own timeout and output
+    cap, and a crash or hang costs only the test that was running. A test's changes to the
     process's memory are seen by the tests after it in the same process."""
 
 

@@ -219,9 +219,9 @@ class TestProcess:
     The worker hands the process one id at a time and holds each test to its own timeout and
     output cap exactly as a process per test; a process that hangs is killed and one that dies ends
     only the test it was running. The process ends after ``per_process`` tests, and right after any
-    test that did not pass, changed a fingerprint, tried an exploit, left a process or a thread
-    running, or changed the working directory or the environment: the next test gets a process
-    freshly forked from the worker. What a passing test leaves in the process's memory (a module
+    test that errored or crashed, changed a fingerprint, tried an exploit, left a process or a
+    thread running, or changed the working directory or the environment: the next test gets a
+    process freshly forked from the worker. What a test leaves in the process's memory (a module
     global, a cache) is seen by the tests after it in the same process, as in one pytest process
     (docs/sandbox.md, "Tests per process").
     """
@@ -410,8 +410,10 @@ class TestProcess:
                 resource.setrlimit(resource.RLIMIT_CPU, (min(hard, int(used) + cpu), hard))
                 rec = self.plugin._run_in_child(item)
                 done += 1
+                # A failed assertion leaves the process as a pass would (a canary, a wrong answer);
+                # an error (a fixture's setup or teardown) or a crash (MemoryError) does not.
                 clean = (
-                    rec["outcome"] == "passed" and not rec["changed"] and not rec["exploits"]
+                    rec["outcome"] in ("passed", "failed") and not rec["changed"] and not rec["exploits"]
                     and not procs.has_children() and threading.active_count() == 1
                     and len(os.listdir("/proc/self/task")) == 1 and os.getcwd() == cwd and os.environ == env
                 )  # fmt: skip
