@@ -208,3 +208,243 @@ def test_site_ids_are_unique_across_a_runs_files_and_stable() -> None:
     one, other = plan_file(src, "tests/visible/test_a.py"), plan_file(src, "tests/hidden/test_a.py")
     assert set(one.sites).isdisjoint(other.sites)
     assert set(one.sites) == set(plan_file(src, "tests/visible/test_a.py").sites)
+
+
+# -- expected values never in the sandboxed text (red-team report 2026-12-03, H2) ------------------
+
+SHAPES = {
+    "decimal": (
+        """
+        from decimal import Decimal
+        from ledger import Ledger
+        def test_t():
+            led = Ledger()
+            expected = Decimal("0")
+            for price, qty in [("1.10", 3), ("2.20", 4)]:
+                led.add(price, qty)
+                expected += Decimal(price) * qty
+            assert led.total() == expected
+        """,
+        ("expected", "Decimal"),
+    ),
+    "counter": (
+        """
+        from collections import Counter
+        from ledger import words_of
+        def test_t():
+            words = ["x", "y", "x"]
+            expected = Counter()
+            for w in words:
+                expected[w] += 1
+            assert words_of(words) == expected
+        """,
+        ("expected", "Counter"),
+    ),
+    "math": (
+        """
+        import math
+        from ledger import floor_of
+        def test_t():
+            expected = math.floor(7.5 * 3)
+            assert floor_of(7.5, 3) == expected
+        """,
+        ("expected", "math.floor"),
+    ),
+    "comprehension": (
+        """
+        from ledger import upper_all
+        def test_t():
+            words = ["ab", "cd"]
+            expected = [w.upper() for w in words]
+            assert upper_all(words) == expected
+        """,
+        ("expected", "upper()"),
+    ),
+    "model function": (
+        """
+        from ledger import total_of
+        def _model(xs):
+            return sum(sorted(set(xs))) * 4099
+        def test_t():
+            xs = [5, 3, 5, 1]
+            expected = _model(xs)
+            assert total_of(xs) == expected
+        """,
+        ("expected", "_model", "4099"),
+    ),
+    "module table": (
+        """
+        from ledger import f
+        EXPECTED = {"a": 4111, "b": 4222}
+        def test_t():
+            for k in EXPECTED:
+                assert f(k) == EXPECTED[k]
+        """,
+        ("4111", "4222"),
+    ),
+    "loop over cases.items()": (
+        """
+        from ledger import f
+        def test_t():
+            cases = {"p": (1, 4333), "q": (2, 4444)}
+            for k, (n, v) in cases.items():
+                assert f(k, n) == v
+        """,
+        ("4333", "4444"),
+    ),
+    "inline table": (
+        """
+        from ledger import f
+        def test_t():
+            for k, want in [("p", 4555), ("q", 4666)]:
+                assert f(k) == want
+        """,
+        ("4555", "4666"),
+    ),
+}
+
+
+def test_every_shape_of_computed_expectation_stays_out_of_the_external_text() -> None:
+    for shape, (src, secrets) in SHAPES.items():
+        p = plan(src)
+        external = "\n".join(line for line in p.external.splitlines() if not line.startswith(("import ", "from ")))
+        for secret in secrets:
+            assert secret not in external, (shape, secret, p.external)
+            assert secret in p.golden, (shape, secret)
+        assert all(s.externalised for s in p.sites.values()), (shape, p.sites)
+
+
+def test_a_table_read_for_its_keys_keeps_them_and_blanks_the_rest() -> None:
+    p = plan(SHAPES["loop over cases.items()"][0])
+    assert "cases = {'p': (1, None), 'q': (2, None)}" in p.external
+
+
+def test_statements_that_draw_inputs_stay_even_beside_an_expected_value() -> None:
+    p = plan(
+        """
+        import random
+        from ledger import f
+        def _expect(rng):
+            return rng.randint(0, 9)
+        def test_t(bouts_seed):
+            rng = random.Random(bouts_seed)
+            expected = _expect(rng)
+            assert f(rng.random()) == expected
+        """
+    )
+    # Dropping the draw would change the input f sees: it stays, and the site says so.
+    assert "expected = _expect(rng)" in p.external
+    (site,) = [s for s in p.sites.values() if s.form == "cmp"]
+    assert not site.externalised and "expected" in site.why
+
+
+def test_an_expectation_that_also_feeds_the_inputs_is_counted_as_not_externalised() -> None:
+    p = plan(
+        """
+        import random
+        from ledger import Ledger
+        def test_t(bouts_seed):
+            rng = random.Random(bouts_seed)
+            led = Ledger()
+            on_hand = 0
+            for _ in range(50):
+                qty = rng.randint(1, on_hand + 1)
+                led.receive("A", qty)
+                on_hand += qty
+            assert led.on_hand("A") == on_hand
+        """
+    )
+    assert p.counts == (0, 1)
+    (site,) = [s for s in p.sites.values() if s.form == "cmp"]
+    assert "on_hand" in site.why and "inputs" in site.why
+
+
+def test_bundled_hidden_tests_keep_no_expected_value_in_the_sandbox() -> None:
+    root = Path(__file__).parents[2] / "examples"
+    for path in sorted(root.glob("*/tests/hidden/*.py")):
+        rel = str(path.relative_to(path.parents[2]))
+        p = plan_file(path.read_text(), rel)
+        tests = [f for f in ast.parse(p.external).body if isinstance(f, ast.FunctionDef) and f.name.startswith("test")]
+        names = {n.id for f in tests for n in ast.walk(f) if isinstance(n, ast.Name)}
+        assert not names & {"expected", "EXPECTED"}, (rel, names & {"expected", "EXPECTED"})
+        for literal in ("'2.03'", "'3.45'", "'98.45'", "'103.93'"):  # the values of the priced cases table
+            assert literal not in p.external, (rel, literal)
+        kept = [s for s in p.sites.values() if not s.externalised]
+        # The one documented limit: a running total that also bounds the next input (docs/sandbox.md).
+        assert all("on_hand" in s.why for s in kept), (rel, [s.why for s in kept])
+
+
+# -- a call cannot tell what its caller expects of it (red-team report 2026-12-03, H1) -------------
+
+
+def test_plain_calls_checked_calls_and_expected_refusals_take_the_same_path() -> None:
+    p = plan(
+        """
+        import pytest
+        from ledger import Ledger
+        def test_t():
+            led = Ledger()
+            led.receive("A", 5)
+            rid = led.reserve("A", 2)
+            with pytest.raises(ValueError):
+                led.ship("A", -1)
+            assert led.ship("A", 1).qty == 1
+            try:
+                led.ship("A", 99)
+            except ValueError:
+                pass
+            with pytest.raises(ValueError):
+                led.ship("A", 1)
+                led.ship("A", 99)
+        """
+    )
+    ext = p.external
+    assert f"led = _bouts.obs({B}, lambda: Ledger())" in ext
+    assert f"_bouts.obs({B + 1}, lambda: led.receive('A', 5))" in ext
+    assert f"rid = _bouts.obs({B + 2}, lambda: led.reserve('A', 2))" in ext
+    assert f"_bouts.obs({B + 3}, lambda: led.ship('A', -1))" in ext
+    assert f"_bouts.obs({B + 4}, lambda: led.ship('A', 1).qty)" in ext
+    # Where an exception must propagate (a try, a multi-statement raises block) calls stay as written.
+    assert "    led.ship('A', 99)" in ext and "        led.ship('A', 1)\n" in ext
+    # The golden run records a plain call after it too (a helper's own assertions come first, as in
+    # the graded run), and lets its exception propagate.
+    assert f"rid = _bouts.gobs({B + 2}, lambda: led.reserve('A', 2))" in p.golden
+    forms = [p.sites[k].form for k in sorted(p.sites)]
+    assert forms == ["plain", "plain", "plain", "raises", "cmp", "raises"]
+    assert p.counts == (3, 3)  # plain calls are not assertions
+
+
+def test_a_plain_call_that_raises_fails_the_test_on_the_host() -> None:
+    p = plan(
+        """
+        from ledger import Ledger
+        def test_t():
+            led = Ledger()
+            led.receive("A", 5)
+        """
+    )
+    ok = [[B, {"0": {"$o": ["ledger.Ledger"], "a": None, "?": True}}], [B + 1, {"0": None}]]
+    assert check_test(p.sites, ok, ok) is None
+    boom = [ok[0], [B + 1, {"0": {"$raise": ["builtins.ValueError"], "m": "no"}}]]
+    assert check_test(p.sites, boom, ok) == "ValueError: no"  # as pytest would have shown it
+
+
+def test_obs_hands_back_the_value_of_a_plain_call() -> None:
+    observe.reset()
+    assert observe.obs(7, lambda: [1, 2]) == [1, 2]
+    assert observe.obs(8, lambda: 1 // 0) is None
+    assert observe.occurrences[0] == [7, {"0": [1, 2]}] and "$raise" in observe.occurrences[1][1]["0"]
+    observe.reset()
+
+    def helper() -> int:
+        observe.obs(1, lambda: 5)  # a helper's own assertion
+        return 3
+
+    assert observe.obs(2, helper) == 3 and observe.gobs(2, helper) == 3
+    assert [k for k, _ in observe.occurrences] == [1, 2, 1, 2]  # the same order in both runs
+    try:
+        observe.gobs(9, lambda: 1 // 0)
+    except ZeroDivisionError:
+        pass
+    else:
+        raise AssertionError("the golden run's plain call must let the exception through")

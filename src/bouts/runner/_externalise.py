@@ -13,6 +13,13 @@ of one source:
 - the **golden** text, run against the reference: the original assertion, intact, with every
   non-literal operand wrapped in ``_bouts.atom(slot, ...)`` so its value is recorded.
 
+In the external text, a plain call of the submission in a test's body (``led.ship("A", 3)``,
+``rid = led.reserve(...)``) is a ``plain`` site observed the same way as a checked call, so the
+callee cannot tell from its frames whether it must succeed, is compared or is expected to raise;
+and what only computes expected values (statements, module-level tables and helpers, the values
+of literal tables whose keys are inputs) is dropped (:class:`_Purity`, :meth:`_Rewriter.finish`):
+expected values exist only in the golden run.
+
 The host (``_decide``) then passes a test only if the graded run executed exactly the reference's
 sequence of sites, each observation holding (literal comparisons evaluated on the host;
 operands paired with the reference's values where the expected side is computed).
@@ -36,7 +43,7 @@ from bouts.runner._taint import FunctionTaint, ModuleTaint
 
 Role = Literal["L", "U", "T"]
 Form = Literal["cmp", "truthy", "falsy", "isinstance", "approx", "raises", "counteq", "gold", "generic", "plain"]
-VERSION = "externalise/3"
+VERSION = "externalise/4"
 """Changes whenever a rewrite could number or class sites differently (it keys cached golden runs)."""
 REWRITTEN_SUITES = ("visible", "hidden", "adversarial")
 """Suites whose files are externalised; generated tests carry their own oracle (the reference)."""
@@ -103,8 +110,9 @@ class FilePlan:
 
     @property
     def counts(self) -> tuple[int, int]:
-        """(externalised sites, all sites)."""
-        return sum(1 for s in self.sites.values() if s.externalised), len(self.sites)
+        """(externalised sites, all sites): assertions only, not the plain calls observed beside them."""
+        checks = [s for s in self.sites.values() if s.form != "plain"]
+        return sum(1 for s in checks if s.externalised), len(checks)
 
 
 def plan_file(source: str, rel: str = "<test>") -> FilePlan:
@@ -113,8 +121,9 @@ def plan_file(source: str, rel: str = "<test>") -> FilePlan:
         tree = _pyast.parse(source, filename=rel)
     except SyntaxError as exc:
         return FilePlan(source, source, error=f"not rewritten: {exc.msg}")
-    rw = _Rewriter(ModuleTaint(tree), site_base(rel))
+    rw = _Rewriter(ModuleTaint(tree), site_base(rel), _Purity(tree))
     ext, gold = rw.stmts(tree.body, None)
+    ext = rw.finish(tree.body, ext)
     return FilePlan(_module(tree, ext), _module(tree, gold), dict(rw.sites))
 
 
@@ -184,13 +193,24 @@ def site_base(rel: str) -> int:
 
 
 class _Rewriter:
-    def __init__(self, module: ModuleTaint, base: int = 0) -> None:
+    def __init__(self, module: ModuleTaint, base: int = 0, purity: _Purity | None = None) -> None:
         self.mt = module
         self.base = base
+        self.purity = purity or _Purity(ast.Module(body=[], type_ignores=[]))
         self.sites: dict[int, Site] = {}
         self.params: set[str] = set()
         self.removed: set[str] = set()
         """Names read by expected-side operands that the external text no longer evaluates."""
+        self.expected_names: dict[int, set[str]] = {}
+        """Per site, the names its expected-side operands read (checked against the external text)."""
+        self.functions: list[tuple[ast.stmt, set[str], range, set[str], set[str]]] = []
+        """Per rewritten function: its external node, the names it binds, its sites, the tables it
+        blanked and the loop targets so cleared (what :meth:`finish` checks)."""
+        self.inputs: set[str] = set()
+        """Names handed to the submission (or iterated to make what is): inputs, not expectations."""
+        self.wrap = False
+        """Whether a plain call of the submission here is observed like an assertion (a test's own
+        body, outside ``try``/``with``: there an exception must propagate as it would)."""
 
     # -- statements ------------------------------------------------------------------------------
 
@@ -209,13 +229,36 @@ class _Rewriter:
             inner = FunctionTaint(self.mt, st, params, ft.local if ft else set())
             saved, self.params = self.params, (self.params | params)
             removed, self.removed = self.removed, set()
+            wrap, self.wrap = self.wrap, ft is None and st.name.startswith("test")
+            first = self.base + len(self.sites)
             try:
                 ext, gold = self._compound(st, inner)
-                dead = self.removed - inner.local - inner.exposed - params
-                ext[0].body = _prune(ext[0].body, dead) or [ast.Pass()]  # type: ignore[attr-defined]
+                protected = inner.local | inner.exposed | params
+                dead = self.removed - protected
+                state = self.purity.local_state(st)
+
+                def ok(node: ast.AST, dead: set[str]) -> bool:
+                    return self.purity.removable(node, dead, state, inner)
+
+                body = _prune(ext[0].body, dead, ok, protected)  # type: ignore[attr-defined]
+                body, clean = _blank_tables(body, body)
+                body, cleared = _blank_inline(body)
+                if self.wrap and ast.get_docstring(st) is not None:
+                    body = body[1:]  # a test's docstring says what it expects; the host keeps it
+                ext[0].body = body or [ast.Pass()]  # type: ignore[attr-defined]
+                sites = range(first, self.base + len(self.sites))
+                inputs = set(inner.exposed)
+                for loop in (n for n in ast.walk(st) if isinstance(n, ast.For | ast.comprehension)):
+                    if _stores([ast.Expr(loop.target)]) & inner.exposed and _root(loop.iter) is not None:
+                        inputs.add(_root(loop.iter))  # type: ignore[arg-type]
+                    it = loop.iter
+                    if isinstance(it, ast.Call) and it.args and _stores([ast.Expr(loop.target)]) & inner.exposed:
+                        inputs |= {_root(a) for a in it.args if _root(a)}  # type: ignore[misc]  # enumerate(xs)
+                self.inputs |= inputs
+                self.functions.append((ext[0], inner.bound - params, sites, clean, cleared | inputs))
                 return ext, gold
             finally:
-                self.params, self.removed = saved, removed
+                self.params, self.removed, self.wrap = saved, removed, wrap
         if isinstance(st, ast.ClassDef):
             return self._compound(st, None)
         if ft is None:
@@ -226,11 +269,39 @@ class _Rewriter:
             done = self._call_assertion(st, st.value, ft)
             if done is not None:
                 return done
+        if isinstance(st, ast.Expr | ast.Assign) and self.wrap and self._plain(st.value, ft):
+            return self._plain_call(st)  # type: ignore[arg-type]
         if isinstance(st, ast.With | ast.AsyncWith) and len(st.items) == 1:
             done = self._raises_block(st, ft)
             if done is not None:
                 return done
+        if isinstance(st, ast.With | ast.AsyncWith | ast.Try | ast.TryStar):
+            wrap, self.wrap = self.wrap, False
+            try:
+                return self._compound(st, ft)
+            finally:
+                self.wrap = wrap
         return self._compound(st, ft)
+
+    @staticmethod
+    def _plain(value: ast.expr, ft: FunctionTaint) -> bool:
+        """A call of the submission's (or of a helper that reaches it) made for its effect or its value."""
+        return (isinstance(value, ast.Call) and ft.tainted(value.func)
+                and not any(isinstance(n, _UNWRAPPABLE) for n in ast.walk(value)))  # fmt: skip
+
+    def _plain_call(self, st: ast.Expr | ast.Assign) -> tuple[list[ast.stmt], list[ast.stmt]]:
+        """``led.ship("A", 3)`` and ``rid = led.reserve("A", 2)`` go through the same observation
+        as every checked call (``x = _bouts.obs(k, lambda: ...)``): from inside the callee a call that
+        must succeed, one whose value is compared and one expected to raise look the same. The host
+        fails the test if it raised (it would have propagated)."""
+        call = st.value
+        site = self._new(st, "plain", [("T", call, None)])
+        out = []
+        for name in ("obs", "gobs"):  # the golden run's records the same, after the call; raises propagate
+            observed = _call(name, ast.Constant(site.site), ast.Lambda(args=_no_args(), body=call))
+            new = ast.Expr(observed) if isinstance(st, ast.Expr) else ast.Assign(targets=st.targets, value=observed)
+            out.append([ast.copy_location(new, st)])
+        return out[0], out[1]
 
     def _compound(self, st: ast.stmt, ft: FunctionTaint | None) -> tuple[list[ast.stmt], list[ast.stmt]]:
         fields = [f for f in ("body", "orelse", "finalbody") if isinstance(getattr(st, f, None), list)]
@@ -255,6 +326,56 @@ class _Rewriter:
                 setattr(gold, name, [p[1] for p in pairs])
         return [ext], [gold]
 
+    # -- the module, once every function is rewritten ----------------------------------------------
+
+    def finish(self, original: list[ast.stmt], ext: list[ast.stmt]) -> list[ast.stmt]:
+        """The external module body without the module-level definitions only expected values
+        read (an ``EXPECTED`` table, a ``_model`` function the test computes expectations with),
+        with literal tables blanked where loops read only their keys; then every site whose
+        expected value is still computable from the external text is marked not externalised."""
+        used = _loads(original)
+        ext = list(ext)
+        while True:
+            loaded = _loads(ext)
+            gone = [st for st in ext if self._module_dead(st, used - loaded)]
+            if not gone:
+                break
+            ext = [st for st in ext if all(st is not g for g in gone)]
+        ext, clean = _blank_tables(ext, ext)
+        module_names = _stores([st for st in ext if isinstance(st, ast.Assign | ast.AnnAssign | ast.AugAssign)])
+        module_names -= clean
+        for node, bound, sites, local_clean, cleared in self.functions:
+            tables = local_clean | (clean - bound)
+            for loop in (n for n in ast.walk(node) if isinstance(n, ast.For | ast.comprehension)):
+                it = loop.iter
+                base = it.func.value if isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) else it
+                if isinstance(base, ast.Name) and base.id in tables:
+                    cleared = cleared | _stores([ast.Expr(loop.target)])
+            body = node.body  # type: ignore[attr-defined]
+            present = (_loads(body) | _stores(body)) & bound
+            present -= (cleared - _loads(body)) | tables | self.inputs
+            present |= module_names - bound - self.inputs
+            for k in sites:
+                left = sorted(self.expected_names.get(k, set()) & present)
+                site = self.sites.get(k)
+                if left and site is not None and site.externalised and site.form not in ("generic", "plain"):
+                    self.sites[k] = Site(**{**site.__dict__, "externalised": False,
+                                            "why": f"its expected value ({', '.join(left)}) is also computed in the "
+                                                   "sandboxed text, where it feeds the inputs"})  # fmt: skip
+        return ext
+
+    def _module_dead(self, st: ast.stmt, unused: set[str]) -> bool:
+        """A module-level definition that only expected values read, which the external text drops."""
+        if isinstance(st, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            return st.name in unused and not st.decorator_list and st.name not in self.mt.tainted
+        if isinstance(st, ast.Assign | ast.AnnAssign) and st.value is not None:
+            targets = st.targets if isinstance(st, ast.Assign) else [st.target]
+            names = _stores([st])
+            return (all(isinstance(t, ast.Name) for t in targets) and bool(names) and names <= unused
+                    and not self.mt.expr_tainted(st.value, set())
+                    and self.purity.removable(st.value, names, self.purity.stateful, None))  # fmt: skip
+        return False
+
     # -- sites -----------------------------------------------------------------------------------
 
     def _new(self, st: ast.stmt, form: Form, operands: list[tuple[Role, ast.expr, object]], **extra: object) -> Site:
@@ -269,6 +390,7 @@ class _Rewriter:
         if form != "generic":
             self.removed |= {n.id for r, node, _ in operands if r == "U" for n in ast.walk(node)
                              if isinstance(n, ast.Name)}  # fmt: skip
+            self.expected_names[k] = {n for r, node, _ in operands if r == "U" for n in _value_names(node)}
         self.sites[k] = site
         return site
 
@@ -380,7 +502,7 @@ class _Rewriter:
                 types = _type_names(call.args[0])
                 if types is None:
                     return None
-                body = ast.Call(func=call.args[pos], args=call.args[pos + 1:], keywords=call.keywords)
+                body = ast.Call(func=call.args[pos], args=call.args[pos + 1 :], keywords=call.keywords)
                 match = self._match(call, name)
                 extra: dict[str, object] = {"types": types, "match": match if isinstance(match, str) else None}
                 if match is False:
@@ -395,8 +517,10 @@ class _Rewriter:
         if isinstance(call.func, ast.Attribute) and name in _UNITTEST and call.args:
             form, op = _UNITTEST[name]
             args = call.args
-            if form in ("cmp", "approx", "counteq", "isinstance") and len(args) < 2 and name not in (
-                "assertIsNone", "assertIsNotNone"
+            if (
+                form in ("cmp", "approx", "counteq", "isinstance")
+                and len(args) < 2
+                and name not in ("assertIsNone", "assertIsNotNone")
             ):
                 return None
             if name in ("assertIsNone", "assertIsNotNone"):
@@ -461,7 +585,11 @@ class _Rewriter:
             gold = ast.With(items=[item, ast.withitem(_call("gblock", ast.Constant(site.site)))], body=[single])
             return [ast.copy_location(ext, st)], [ast.copy_location(gold, st)]
         site = self._new(st, "raises", [("T", call, None)], **extra)
-        body_ext, body_gold = self.stmts(st.body, ft)
+        wrap, self.wrap = self.wrap, False
+        try:
+            body_ext, body_gold = self.stmts(st.body, ft)
+        finally:
+            self.wrap = wrap
         ext = ast.With(items=[ast.withitem(_call("block", ast.Constant(site.site)), item.optional_vars)], body=body_ext)
         gold = ast.With(items=[item, ast.withitem(_call("gblock", ast.Constant(site.site)))], body=body_gold)
         return [ast.copy_location(ext, st)], [ast.copy_location(gold, st)]
@@ -529,12 +657,50 @@ def _copy_with(node: ast.AST, wraps: dict[int, int]) -> ast.AST:
     return new
 
 
-_PURE = frozenset({
-    "len", "sum", "min", "max", "abs", "round", "int", "float", "str", "bool", "list", "dict", "set", "tuple",
-    "frozenset", "sorted", "reversed", "range", "enumerate", "zip", "any", "all", "repr", "divmod", "pow", "chr",
-    "ord", "hex", "bin", "oct",
+_IMPURE_BUILTINS = frozenset({
+    "next", "input", "print", "open", "exec", "eval", "compile", "setattr", "delattr", "globals", "locals", "vars",
+    "__import__", "breakpoint", "exit", "quit", "help",
 })  # fmt: skip
-"""Builtins whose calls neither draw random numbers nor touch the submission."""
+"""Builtins whose calls change or read state a kept statement may depend on (an iterator, a file)."""
+_STATEFUL_MODULES = frozenset({
+    "random", "numpy", "os", "sys", "io", "itertools", "pathlib", "shutil", "socket", "sqlite3", "subprocess",
+    "tempfile", "threading", "multiprocessing", "asyncio",
+})  # fmt: skip
+"""Modules whose objects hold state the inputs are drawn from (a random generator, files, an iterator)."""
+_MUTATING = frozenset({
+    "append", "extend", "insert", "pop", "popitem", "remove", "clear", "update", "setdefault", "add", "discard",
+    "sort", "reverse", "send", "throw", "close", "write", "writelines", "seek", "truncate", "put", "rotate",
+    "appendleft", "popleft", "extendleft", "write_text", "write_bytes", "mkdir", "unlink", "rmdir", "rename",
+    "touch", "execute", "executemany", "commit", "seed", "setstate", "shuffle", "random", "randint", "choice",
+    "choices", "sample", "uniform", "randrange", "gauss", "getrandbits", "acquire", "release", "set", "wait",
+    "__next__", "__setitem__", "__delitem__", "__iadd__",
+})  # fmt: skip
+"""Method names that change their object (or draw from a generator): such a call stays unless its
+object is itself an expected value being built."""
+
+
+def _value_names(node: ast.AST) -> set[str]:
+    """The names whose values an expected operand *is* made of (``expected``, ``table`` in
+    ``table[k]``), not those it is computed from (a call's arguments, an index, a loop's variables)."""
+    out: set[str] = set()
+    bound: set[str] = set()
+
+    def walk(n: ast.AST) -> None:
+        if isinstance(n, ast.Name):
+            out.add(n.id)
+        elif isinstance(n, ast.Call):
+            walk(n.func)
+        elif isinstance(n, ast.Subscript):
+            walk(n.value)
+        elif isinstance(n, ast.comprehension):
+            bound.update(_stores([ast.Expr(n.target)]))
+            walk(n.iter)
+        else:
+            for child in ast.iter_child_nodes(n):
+                walk(child)
+
+    walk(node)
+    return out - bound
 
 
 def _root(node: ast.expr) -> str | None:
@@ -543,56 +709,134 @@ def _root(node: ast.expr) -> str | None:
     return node.id if isinstance(node, ast.Name) else None
 
 
-def _pure(node: ast.AST, dead: set[str]) -> bool:
-    for sub in ast.walk(node):
-        if isinstance(sub, (*_UNWRAPPABLE, ast.Lambda)):
-            return False
-        if isinstance(sub, ast.Call):
-            func = sub.func
-            if isinstance(func, ast.Name) and func.id in _PURE:
-                continue
-            owner = _root(func) if isinstance(func, ast.Attribute) else None
-            if isinstance(func, ast.Attribute) and (owner in dead | _PURE or isinstance(func.value, ast.Constant)):
-                continue  # a method of an expected value being built, of a builtin type, of a literal
-            return False
-    return True
+def _loads(nodes: list[ast.stmt] | ast.AST) -> set[str]:
+    items = nodes if isinstance(nodes, list) else [nodes]
+    return {n.id for st in items for n in ast.walk(st) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
 
 
-def _defines(st: ast.stmt, dead: set[str]) -> bool:
+def _stores(nodes: list[ast.stmt]) -> set[str]:
+    return {n.id for st in nodes for n in ast.walk(st) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+
+
+class _Purity:
+    """Which statements the external text can drop without changing what the submission sees.
+
+    Test code is trusted: a statement that only computes an expected value (its targets are names
+    read only by the expected side of assertions) is dropped from the external text whatever it
+    calls — ``Decimal``, ``Counter``, ``math.floor``, a comprehension, a model function of the test
+    file — unless it involves the submission (taint), draws from a random generator or other state
+    the inputs come from (a name bound from ``random``, ``os``, ``itertools``…, a local bound from
+    one, a function of the file that uses one or declares ``global``), or calls a method that
+    changes an object other than the expected value being built. Its value is the golden run's."""
+
+    def __init__(self, tree: ast.Module) -> None:
+        self.stateful: set[str] = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.name.split(".")[0] in _STATEFUL_MODULES:
+                        self.stateful.add(alias.asname or alias.name.split(".")[0])
+            elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] in _STATEFUL_MODULES:
+                self.stateful |= {a.asname or a.name for a in node.names}
+        kinds = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Assign
+        defs = [n for n in tree.body if isinstance(n, kinds)]
+        changed = True
+        while changed:
+            changed = False
+            for node in defs:
+                names = {node.name} if not isinstance(node, ast.Assign) else _stores([node])
+                if names <= self.stateful:
+                    continue
+                declares = any(isinstance(n, ast.Global | ast.Nonlocal) for n in ast.walk(node))
+                if declares or {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} & self.stateful:
+                    self.stateful |= names
+                    changed = True
+
+    def local_state(self, func: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+        """Locals bound to a stateful object (``rng = random.Random(seed)``, ``rng = _rng()``,
+        ``it = iter(xs)``); a value drawn from one (``qty = rng.randint(1, 9)``) is plain data."""
+        out = set(self.stateful)
+        changed = True
+        while changed:
+            before = len(out)
+            for node in ast.walk(func):
+                if not isinstance(node, ast.Assign | ast.AnnAssign) or node.value is None:
+                    continue
+                value = node.value
+                func_ = value.func if isinstance(value, ast.Call) else value
+                holder = (isinstance(func_, ast.Name) and (func_.id in out or func_.id == "iter")) or (
+                    isinstance(func_, ast.Attribute) and _root(func_) in self.stateful
+                )
+                if holder:
+                    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                    out |= {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+            changed = len(out) != before
+        return out
+
+    @staticmethod
+    def removable(node: ast.AST, dead: set[str], state: set[str], ft: FunctionTaint | None) -> bool:
+        if ft is not None and ft.tainted(node):
+            return False
+        for sub in ast.walk(node):
+            if isinstance(sub, _UNWRAPPABLE):
+                return False
+            if isinstance(sub, ast.Name) and sub.id in state and sub.id not in dead:
+                return False
+            if isinstance(sub, ast.Call):
+                func = sub.func
+                if isinstance(func, ast.Name) and func.id in _IMPURE_BUILTINS:
+                    return False
+                if isinstance(func, ast.Attribute) and func.attr in _MUTATING and _root(func) not in dead:
+                    return False
+        return True
+
+
+def _defines(st: ast.stmt, dead: set[str], ok) -> bool:  # noqa: ANN001
     """Whether ``st`` only computes names in ``dead`` (the expected side the host keeps), purely."""
     if isinstance(st, ast.Assign | ast.AnnAssign | ast.AugAssign):
         targets = st.targets if isinstance(st, ast.Assign) else [st.target]
         return (st.value is not None and all(_root(t) in dead for t in targets)
-                and _pure(st.value, dead) and all(_pure(t, dead) for t in targets))  # fmt: skip
+                and ok(st.value, dead) and all(ok(t, dead) for t in targets))  # fmt: skip
     if isinstance(st, ast.Expr) and isinstance(st.value, ast.Call) and isinstance(st.value.func, ast.Attribute):
-        return _root(st.value.func) in dead and _pure(st.value, dead)
+        return _root(st.value.func) in dead and ok(st.value, dead)
     return False
 
 
-def _prune(body: list[ast.stmt], candidates: set[str]) -> list[ast.stmt]:
+def _prune(body: list[ast.stmt], candidates: set[str], ok, protected: set[str]) -> list[ast.stmt]:  # noqa: ANN001
     """The external text without the statements that only computed an expected value it no longer
-    checks: ``expected = {}; for ...: expected[k] += q`` would otherwise sit in the sandbox for a
-    forger to read out of the test's frame. Only pure statements go (no call that could draw
-    random numbers or reach the submission), so the inputs the submission sees are unchanged."""
+    checks (``expected = Decimal(0)``, ``expected += Decimal(p) * q``, ``expected = _model(xs)``):
+    they would otherwise sit in the sandbox for a forger to read out of the test's frame. A name
+    whose only readers went is dropped in turn (``total = ...; expected = total``). Only statements
+    :class:`_Purity` allows go, so the inputs the submission sees are unchanged; a name that also
+    feeds the inputs stays (and its sites are marked, :meth:`_Rewriter.finish`)."""
     if not candidates:
         return body
-    dead = set(candidates)
-    while True:
-        kept = _without(body, dead)
-        loaded = {n.id for st in kept for n in ast.walk(st) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-        still = dead - loaded
+    used = _loads(body)
+    growable = (_stores(body) & used) - protected
+    dead = set(candidates) - protected
+    kept = body
+    for _ in range(40):
+        kept = _without(body, dead, ok)
+        loaded = _loads(kept)
+        new = (dead - loaded) | (growable - loaded)
+        if new == dead:
+            return kept
+        dead = new
+    while True:  # no fixpoint in time: shrink only, which always ends
+        kept = _without(body, dead, ok)
+        still = dead - _loads(kept)
         if still == dead:
             return kept
         dead = still
 
 
-def _without(body: list[ast.stmt], dead: set[str]) -> list[ast.stmt]:
+def _without(body: list[ast.stmt], dead: set[str], ok) -> list[ast.stmt]:  # noqa: ANN001
     out: list[ast.stmt] = []
     for st in body:
-        if _defines(st, dead):
+        if _defines(st, dead, ok):
             continue
-        if isinstance(st, ast.For) and not st.orelse and _pure(st.iter, dead):
-            inner = _without(st.body, dead)
+        if isinstance(st, ast.For) and not st.orelse and ok(st.iter, dead):
+            inner = _without(st.body, dead, ok)
             if not inner:
                 continue
             if inner != st.body:
@@ -602,6 +846,153 @@ def _without(body: list[ast.stmt], dead: set[str]) -> list[ast.stmt]:
             st = copy.copy(st)
             for f in ("body", "orelse", "finalbody"):
                 if isinstance(getattr(st, f, None), list) and getattr(st, f):
-                    setattr(st, f, _without(getattr(st, f), dead) or [ast.Pass()])
+                    setattr(st, f, _without(getattr(st, f), dead, ok) or [ast.Pass()])
         out.append(st)
     return out
+
+
+# -- tables: keys feed the inputs, values only the expected side -----------------------------------
+
+
+def _mask(target: ast.expr, live: set[str]) -> object:
+    """What of each element a loop target keeps: ``True`` all, ``False`` nothing, a tuple per position."""
+    if isinstance(target, ast.Name):
+        return target.id in live
+    if isinstance(target, ast.Tuple | ast.List) and not any(isinstance(e, ast.Starred) for e in target.elts):
+        return tuple(_mask(e, live) for e in target.elts)
+    return True
+
+
+def _union(a: object, b: object) -> object:
+    if a is True or b is True:
+        return True
+    if a is False:
+        return b
+    if b is False:
+        return a
+    if isinstance(a, tuple) and isinstance(b, tuple) and len(a) == len(b):
+        return tuple(_union(x, y) for x, y in zip(a, b, strict=True))
+    return True
+
+
+def _blank(node: ast.expr, mask: object) -> tuple[ast.expr, bool]:
+    """``node`` with the positions ``mask`` drops replaced by ``None``; and whether every dropped
+    position could be blanked (a non-literal element stays: it may draw inputs)."""
+    if mask is True:
+        return node, True
+    if mask is False:
+        ok, _ = _lit(node)
+        return (ast.copy_location(ast.Constant(None), node), True) if ok else (node, False)
+    if isinstance(node, ast.Tuple | ast.List) and isinstance(mask, tuple) and len(node.elts) == len(mask):
+        parts = [_blank(e, m) for e, m in zip(node.elts, mask, strict=True)]
+        new = copy.copy(node)
+        new.elts = [p[0] for p in parts]
+        return new, all(p[1] for p in parts)
+    return node, False
+
+
+def _table_use(parent: ast.AST, name: str) -> str | None:
+    """How a loop reads table ``name``: ``iter`` (``for x in T``), ``items``, ``keys``, or None."""
+    it = parent.iter if isinstance(parent, ast.For | ast.comprehension) else None
+    if isinstance(it, ast.Name) and it.id == name:
+        return "iter"
+    if (isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) and isinstance(it.func.value, ast.Name)
+            and it.func.value.id == name and not it.args and it.func.attr in ("items", "keys")):  # fmt: skip
+        return it.func.attr
+    return None
+
+
+def _blank_table(value: ast.expr, uses: list[tuple[str, object]]) -> tuple[ast.expr, bool] | None:
+    """A literal table blanked for the ways it is iterated; None when it cannot be (another use)."""
+    if isinstance(value, ast.Dict):
+        keep_values: object = False
+        for how, mask in uses:
+            if how == "items":
+                if not isinstance(mask, tuple) or len(mask) != 2:
+                    return None
+                keep_values = _union(keep_values, mask[1])
+            elif how not in ("iter", "keys"):
+                return None
+        if keep_values is True:
+            return None
+        new = copy.copy(value)
+        pairs = [_blank(v, keep_values) for v in value.values]
+        new.values = [p[0] for p in pairs]
+        return new, all(p[1] for p in pairs)
+    if isinstance(value, ast.List | ast.Tuple | ast.Set):
+        if any(how != "iter" for how, _ in uses):
+            return None
+        keep: object = False
+        for _, mask in uses:
+            keep = _union(keep, mask)
+        if keep is True:
+            return None
+        new = copy.copy(value)
+        parts = [_blank(e, keep) for e in value.elts]
+        new.elts = [p[0] for p in parts]
+        return new, all(p[1] for p in parts)
+    return None
+
+
+def _loops_over(scope: list[ast.stmt], name: str) -> list[tuple[str, object]] | None:
+    """Every read of ``name`` in ``scope`` as (how, target mask), or None if one is not a loop over it."""
+    live = _loads(scope)
+    uses: list[tuple[str, object]] = []
+    reads = 0
+    for node in (n for st in scope for n in ast.walk(st)):
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load):
+            reads += 1
+        if isinstance(node, ast.For | ast.comprehension):
+            how = _table_use(node, name)
+            if how is not None:
+                uses.append((how, _mask(node.target, live)))
+    return uses if uses and reads == len(uses) else None
+
+
+def _blank_tables(body: list[ast.stmt], scope: list[ast.stmt]) -> tuple[list[ast.stmt], set[str]]:
+    """``body`` with each literal table bound in it (``cases = {sku: (price, qty, value)}``) whose
+    only reads are loops that ignore some positions (``for sku, (price, qty, _) in cases.items()``)
+    rewritten with those positions ``None``; and the names blanked completely."""
+    out: list[ast.stmt] = []
+    clean: set[str] = set()
+    for st in body:
+        if (isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name)
+                and isinstance(st.value, ast.Dict | ast.List | ast.Tuple | ast.Set)):  # fmt: skip
+            name = st.targets[0].id
+            uses = _loops_over(scope, name)
+            blanked = _blank_table(st.value, uses) if uses is not None else None
+            if blanked is not None:
+                new = copy.copy(st)
+                new.value, whole = blanked
+                out.append(ast.copy_location(new, st))
+                if whole:
+                    clean.add(name)
+                continue
+        out.append(st)
+    return out, clean
+
+
+def _blank_inline(body: list[ast.stmt]) -> tuple[list[ast.stmt], set[str]]:
+    """Loops over an inline literal (``for sku, want in [("A", 3), ...]:``) with the positions their
+    body ignores blanked; returns the target names so cleared."""
+    cleared: set[str] = set()
+
+    def fix(st: ast.stmt) -> ast.stmt:
+        if isinstance(st, ast.For) and isinstance(st.iter, ast.List | ast.Tuple):
+            mask = _mask(st.target, _loads(st.body))
+            if mask is not True:
+                parts = [_blank(e, mask) for e in st.iter.elts]
+                if all(p[1] for p in parts):
+                    st = copy.copy(st)
+                    it = copy.copy(st.iter)
+                    it.elts = [p[0] for p in parts]
+                    st.iter = it
+                    cleared.update(_stores([ast.Expr(st.target)]) - _loads(st.body))
+        for f in ("body", "orelse", "finalbody"):
+            inner = getattr(st, f, None)
+            if isinstance(inner, list) and inner:
+                st = copy.copy(st)
+                setattr(st, f, [fix(s) for s in inner])
+        return st
+
+    return [fix(st) for st in body], cleared
