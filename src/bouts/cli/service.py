@@ -106,8 +106,7 @@ def worker(
     loglevel: Annotated[str, typer.Option(help="Celery log level.")] = "INFO",
 ) -> None:
     """Run a Celery worker that scores queued submissions (needs a broker)."""
-    # Bounded SIGTERM: billiard reads this when celery is first imported (bouts.service.worker.run).
-    os.environ.setdefault("REMAP_SIGTERM", "SIGQUIT")
+    # Bounded SIGTERM, the running job handed back at once: bouts.service.worker.shutdown.
     from bouts.service.worker.run import run_worker
 
     settings = _settings(data_dir=data_dir, db_url=db_url, broker_url=broker_url)

@@ -95,7 +95,7 @@ def execute(
         moved = store.fail(claim, "failed_infra", error)
         return JobOutcome("failed_infra" if moved else "stale", attempt, error)
     try:
-        with _heartbeat(store, claim, lease_s / 4):
+        with _heartbeat(store, claim, lease_s / 4), _working(store, claim):
             result = work(claim)
     except SubmissionError as exc:
         moved = store.fail(claim, "rejected", exc.describe())
@@ -108,6 +108,26 @@ def execute(
     if not complete(claim, result):
         return JobOutcome("stale", attempt)
     return JobOutcome(done, attempt)
+
+
+_WORKING: dict[int, tuple[JobStore[object], object]] = {}
+"""The claims this process is working on, by thread: what a stopping worker hands back
+(``bouts.service.worker.shutdown``)."""
+
+
+def working() -> list[tuple[JobStore[object], object]]:
+    """(store, claim) of every job this process is running now."""
+    return list(_WORKING.values())
+
+
+@contextlib.contextmanager
+def _working(store: JobStore[ClaimT], claim: ClaimT) -> Iterator[None]:
+    key = threading.get_ident()
+    _WORKING[key] = (store, claim)  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        _WORKING.pop(key, None)
 
 
 @contextlib.contextmanager

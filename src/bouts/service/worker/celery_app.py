@@ -9,7 +9,8 @@ recovery pass of any ``bouts serve`` or ``bouts worker`` within about 1.5 leases
 backstop. A lost task's own message is acknowledged, not requeued at the back of the queue.
 Duplicate deliveries are harmless: the database guards every state transition, and a job whose
 worker is alive (fresh heartbeat) is not claimed twice. SIGTERM: stop taking tasks, let the
-running one finish for ``shutdown_grace_s``, then stop it (its lease hands it back).
+running one finish for ``shutdown_grace_s``, else hand it back at once, first in line, and exit
+(``bouts.service.worker.shutdown``).
 """
 
 from __future__ import annotations
@@ -21,8 +22,9 @@ from celery import Celery, Task
 from bouts.service.config import ServiceSettings
 from bouts.service.dispatch import run_kind
 from bouts.service.jobs import JobKind, Scorer, pipeline_scorer, retry_delay, score_config
-from bouts.service.publish import FIRST_PRIORITY, NEW_PRIORITY, PRIORITY_STEPS
+from bouts.service.publish import FIRST_PRIORITY, NEW_PRIORITY, PRIORITY_STEPS, task_id
 from bouts.service.storage import Repository, open_repository
+from bouts.service.worker import shutdown
 
 TASK_NAMES: dict[JobKind, str] = {
     "score": "bouts.score_submission",
@@ -83,9 +85,17 @@ def create_celery(settings: ServiceSettings, scorer: Scorer = pipeline_scorer) -
     def register(kind: JobKind) -> None:
         @app.task(name=TASK_NAMES[kind], bind=True, acks_late=True, reject_on_worker_lost=False, max_retries=None)
         def run(self: Task, job_id: str) -> str:
+            def republish() -> None:  # first in line: a handed-back job keeps its place
+                self.app.send_task(TASK_NAMES[kind], args=[job_id], queue=settings.queue, priority=FIRST_PRIORITY,
+                                   task_id=task_id(kind, job_id))  # fmt: skip
+
+            if shutdown.stopping():  # this pool process is stopping: the job goes back, untouched
+                republish()
+                return "handed_back"
             try:
-                outcome = run_kind(kind, repository(), job_id, scorer=scorer, config=score_config(settings),
-                                   max_attempts=settings.max_retries + 1, lease_s=settings.lease_s)  # fmt: skip
+                with shutdown.guard(settings.shutdown_grace_s, republish):
+                    outcome = run_kind(kind, repository(), job_id, scorer=scorer, config=score_config(settings),
+                                       max_attempts=settings.max_retries + 1, lease_s=settings.lease_s)  # fmt: skip
             except Exception as exc:  # the database or the disk, not the job: try again later
                 log.exception("%s job %s failed before it could record an outcome", kind, job_id)
                 # capped at 30 s: once the database is back, work resumes within seconds

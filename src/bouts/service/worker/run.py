@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import sys
 
 from bouts.service.config import ServiceSettings
 from bouts.service.jobs import Scorer, pipeline_scorer
@@ -13,14 +14,22 @@ from bouts.service.jobs import Scorer, pipeline_scorer
 
 def run_worker(settings: ServiceSettings, *, concurrency: int = 1, loglevel: str = "INFO",
                scorer: Scorer = pipeline_scorer) -> None:  # fmt: skip
-    """Consume ``settings.queue`` until stopped. SIGTERM is a bounded shutdown: no new task, the
-    running one finishes within ``shutdown_grace_s`` or is stopped (its lease hands it back)."""
-    os.environ.setdefault("REMAP_SIGTERM", "SIGQUIT")  # read by billiard when celery is imported
+    """Consume ``settings.queue`` until stopped. SIGTERM is a bounded shutdown
+    (``bouts.service.worker.shutdown``): no new task; the running one finishes within
+    ``shutdown_grace_s`` or is handed back at once, first in line; the process exits within
+    ``exit_bound_s``. SIGTERM is Celery's warm shutdown (not remapped to SIGQUIT, the cold one,
+    which sleeps out the whole grace in a signal handler before anything is told to stop)."""
+    os.environ.pop("REMAP_SIGTERM", None)  # read by billiard when it is first imported
+    common = sys.modules.get("billiard.common")
+    if common is not None and getattr(common, "REMAP_SIGTERM", None):
+        raise RuntimeError("REMAP_SIGTERM was set when celery was imported: bouts worker handles SIGTERM itself")
     from bouts.service.jobs import score_config
+    from bouts.service.worker import shutdown
     from bouts.service.worker.celery_app import create_celery
 
     score_config(settings)  # a wrong scoring setting stops the start, naming it
     app = create_celery(settings, scorer=scorer)
+    shutdown.forward_sigterm(settings.shutdown_grace_s)
     # The recovery pass runs in a spawned process, not a thread: prefork forks pool processes (again
     # whenever one dies), and a fork taken while a thread holds a lock can leave the child stuck.
     spawn = multiprocessing.get_context("spawn")
