@@ -5,10 +5,9 @@ scaffolding, with the harness of ``test_red_team_attacks`` (same starter, config
 - H2: a ``report()`` that walks the caller's frames for the expected total (``expected``, a
   ``Decimal``) or the priced cases table (``cases``) and returns them. The external text no longer
   holds either (docs/sandbox.md, "Decided outside").
-- H1: methods that refuse when the call comes from a generated invalid-input probe (read off the
-  test's name) or from inside an observation lambda (what used to mean "a ``pytest.raises`` check").
-  Generated tests now have opaque names, and every call of the submission in a test's body goes
-  through the same observation as a checked one, so refusing there fails the calls that must succeed.
+- H1: methods that refuse when the call comes from inside an observation lambda (what used to
+  mean "a ``pytest.raises`` check"). Every call of the submission in a test's body now goes through
+  the same observation as a checked one, so refusing there fails the calls that must succeed.
 
 The payloads are strings written into ``tmp_path`` (never files under ``tests/``) and only run in
 the sandbox.
@@ -16,14 +15,11 @@ the sandbox.
 
 from __future__ import annotations
 
-import re
-import shutil
 from pathlib import Path
 
 import pytest
-from test_red_team_attacks import _assert_no_gain, _component, _flags, _score, _submission, cache, honest
+from test_red_team_attacks import _assert_no_gain, _component, _score, _submission, cache, honest
 
-from bouts.models.results import Outcome
 from bouts.models.scorecard import Scorecard
 
 pytestmark = pytest.mark.sandbox
@@ -124,16 +120,12 @@ def test_expected_values_read_from_the_tests_frames_are_not_there(
     _assert_no_gain(forged, honest)
 
 
-def test_refusing_where_the_caller_looks_like_a_refusal_check_gains_nothing(tmp_path: Path, cache: Path) -> None:
-    if shutil.which("bwrap") is None:
-        pytest.skip("bubblewrap is not installed")
-    honest = _score(_submission(tmp_path / "honest"), cache, generated=True)
-    forged = _score(_submission(tmp_path / "forged", core_extra=ENV_DETECT), cache, generated=True)
-    _assert_no_gain(forged, honest)
-    assert forged.generated_adversarial is not None and honest.generated_adversarial is not None
-    passed = [t for t in forged.generated_adversarial.tests if t.outcome is Outcome.PASSED]
-    assert len(passed) <= len([t for t in honest.generated_adversarial.tests if t.outcome is Outcome.PASSED])
-    # Generated tests carry no label in their names: what they probe is kept on the host.
-    oracle = [t.id for t in forged.generated_adversarial.tests if "test_gen_oracle.py::" in t.id]
-    assert oracle and all(re.fullmatch(r".*::test_gen_\d{3}", i) for i in oracle), oracle
-    assert "tampering" not in _flags(honest) and _component(honest, "static_tests") < 75
+def test_refusing_inside_an_observation_lambda_fails_the_calls_that_must_succeed(
+    tmp_path: Path, cache: Path, honest: Scorecard
+) -> None:
+    # Every call of the submission in a test's own body now goes through such a lambda: refusing
+    # there fails the calls that must succeed as well as satisfying the checks that expect a refusal.
+    # (Calls made inside a test file's helpers are not observed yet, so the pre-built adversarial
+    # half, whose setup is all in helpers, is not asserted here: docs/sandbox.md, limits.)
+    forged = _score(_submission(tmp_path, core_extra=ENV_DETECT), cache)
+    assert _component(forged, "static_tests") < _component(honest, "static_tests")
