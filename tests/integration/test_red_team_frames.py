@@ -6,8 +6,10 @@ scaffolding, with the harness of ``test_red_team_attacks`` (same starter, config
   ``Decimal``) or the priced cases table (``cases``) and returns them. The external text no longer
   holds either (docs/sandbox.md, "Decided outside").
 - H1: methods that refuse when the call comes from inside an observation lambda (what used to
-  mean "a ``pytest.raises`` check"). Every call of the submission in a test's body now goes through
-  the same observation as a checked one, so refusing there fails the calls that must succeed.
+  mean "a ``pytest.raises`` check"). Every call of the submission in a test's body and its file's
+  helpers now goes through the same observation as a checked one, so refusing there fails the calls
+  that must succeed. (Its other half, reading generated probes' names, is stopped by their opaque
+  names, src/bouts/adversarial/_oracle.py; scored here without the generated half.)
 
 The payloads are strings written into ``tmp_path`` (never files under ``tests/``) and only run in
 the sandbox.
@@ -120,12 +122,9 @@ def test_expected_values_read_from_the_tests_frames_are_not_there(
     _assert_no_gain(forged, honest)
 
 
-def test_refusing_inside_an_observation_lambda_fails_the_calls_that_must_succeed(
-    tmp_path: Path, cache: Path, honest: Scorecard
-) -> None:
-    # Every call of the submission in a test's own body now goes through such a lambda: refusing
-    # there fails the calls that must succeed as well as satisfying the checks that expect a refusal.
-    # (Calls made inside a test file's helpers are not observed yet, so the pre-built adversarial
-    # half, whose setup is all in helpers, is not asserted here: docs/sandbox.md, limits.)
+def test_refusing_inside_an_observation_lambda_gains_nothing(tmp_path: Path, cache: Path, honest: Scorecard) -> None:
+    # Every call of the submission in a test's body and in the test file's helpers now goes through
+    # such a lambda: refusing there fails the setup and the calls that must succeed as well.
     forged = _score(_submission(tmp_path, core_extra=ENV_DETECT), cache)
+    _assert_no_gain(forged, honest)
     assert _component(forged, "static_tests") < _component(honest, "static_tests")

@@ -448,3 +448,31 @@ def test_obs_hands_back_the_value_of_a_plain_call() -> None:
         pass
     else:
         raise AssertionError("the golden run's plain call must let the exception through")
+
+
+def test_calls_in_a_test_files_helpers_are_observed_unless_an_exception_must_reach_the_caller() -> None:
+    p = plan(
+        """
+        import pytest
+        from ledger import Ledger
+        def _stocked(qty):
+            led = Ledger()
+            led.receive("A", qty)
+            return led
+        def _ship(led, qty):
+            led.ship("A", qty)
+        def _deep(led):
+            _ship(led, 1)
+        def test_t():
+            led = _stocked(3)
+            with pytest.raises(ValueError):
+                _deep(led)
+            pytest.raises(ValueError, _ship, led, -1)
+        """
+    )
+    ext = p.external
+    # setup in a helper looks like any checked call to the callee
+    assert "_bouts.obs(" in ext.split("def _stocked", 1)[1].split("def _ship", 1)[0]
+    # a helper whose exception a raises check waits for (directly, through another helper, or
+    # passed as a value) is left as written
+    assert "    led.ship('A', qty)" in ext and "    _ship(led, 1)" in ext

@@ -122,6 +122,7 @@ def plan_file(source: str, rel: str = "<test>") -> FilePlan:
     except SyntaxError as exc:
         return FilePlan(source, source, error=f"not rewritten: {exc.msg}")
     rw = _Rewriter(ModuleTaint(tree), site_base(rel), _Purity(tree))
+    rw.helpers = _observed_helpers(tree)
     ext, gold = rw.stmts(tree.body, None)
     ext = rw.finish(tree.body, ext)
     return FilePlan(_module(tree, ext), _module(tree, gold), dict(rw.sites))
@@ -208,6 +209,9 @@ class _Rewriter:
         blanked and the loop targets so cleared (what :meth:`finish` checks)."""
         self.inputs: set[str] = set()
         """Names handed to the submission (or iterated to make what is): inputs, not expectations."""
+        self.helpers: set[str] = set()
+        """Module-level helpers whose plain calls are observed too (:func:`_observed_helpers`)."""
+        self.in_class = False
         self.wrap = False
         """Whether a plain call of the submission here is observed like an assertion (a test's own
         body, outside ``try``/``with``: there an exception must propagate as it would)."""
@@ -229,7 +233,10 @@ class _Rewriter:
             inner = FunctionTaint(self.mt, st, params, ft.local if ft else set())
             saved, self.params = self.params, (self.params | params)
             removed, self.removed = self.removed, set()
-            wrap, self.wrap = self.wrap, ft is None and st.name.startswith("test")
+            wrap, self.wrap = (
+                self.wrap,
+                ft is None and (st.name.startswith("test") or (not self.in_class and st.name in self.helpers)),
+            )
             first = self.base + len(self.sites)
             try:
                 ext, gold = self._compound(st, inner)
@@ -260,7 +267,11 @@ class _Rewriter:
             finally:
                 self.params, self.removed, self.wrap = saved, removed, wrap
         if isinstance(st, ast.ClassDef):
-            return self._compound(st, None)
+            in_class, self.in_class = self.in_class, True
+            try:
+                return self._compound(st, None)
+            finally:
+                self.in_class = in_class
         if ft is None:
             return [st], [st]
         if isinstance(st, ast.Assert):
@@ -677,6 +688,42 @@ _MUTATING = frozenset({
 })  # fmt: skip
 """Method names that change their object (or draw from a generator): such a call stays unless its
 object is itself an expected value being built."""
+
+
+def _observed_helpers(tree: ast.Module) -> set[str]:
+    """Module-level helpers (undecorated, not tests) whose plain calls of the submission are observed
+    like a test's own (``_stocked()`` building a ledger): otherwise a call made from a helper would
+    tell the callee it is setup, not a check. A helper is left as written when an exception of its
+    must reach its caller: one called inside a ``with`` (``pytest.raises``), a ``try`` or a lambda,
+    passed as a value (``pytest.raises(X, helper)``), or called by such a helper; and one called in
+    an assertion's operands (the golden run records that site before evaluating them, so records
+    made inside would come in another order than in the graded run)."""
+    helpers = {n.name for n in tree.body if isinstance(n, ast.FunctionDef) and not n.decorator_list
+               and not n.name.startswith("test")}  # fmt: skip
+    bodies = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name in helpers}
+    keep: set[str] = set()
+    called: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            called.add(id(node.func))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.With | ast.AsyncWith | ast.Try | ast.TryStar | ast.Lambda):
+            inner = node.body if isinstance(node.body, list) else [node.body]
+            keep |= {n.id for part in inner for n in ast.walk(part) if isinstance(n, ast.Name)}
+        elif isinstance(node, ast.Assert) or (
+            isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)
+            and _func_name(node.value.func) in (*_UNITTEST, "bouts_expect")
+        ):  # fmt: skip
+            # an assertion's operands: the golden run opens the site before evaluating them
+            keep |= {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and id(node) not in called:
+            keep.add(node.id)
+    keep &= helpers
+    while True:
+        more = {n.id for h in keep for n in ast.walk(bodies[h]) if isinstance(n, ast.Name)} & helpers
+        if more <= keep:
+            return helpers - keep
+        keep |= more
 
 
 def _value_names(node: ast.AST) -> set[str]:
