@@ -18,6 +18,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bouts.calibration.anchors import ScoreAnchor, check_anchors
 from bouts.calibration.assertions import assertion_counts
@@ -38,6 +39,9 @@ from bouts.languages import language_of
 from bouts.models.challenge import SUITES, Challenge
 from bouts.sandbox import get_sandbox
 
+if TYPE_CHECKING:
+    from bouts.pipeline import ScoreConfig
+
 QUARANTINE_FILE = FILE
 
 
@@ -53,6 +57,9 @@ class CheckConfig:
     """The fresh seeds of the reference runs, one per run (reproduce a check); default: random."""
     write_quarantine: bool = False
     """Write the quarantine list to ``quarantine.toml`` in the challenge (removed when empty)."""
+    scoring: ScoreConfig | None = None
+    """How the anchors are scored (``bouts.score_settings.configure``: the judges, LLM panel,
+    advisory store and PostgreSQL variant real scoring uses); ``None``: ``ScoreConfig(sandbox=sandbox)``."""
 
 
 def check_challenge(
@@ -122,7 +129,7 @@ def check_challenge(
         else:
             skipped.append("reference")
         if config.anchors:
-            anchors, found = check_anchors(challenge, score or _pipeline_scorer(path, config.sandbox))
+            anchors, found = check_anchors(challenge, score or _pipeline_scorer(path, config))
             problems += found
         else:
             skipped.append("anchors")
@@ -133,11 +140,13 @@ def check_challenge(
     )  # fmt: skip
 
 
-def _pipeline_scorer(challenge_path: Path, sandbox: str) -> ScoreAnchor:
+def _pipeline_scorer(challenge_path: Path, check: CheckConfig) -> ScoreAnchor:
     from bouts.pipeline import ScoreConfig, score
 
+    config = check.scoring or ScoreConfig(sandbox=check.sandbox)
+
     def run(anchor: Path) -> object:
-        return score(challenge_path, anchor, config=ScoreConfig(sandbox=sandbox))
+        return score(challenge_path, anchor, config=config)
 
     return run  # type: ignore[return-value]
 

@@ -33,20 +33,6 @@ def store_path(given: Path | None) -> Path | None:
     return Path(env).expanduser() if env else None
 
 
-def store_digest(path: Path | None) -> str | None:
-    """The store's content digest, for the result cache's key (a re-import is a different key);
-    None when there is no readable store (scoring then says why)."""
-    from bouts.judges.security.advisories import open_store
-
-    if path is None:
-        return None
-    try:
-        with open_store(path) as store:
-            return store.info().digest
-    except BoutsError:
-        return None
-
-
 def _fail(exc: BoutsError) -> typer.Exit:
     print_error(exc, terminal(stderr=True))
     return typer.Exit(EXIT_INFRA if isinstance(exc, InfrastructureError) else EXIT_INPUT)

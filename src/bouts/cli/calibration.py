@@ -46,16 +46,38 @@ def check(
         help="Write quarantine.toml into the challenge (scoring reads it; removed when the list is empty).",
     )] = True,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    judges: Annotated[
+        str | None, typer.Option(help="Judges the anchors are scored with, as `bouts score --judges`.")
+    ] = None,
+    llm_panel: Annotated[
+        Path | None, typer.Option(help="LLM judge panel file the anchors are scored with, as `bouts score`.")
+    ] = None,
+    advisories: Annotated[
+        Path | None, typer.Option(help="OSV advisory store the anchors are scored with; default: $BOUTS_ADVISORIES.")
+    ] = None,
+    postgres: Annotated[
+        str | None, typer.Option(help="PostgreSQL DSN the anchors are scored with; default: $BOUTS_POSTGRES_DSN.")
+    ] = None,
 ) -> None:
-    """Is CHALLENGE fit to launch? Spec, test lint, repeated reference runs, anchors. Exit 1: it is not."""
+    """Is CHALLENGE fit to launch? Spec, test lint, repeated reference runs, anchors. Exit 1: it is not.
+    The anchors are scored as `bouts score` scores (the same settings and variables)."""
+    from bouts.cache import default_cache_dir
     from bouts.calibration import CheckConfig, check_challenge
     from bouts.cli import calibration_render as render
+    from bouts.cli.advisories import store_path
+    from bouts.score_settings import ScoreSettings, configure, parse_judges
 
-    config = CheckConfig(
-        runs=runs, anchors=anchors, sandbox=sandbox or os.environ.get("BOUTS_SANDBOX", "bubblewrap"),
-        fresh_seeds=fresh_seed or None, write_quarantine=write_quarantine,
-    )  # fmt: skip
+    chosen_sandbox = sandbox or os.environ.get("BOUTS_SANDBOX", "bubblewrap")
     try:
+        scoring = configure(ScoreSettings(
+            sandbox=chosen_sandbox, judges=None if judges is None else parse_judges(judges) or (),
+            llm_panel=llm_panel, advisories=store_path(advisories),
+            postgres_dsn=postgres or os.environ.get("BOUTS_POSTGRES_DSN"), cache_dir=default_cache_dir(os.environ),
+        ), os.environ).config if anchors else None  # fmt: skip
+        config = CheckConfig(
+            runs=runs, anchors=anchors, sandbox=chosen_sandbox, fresh_seeds=fresh_seed or None,
+            write_quarantine=write_quarantine, scoring=scoring,
+        )  # fmt: skip
         report = check_challenge(challenge, config)
     except BoutsError as exc:
         raise _fail(exc) from None

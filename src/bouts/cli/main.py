@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Any, cast
 
@@ -14,7 +15,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from bouts import __version__
 from bouts.cli._errors import json_safe, plain, print_error, terminal
-from bouts.cli.advisories import advisories_app, store_digest, store_path
+from bouts.cli.advisories import advisories_app, store_path
 from bouts.cli.agents import register as register_agents
 from bouts.cli.calibration import register as register_calibration
 from bouts.cli.eval import register as register_eval
@@ -112,22 +113,20 @@ def score(
     from bouts.cache import Store, default_cache_dir
     from bouts.cache.results import score as run_score
     from bouts.cli import render
-    from bouts.pipeline import ScoreConfig
+    from bouts.score_settings import ScoreSettings, configure, parse_judges
 
     try:
-        panel = _seat_llm_panel(llm_panel) if llm_panel is not None else None
-        chosen = (
-            None if judges is None else tuple(j.strip() for j in judges.split(",") if j.strip() not in ("", "none"))
-        )
+        chosen = None if judges is None else parse_judges(judges) or ()
         if tests_only:
             chosen = _correctness_judges(chosen)
         cache_dir = cache_dir or default_cache_dir(os.environ)
-        config = ScoreConfig(
-            sandbox=sandbox or os.environ.get("BOUTS_SANDBOX", "bubblewrap"), seed=seed, judges=chosen,
-            cache_dir=cache_dir, adversarial_generation=False if no_generated else None,
-            advisories=store_path(advisories), **_postgres_settings(postgres or os.environ.get("BOUTS_POSTGRES_DSN")),
-            fresh_seed=fresh_seed, adversarial_seed=adversarial_seed,
-        )  # fmt: skip
+        configured = configure(ScoreSettings(
+            sandbox=sandbox or os.environ.get("BOUTS_SANDBOX", "bubblewrap"), judges=chosen, llm_panel=llm_panel,
+            advisories=store_path(advisories), postgres_dsn=postgres or os.environ.get("BOUTS_POSTGRES_DSN"),
+            cache_dir=cache_dir,
+        ), os.environ)  # fmt: skip
+        config = replace(configured.config, seed=seed, fresh_seed=fresh_seed, adversarial_seed=adversarial_seed,
+                         adversarial_generation=False if no_generated else None)  # fmt: skip
         if reproduce is not None:
             config = config.reproducing(_stored_scorecard(reproduce))
         results = Store.open(cache_dir, "results")
@@ -157,7 +156,7 @@ def score(
         with progress:
             scored = run_score(
                 challenge, submission, config=config, cache=results, refresh=no_cache, progress=on_result,
-                on_start=on_start, judge_material={"llm_panel": panel, "advisories": store_digest(config.advisories)},
+                on_start=on_start, judge_material=configured.judge_material,
             )  # fmt: skip
     except BoutsError as exc:
         raise _fail(exc) from None
@@ -188,14 +187,6 @@ def _stored_scorecard(path: Path) -> Any:
         raise InputError(f"not a readable scorecard: {first}", file=str(path), field="reproduce") from None
 
 
-def _postgres_settings(dsn: str | None) -> dict[str, Any]:
-    """The DSN and the socket directory to mount (``bouts.pipeline.postgres_options``, which the
-    service's workers use too)."""
-    from bouts.pipeline import postgres_options
-
-    return postgres_options(dsn)
-
-
 def _correctness_judges(chosen: tuple[str, ...] | None) -> tuple[str, ...]:
     """``--tests-only``: of the judges asked for (default: every registered one), those that feed
     correctness (``bouts.modes``)."""
@@ -203,24 +194,6 @@ def _correctness_judges(chosen: tuple[str, ...] | None) -> tuple[str, ...]:
     from bouts.modes import correctness_judges
 
     return correctness_judges(builtin_judges(chosen))
-
-
-def _seat_llm_panel(path: Path) -> dict[str, Any]:
-    """Read an LLM panel file and register its judges; keys come from the variables it names.
-    Returns the panel's settings (what the result cache keys on; no key is in them)."""
-    from bouts.errors import InputError
-    from bouts.judges.llm import LLMPanelConfig, resolve_keys, seat_llm_judges
-    from bouts.judges.llm.config import DEFAULT_CACHE_DIR
-
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"cannot read the LLM panel file: {exc.strerror}", file=str(path)) from None
-    panel = LLMPanelConfig.from_toml(text, file=str(path))
-    if panel.cache_dir is None:
-        panel = panel.model_copy(update={"cache_dir": Path(DEFAULT_CACHE_DIR).expanduser()})
-    seat_llm_judges(panel, resolve_keys(panel, os.environ))
-    return panel.model_dump(mode="json", exclude={"cache_dir"})
 
 
 def _parse_values(pairs: list[str]) -> dict[str, list[float]]:

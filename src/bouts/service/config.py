@@ -37,6 +37,9 @@ class ServiceSettings:
     """Tests run at once inside one scoring."""
     judges: str = ""
     """Comma-separated judges to seat (``bouts score --judges``); empty: every registered judge."""
+    llm_panel: str = ""
+    """LLM judge panel file (TOML, docs/llm-judges.md; ``bouts score --llm-panel``) whose judges sit
+    beside the offline ones; the API keys come from the variables it names. Empty: no LLM judge."""
     postgres_dsn: str = ""
     """libpq DSN of a PostgreSQL server over its unix socket for challenges that use one, the same
     variable ``bouts score`` reads (``host=/var/run/postgresql dbname=test user=postgres``); empty:

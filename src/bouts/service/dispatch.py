@@ -119,7 +119,9 @@ class LocalPoolDispatcher:
 
     def _new_pool(self) -> ProcessPoolExecutor:
         # spawn: the server runs threads; forking a threaded process can copy held locks.
-        return ProcessPoolExecutor(self.settings.local_workers, mp_context=multiprocessing.get_context("spawn"))
+        # Each process seats the LLM panel (BOUTS_LLM_PANEL) in its own judge registry as it starts.
+        return ProcessPoolExecutor(self.settings.local_workers, mp_context=multiprocessing.get_context("spawn"),
+                                   initializer=score_config, initargs=(self.settings,))  # fmt: skip
 
     def recover(self) -> int:
         """After a (re)start: hand back the jobs the previous process was running (on one machine

@@ -26,7 +26,7 @@ from typing import Literal, Protocol, TypeVar
 
 from bouts.errors import InfrastructureError, InputError, SubmissionError
 from bouts.models.scorecard import Scorecard
-from bouts.pipeline import ScoreConfig, postgres_options, score
+from bouts.pipeline import ScoreConfig, score
 from bouts.service.config import ServiceSettings
 from bouts.service.storage import Repository
 from bouts.service.storage.records import Claim
@@ -189,13 +189,20 @@ def retry_delay(attempt: int, base_s: float, cap_s: float = 300.0) -> float:
 
 
 def score_config(settings: ServiceSettings) -> ScoreConfig:
-    """How the service's workers score, from its settings: the same ``ScoreConfig`` fields, read
-    from the same variables, as ``bouts score`` (sandbox, judges, PostgreSQL variant, advisories),
-    so a scorecard scored by the service reproduces with ``bouts score --reproduce``. Raises
-    ``InputError`` naming the setting when one is wrong (checked when the API or a worker starts)."""
-    judges = tuple(j.strip() for j in settings.judges.split(",") if j.strip() not in ("", "none"))
-    return ScoreConfig(sandbox=settings.sandbox, workers=settings.score_workers,
-                       cache_dir=(settings.data_dir / "cache").resolve(),
-                       judges=judges if settings.judges else None,
-                       advisories=Path(settings.advisories).expanduser() if settings.advisories else None,
-                       **postgres_options(settings.postgres_dsn))  # type: ignore[arg-type]  # fmt: skip
+    """How the service's workers score, from its settings: ``bouts.score_settings.configure``, the
+    function ``bouts score`` and ``bouts check`` call, over the same variables (sandbox, judges, LLM
+    panel, PostgreSQL variant, advisories), so a scorecard scored by the service reproduces with
+    ``bouts score --reproduce``. Seats the LLM panel in this process. Raises ``InputError`` naming
+    the setting when one is wrong (checked when the API or a worker starts)."""
+    import os
+
+    from bouts.score_settings import ScoreSettings, configure, parse_judges
+
+    panel = Path(settings.llm_panel).expanduser() if settings.llm_panel else None
+    shared = ScoreSettings(
+        sandbox=settings.sandbox, workers=settings.score_workers, cache_dir=(settings.data_dir / "cache").resolve(),
+        judges=parse_judges(settings.judges) if settings.judges else None, llm_panel=panel,
+        advisories=Path(settings.advisories).expanduser() if settings.advisories else None,
+        postgres_dsn=settings.postgres_dsn or None,
+    )  # fmt: skip
+    return configure(shared, os.environ, panel_setting="BOUTS_LLM_PANEL").config

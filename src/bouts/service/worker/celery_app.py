@@ -19,6 +19,7 @@ import logging
 
 from celery import Celery, Task
 
+from bouts.pipeline import ScoreConfig
 from bouts.service.config import ServiceSettings
 from bouts.service.dispatch import run_kind
 from bouts.service.jobs import JobKind, Scorer, pipeline_scorer, retry_delay, score_config
@@ -82,6 +83,14 @@ def create_celery(settings: ServiceSettings, scorer: Scorer = pipeline_scorer) -
             repos["repo"] = open_repository(settings.database_url, migrate_schema=False)
         return repos["repo"]
 
+    configs: dict[str, ScoreConfig] = {}
+
+    def config() -> ScoreConfig:
+        # Once per pool process: it seats the LLM panel (BOUTS_LLM_PANEL) in this process's registry.
+        if "config" not in configs:
+            configs["config"] = score_config(settings)
+        return configs["config"]
+
     def register(kind: JobKind) -> None:
         @app.task(name=TASK_NAMES[kind], bind=True, acks_late=True, reject_on_worker_lost=False, max_retries=None)
         def run(self: Task, job_id: str) -> str:
@@ -94,7 +103,7 @@ def create_celery(settings: ServiceSettings, scorer: Scorer = pipeline_scorer) -
                 return "handed_back"
             try:
                 with shutdown.guard(settings.shutdown_grace_s, republish):
-                    outcome = run_kind(kind, repository(), job_id, scorer=scorer, config=score_config(settings),
+                    outcome = run_kind(kind, repository(), job_id, scorer=scorer, config=config(),
                                        max_attempts=settings.max_retries + 1, lease_s=settings.lease_s)  # fmt: skip
             except Exception as exc:  # the database or the disk, not the job: try again later
                 log.exception("%s job %s failed before it could record an outcome", kind, job_id)
