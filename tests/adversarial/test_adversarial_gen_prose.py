@@ -156,7 +156,20 @@ def scale(n: int, factor: float):
     For n = 3, factor = 2 the output should be 6
     """
 '''
+    starter += '''
+
+from decimal import Decimal
+
+
+def from_cents(cents: int) -> Decimal:
+    """Cents as a Decimal (1999 -> Decimal('19.99')): Decimal is imported, its call no example."""
+
+
+def halve(n: int):
+    """twice("4") -> 8: another name, with a value of the wrong type: no example either."""
+'''
     calls = example_calls(starter_doctests({"solution.py": starter}))
+    assert "from_cents" not in calls and "halve" not in calls
     assert calls["scale"] == [((), {"n": 3, "factor": 2})]
     assert calls["numerical_letter_grade"] == [(([4.0, 3, 1.7],), {})]
     assert calls["digit_sum"] == [(("ab",), {})]  # it shows its own call: tri(3) stays tri's
