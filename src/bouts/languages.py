@@ -31,6 +31,7 @@ PARTS = {
     "runner": "runs the challenge's suites in the sandbox: (challenge, code_dir, **options) -> DetailedRun",
     "adversarial": "bouts.adversarial.analysers.Generation: analyser, examples, generator, reference oracle?",
     "check.lint": "SuiteFiles -> (LintReport, problems): `bouts check`'s static lint of the test suites",
+    "severities": "(source bytes, rel, *, shown) -> {test-id prefix: severity}: an adversarial test file's markers",
 }
 """The roles a language may fill (``LanguageSupport.parts``); a missing role is a documented gap,
 and the judge that needs it says "not scored" with the reason, never a made-up number."""
@@ -114,6 +115,7 @@ _JS_PARTS = {
     "integrity.detectors": "bouts.judges.integrity._languages:JAVASCRIPT",
     "adversarial": "bouts.adversarial.analysers:JAVASCRIPT",
     "check.lint": "bouts.calibration.js_lint:lint_js_suites",
+    "severities": "bouts.loading.challenge:js_severities",
 }
 
 
@@ -133,6 +135,7 @@ def python() -> LanguageSupport:
             "architecture": "bouts.judges.trajectory.architecture:read_sources",
             "adversarial": "bouts.adversarial.analysers:PYTHON",
             "check.lint": "bouts.calibration.lint:lint_suites",
+            "severities": "bouts.loading.challenge:parse_severities",
         },
     )  # fmt: skip
 

@@ -14,7 +14,7 @@ from typing import get_args
 
 from bouts._pyast import parse as parse_python
 from bouts.errors import ChallengeError, WeightsError
-from bouts.languages import language
+from bouts.languages import LANGUAGES, framework_of, language
 from bouts.loading._common import TreeEntry, read_toml, tree_hash, validate, walk_tree
 from bouts.loading._js_severity import parse_js_severities
 from bouts.models.challenge import SUITES, Challenge, ChallengeSpec, Severity, Suite, TestsConfig
@@ -42,6 +42,10 @@ def load_challenge(path: Path) -> Challenge:
     data = read_toml(path / "challenge.toml", display=toml_shown, error=ChallengeError)
     spec = validate(ChallengeSpec, data, display=toml_shown, error=ChallengeError)
     _check_weights(spec, toml_shown)
+    _check_attribution(path, spec, toml_shown)
+    if spec.language not in LANGUAGES.names():
+        raise ChallengeError(f"unknown language '{spec.language}'; known: {', '.join(LANGUAGES.names())}",
+                             file=toml_shown, field="language")  # fmt: skip
 
     for rel in REQUIRED_DIRS:
         if not (path / rel).is_dir():
@@ -51,11 +55,10 @@ def load_challenge(path: Path) -> Challenge:
     test_files = {suite: _test_files(entries, suite, spec.language) for suite in SUITES}
     _check_framework(path, spec, toml_shown, [f for files in test_files.values() for f in files])
     severities: dict[str, Severity] = {}
-    for rel in test_files["adversarial"]:
-        if rel.endswith(".py"):
-            severities.update(parse_severities((path / rel).read_bytes(), rel, shown=str(path / rel)))
-        else:  # JavaScript: `// @severity high` comments (bouts.loading._js_severity)
-            severities.update(_js_severities(path / rel, rel))
+    support = language(spec.language)
+    if support.has("severities"):  # markers in the language's syntax (none: every test has the default)
+        for rel in test_files["adversarial"]:
+            severities.update(support.part("severities")((path / rel).read_bytes(), rel, shown=str(path / rel)))
 
     return Challenge(
         root=path,
@@ -84,7 +87,8 @@ def severity_for(challenge: Challenge, node_id: str) -> Severity:
     (``file::Class::test`` before ``file::Class`` before ``file``), else the challenge's default."""
     # A prefix matches whole nodes only: "::test_x" covers "::test_x[1]", never "::test_xy".
     matching = [
-        prefix for prefix in challenge.severities
+        prefix
+        for prefix in challenge.severities
         if node_id == prefix or node_id.startswith((prefix + "::", prefix + "[", prefix + " > "))
     ]
     if not matching:
@@ -104,6 +108,18 @@ def _check_weights(spec: ChallengeSpec, toml_shown: str) -> None:
         raise ChallengeError(e.message, file=toml_shown, field=e.field or "weights") from e
 
 
+def _check_attribution(root: Path, spec: ChallengeSpec, toml_shown: str) -> None:
+    """Every ``[attribution] sources`` path is a file or folder inside the challenge (not a link)."""
+    for i, source in enumerate(spec.attribution.sources):
+        target = root / source.path
+        field = f"attribution.sources[{i}].path"
+        if target.is_symlink() or not (target.is_file() or target.is_dir()):
+            raise ChallengeError(f"'{source.path}' is not a file or folder of the challenge", file=toml_shown,
+                                 field=field)  # fmt: skip
+        if not target.resolve().is_relative_to(root.resolve()):
+            raise ChallengeError(f"'{source.path}' leads outside the challenge", file=toml_shown, field=field)
+
+
 _TS = (".ts", ".mts", ".cts")
 _TSX_MEMORY_MB = 2048
 _BABEL = ("babel.config.js", "babel.config.cjs", "babel.config.mjs", "babel.config.json", ".babelrc", ".babelrc.json")
@@ -112,7 +128,7 @@ _BABEL = ("babel.config.js", "babel.config.cjs", "babel.config.mjs", "babel.conf
 def _check_framework(root: Path, spec: ChallengeSpec, toml_shown: str, test_files: list[str]) -> None:
     """``[tests] framework`` must suit ``language``; vitest/jest (and, for TypeScript tests under
     node:test, tsx) must be the challenge's dependencies; jest compiles TypeScript with its Babel config."""
-    framework, field = spec.test_framework(), "tests.framework"
+    framework, field = framework_of(spec), "tests.framework"
     frameworks = language(spec.language).frameworks
     if framework not in frameworks:
         raise ChallengeError(f"'{framework}' does not run {spec.language} tests; use {', '.join(frameworks)}",
@@ -124,7 +140,7 @@ def _check_framework(root: Path, spec: ChallengeSpec, toml_shown: str, test_file
                              f"{spec.language} tests run in /workspace", file=toml_shown,
                              field="tests.workdir")  # fmt: skip
     typescript = any(f.endswith(_TS) for f in test_files)
-    needed = {"vitest": "vitest", "jest": "jest", "node:test": "tsx" if typescript else None}[framework]
+    needed = {"vitest": "vitest", "jest": "jest", "node:test": "tsx" if typescript else None}.get(framework)
     if needed is not None and needed not in _declared_dependencies(root):
         why = " (node 20 cannot strip types; tsx compiles them)" if needed == "tsx" else ""
         raise ChallengeError(f"'{needed}' must be in the challenge's package.json devDependencies (with its "
@@ -159,14 +175,17 @@ def _test_files(entries: list[TreeEntry], suite: Suite, name: str = "python") ->
     return sorted(e.rel for e in entries if e.rel.startswith(prefix) and support.is_test_file(e.rel.rsplit("/", 1)[-1]))
 
 
-def _js_severities(file: Path, rel: str) -> dict[str, Severity]:
+def js_severities(source: bytes, rel: str, *, shown: str) -> dict[str, Severity]:
+    """Severity comments of one JavaScript/TypeScript test file (``// @severity high`` above a test,
+    ``bouts.loading._js_severity``), by test-id prefix."""
+
     def check(value: str, line: int) -> str:
         if value not in SEVERITIES:
-            raise ChallengeError(f"line {line}: unknown severity '{value}'; known: {', '.join(SEVERITIES)}",
-                                 file=str(file))
+            raise ChallengeError(f"line {line}: unknown severity '{value}'; known: {', '.join(SEVERITIES)}", file=shown)
         return value
 
-    return parse_js_severities(file.read_text(errors="replace"), rel, check)  # type: ignore[return-value]
+    text = source.decode("utf-8", errors="replace")
+    return parse_js_severities(text, rel, check)  # type: ignore[return-value]
 
 
 def parse_severities(source: bytes, rel: str, *, shown: str) -> dict[str, Severity]:
@@ -204,8 +223,10 @@ def _assigns_pytestmark(stmt: ast.stmt) -> bool:
     if isinstance(stmt, ast.Assign):
         return any(isinstance(t, ast.Name) and t.id == "pytestmark" for t in stmt.targets)
     return (
-        isinstance(stmt, ast.AnnAssign) and stmt.value is not None
-        and isinstance(stmt.target, ast.Name) and stmt.target.id == "pytestmark"
+        isinstance(stmt, ast.AnnAssign)
+        and stmt.value is not None
+        and isinstance(stmt.target, ast.Name)
+        and stmt.target.id == "pytestmark"
     )
 
 
@@ -213,8 +234,7 @@ def _record(calls: list[ast.Call], node_id: str, found: dict[str, Severity], sho
     if not calls:
         return
     if len(calls) > 1:
-        raise ChallengeError(f"line {calls[1].lineno}: more than one severity marker on '{node_id}'",
-                             file=shown)
+        raise ChallengeError(f"line {calls[1].lineno}: more than one severity marker on '{node_id}'", file=shown)
     call = calls[0]
     arg = call.args[0] if call.args else None
     if not (isinstance(arg, ast.Constant) and isinstance(arg.value, str)) or len(call.args) != 1:

@@ -104,6 +104,48 @@ class AdversarialConfig(_Strict):
         return v
 
 
+class AttributionSource(_Strict):
+    """A source whose code a submission may reuse only with attribution (``[attribution] sources``)."""
+
+    path: str
+    """A file or a folder of the challenge, relative to its root (e.g. ``known/lru_recipe.py``)."""
+    names: list[str] = Field(default_factory=list, max_length=20)
+    """What else an attribution note may name besides the path and its files' names: a title, an
+    author, a URL (compared case-insensitively)."""
+
+    @field_validator("path")
+    @classmethod
+    def _inside(cls, v: str) -> str:
+        parts = v.replace("\\", "/").split("/")
+        if not v.strip() or v.startswith("/") or ".." in parts or ":" in parts[0]:
+            raise ValueError(f"must be a relative path inside the challenge without '..', got {v!r}")
+        return v
+
+    @field_validator("names")
+    @classmethod
+    def _specific(cls, v: list[str]) -> list[str]:
+        for name in v:
+            if len(name.strip()) < 3:
+                raise ValueError(f"each name must have at least 3 characters (it is looked for in text), got {name!r}")
+        return v
+
+
+class AttributionConfig(_Strict):
+    """Known sources a submission may copy only with attribution (docs/writing-a-challenge.md)."""
+
+    sources: list[AttributionSource] = Field(default_factory=list, max_length=50)
+    """Files or folders (a string is the path alone): a new function of the submission whose
+    normalised tokens match one of their functions at ``threshold`` or more, with no comment of its
+    file and no deliverable naming the source, costs the strategy judge's architecture half."""
+    threshold: float = Field(0.85, ge=0.5, le=1.0)
+    """Similarity (difflib's ratio of normalised token sequences) from which a function is a copy."""
+
+    @field_validator("sources", mode="before")
+    @classmethod
+    def _paths_alone(cls, v: object) -> object:
+        return [{"path": item} if isinstance(item, str) else item for item in v] if isinstance(v, list) else v
+
+
 class Weights(_Strict):
     """A custom family override of the composite weights (fractions, e.g. 0.45)."""
 
@@ -122,10 +164,11 @@ _SYSTEM_DIRS = frozenset({"usr", "bin", "sbin", "lib", "lib32", "lib64", "etc", 
 class TestsConfig(_Strict):
     seed: int = 1234
     """The published seed of the hidden tests' first phase."""
-    framework: TestFramework | None = None
-    """The test framework of the challenge's tests; by default ``pytest`` for Python and ``node:test``
-    for JavaScript/TypeScript. ``vitest`` and ``jest`` come from the challenge's own
-    ``package.json`` + lock file (docs/javascript.md); checked against ``language`` when loaded."""
+    framework: str | None = Field(None, pattern=r"^[a-z][a-z0-9:._+-]{0,31}$")
+    """The test framework of the challenge's tests, one its language names (``TestFramework`` for the
+    built-in ones; checked against ``language`` when loaded); by default the language's first
+    (``pytest`` for Python, ``node:test`` for JavaScript/TypeScript). ``vitest`` and ``jest`` come
+    from the challenge's own ``package.json`` + lock file (docs/javascript.md)."""
     workdir: str = "/workspace"
     """Where the code sits inside the sandbox, and the tests' working directory (e.g.
     ``/home/dev/inventory``): an ordinary project path, so code cannot tell the grader by it.
@@ -151,7 +194,10 @@ class ChallengeSpec(_Strict):
     title: str
     family: str = "default"
     profile: ProfileName = "composite"
-    language: Literal["python", "javascript", "typescript"] = "python"
+    language: str = Field("python", pattern=r"^[a-z][a-z0-9_+-]{0,31}$")
+    """A language registered in ``bouts.languages`` (``python``, ``javascript``, ``typescript`` or a
+    plugin's), checked when the challenge is loaded; its entry names the default test framework
+    (``bouts.languages.framework_of``)."""
     description: str = ""
     limits: Limits = Field(default_factory=Limits)
     deliverables: list[Deliverable] = Field(default_factory=list)
@@ -166,18 +212,14 @@ class ChallengeSpec(_Strict):
     weights: Weights | None = None
     """A custom composite-weight override; checked against the SPEC's rules when loaded."""
     adversarial: AdversarialConfig = Field(default_factory=AdversarialConfig)
+    attribution: AttributionConfig = Field(default_factory=AttributionConfig)
+    """Known sources whose reuse needs attribution (the strategy judge's architecture half)."""
     correct_threshold: float = Field(75.0, ge=0, le=100)
     """Correctness score (SPEC §1) at or above which a stated confidence counts as correct."""
     tests: TestsConfig = Field(default_factory=TestsConfig)
     services: list[Literal["postgres"]] = Field(default_factory=list)
     """Services the tests may use. ``postgres``: when the operator configures a PostgreSQL server,
     the ``bouts_pg`` fixture gives each test a rolled-back transaction on it (docs/sandbox.md)."""
-
-    def test_framework(self) -> TestFramework:
-        """The framework the runner uses: ``[tests] framework``, else the language's default."""
-        if self.tests.framework is not None:
-            return self.tests.framework
-        return "pytest" if self.language == "python" else "node:test"
 
 
 class TestCase(_Strict):

@@ -15,6 +15,7 @@ import pytest
 from js_helpers import write_tree
 
 from bouts.errors import ChallengeError
+from bouts.languages import framework_of
 from bouts.loading import load_challenge
 from bouts.runner.js import assemble_js_workspace, plant_js_canaries
 from bouts.runner.js._run import JS_LIB
@@ -52,15 +53,18 @@ def challenge_dir(tmp_path: Path, *, language: str = "javascript", framework: st
 
 
 def test_the_framework_defaults_by_language_and_is_read_from_tests(tmp_path: Path) -> None:
-    assert load_challenge(challenge_dir(tmp_path)).spec.test_framework() == "node:test"
+    assert framework_of(load_challenge(challenge_dir(tmp_path)).spec) == "node:test"
     root = challenge_dir(tmp_path, framework='framework = "vitest"', deps={"vitest": "4.1.12"})
-    assert load_challenge(root).spec.test_framework() == "vitest"
+    assert framework_of(load_challenge(root).spec) == "vitest"
 
 
 @pytest.mark.parametrize(
     ("kwargs", "message", "field"),
     [
-        ({"framework": 'framework = "mocha"'}, "Input should be", "tests.framework"),
+        ({"framework": 'framework = "mocha"'}, "'mocha' does not run javascript tests; use node:test, vitest, jest",
+         "tests.framework"),
+        ({"framework": 'framework = "Mocha!"'}, "String should match pattern", "tests.framework"),
+        ({"language": "cobol"}, "unknown language 'cobol'; known: javascript, python, typescript", "language"),
         ({"framework": 'framework = "pytest"'}, "'pytest' does not run javascript tests", "tests.framework"),
         ({"language": "python", "framework": 'framework = "jest"', "test": "test_a.py"}, "use pytest",
          "tests.framework"),
@@ -70,8 +74,8 @@ def test_the_framework_defaults_by_language_and_is_read_from_tests(tmp_path: Pat
         ({"test": "a.test.ts", "framework": 'framework = "jest"', "deps": {"jest": "30"}}, "babel.config",
          "tests.framework"),
     ],
-    ids=["unknown", "pytest-for-js", "jest-for-python", "vitest-not-a-dependency", "ts-without-tsx",
-         "ts-with-too-little-memory", "jest-ts-without-babel"],
+    ids=["unknown", "malformed", "unknown-language", "pytest-for-js", "jest-for-python", "vitest-not-a-dependency",
+         "ts-without-tsx", "ts-with-too-little-memory", "jest-ts-without-babel"],
 )  # fmt: skip
 def test_a_framework_that_cannot_run_the_tests_is_a_challenge_error(
     tmp_path: Path, kwargs: dict, message: str, field: str
@@ -113,8 +117,8 @@ def test_canaries_use_each_frameworks_own_assertions(tmp_path: Path) -> None:
     write_tree(tmp_path, {"v.test.ts": "import { test } from 'vitest';\n", "j.test.cjs": "test('x', () => {});\n"})
     [vid] = plant_js_canaries(tmp_path, ["v.test.ts"], random.Random(1), "vitest")
     [jid] = plant_js_canaries(tmp_path, ["j.test.cjs"], random.Random(2), "jest")
-    assert "from 'vitest'" in (tmp_path / "v.test.ts").read_text() and vid.startswith("v.test.ts::t_")
-    assert "expect(" in (tmp_path / "j.test.cjs").read_text() and jid.startswith("j.test.cjs::t_")
+    assert "from 'vitest'" in (tmp_path / "v.test.ts").read_text() and vid.startswith("v.test.ts::handles the ")
+    assert "expect(" in (tmp_path / "j.test.cjs").read_text() and jid.startswith("j.test.cjs::x ")
 
 
 def test_the_exclusion_pattern_skips_exactly_the_reported_tests() -> None:

@@ -6,22 +6,33 @@ coupling (new import edges beyond an allowance of 3), duplication (new repeated 
 unused new abstractions (new functions/classes nothing refers to), hard-coded special cases
 (``if x == <literal>: return <literal>``), copy-paste of the starter (a new function that is a starter
 function with its names changed, instead of a call to it) and unidiomatic constructs (``== None``,
-``type(x) == T``, ``for i in range(len(xs))`` indexing ``xs[i]``, ``if c: return True else: return
-False``; the same things in any style: none is a choice between equally valid styles).
-``analyse`` is pure (sources in); ``read_sources`` picks them from the submission view.
+``type(x) == T``, ``for i in range(len(xs))`` indexing ``xs[i]``, a ``while i < len(xs)`` loop stepping
+an index through ``xs[i]``, ``if c: return True else: return False``, a bare ``except:``, a mutable
+default argument, ``isinstance(x, A) or isinstance(x, B)``; the same things in any style: none is a
+choice between equally valid styles). An eighth, copies of known sources, runs when the challenge
+declares sources whose reuse needs attribution (``[attribution]`` in challenge.toml): a new function
+whose normalised tokens are ``threshold`` similar to a declared source's function, with nothing in its
+file's comments or docstrings, nor in any deliverable, naming the source.
+``analyse`` is pure (sources in); ``read_sources`` and ``read_known_sources`` read them.
 docs/trajectory-judges.md#architecture gives the constants and their reasons.
 """
 
 from __future__ import annotations
 
 import ast
+import contextlib
+import difflib
+import io
+import keyword
+import tokenize
 from collections import Counter
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 
 from radon.complexity import cc_visit_ast
 
 from bouts._pyast import parse as parse_python
+from bouts.models.challenge import Challenge
 from bouts.models.view import FileTree
 from bouts.scoring.trajectory_math import ArchitecturePenalty
 
@@ -32,6 +43,16 @@ UNUSED_POINTS, UNUSED_CAP = 5.0, 20.0
 SPECIAL_POINTS, SPECIAL_CAP = 10.0, 30.0
 COPY_POINTS, COPY_CAP = 8.0, 24.0
 IDIOM_POINTS, IDIOM_CAP = 2.0, 10.0
+KNOWN_POINTS, KNOWN_CAP = 10.0, 30.0
+KNOWN_MIN_TOKENS = 40
+"""A function shorter than this (normalised tokens) is too generic to be a copy of anything."""
+KNOWN_MAX_TOKENS = 4000
+KNOWN_MAX_FUNCTIONS = 2000
+"""Functions of the declared sources compared at most (a bound on the work, in file order)."""
+KNOWN_SHINGLE, KNOWN_CANDIDATES = 5, 3
+"""Candidates for the full comparison: the 3 source functions sharing the most 5-token runs."""
+KNOWN_MAX_BYTES = 1 << 20
+"""A declared source file over this is not read (the view's own cap for code)."""
 
 
 @dataclass(frozen=True)
@@ -52,6 +73,56 @@ def read_sources(tree: FileTree) -> dict[str, str]:
 def _is_test(rel: str) -> bool:
     name = rel.rsplit("/", 1)[-1]
     return rel.startswith(("tests/", "test/")) or "/tests/" in rel or name.startswith("test_") or name == "conftest.py"
+
+
+@dataclass(frozen=True)
+class KnownSource:
+    """A source the challenge declares (``[attribution] sources``): its Python files and the words
+    that attribute it (its path, its files' names, the names the challenge gives it)."""
+
+    path: str
+    files: Mapping[str, str]
+    """Python files by path relative to the challenge root."""
+    names: tuple[str, ...] = ()
+    threshold: float = 0.85
+
+    def terms(self) -> tuple[str, ...]:
+        """What an attribution note may name, compared case-insensitively."""
+        file_names = {rel.rsplit("/", 1)[-1] for rel in self.files}
+        return tuple(sorted({self.path.rstrip("/"), *file_names, *self.names} - {""}))
+
+
+@dataclass(frozen=True)
+class Attribution:
+    """Known sources, and the texts in which the submission may attribute them (its deliverables)."""
+
+    sources: Sequence[KnownSource] = ()
+    documents: Sequence[str] = field(default_factory=tuple)
+
+
+def read_known_sources(challenge: Challenge) -> list[KnownSource]:
+    """The ``[attribution] sources`` of ``challenge``, read from its directory (``.py`` files of a
+    folder, recursively, in path order; symlinks and files over ``KNOWN_MAX_BYTES`` are left out)."""
+    config = challenge.spec.attribution
+    root = challenge.root.resolve()
+    out = []
+    for source in config.sources:
+        base = challenge.root / source.path
+        paths = [base] if base.is_file() else sorted(base.rglob("*.py")) if base.is_dir() else []
+        files = {}
+        for path in paths:
+            if path.is_symlink() or not path.is_file() or path.stat().st_size > KNOWN_MAX_BYTES:
+                continue
+            if not path.resolve().is_relative_to(root):
+                continue  # reached through a linked folder
+            files[path.relative_to(challenge.root).as_posix()] = path.read_text(encoding="utf-8", errors="replace")
+        out.append(KnownSource(source.path, files, tuple(source.names), config.threshold))
+    return out
+
+
+def read_documents(tree: FileTree | None) -> list[str]:
+    """The texts of a submission's deliverables (where an attribution note may stand)."""
+    return [f.text for f in tree or () if f.text is not None]
 
 
 def _parse(src: str) -> ast.Module | None:
@@ -181,14 +252,63 @@ def _unidiomatic(tree: ast.Module) -> Iterator[tuple[ast.AST, str]]:
                 if isinstance(op, ast.Eq | ast.NotEq) and isinstance(right, ast.Constant) and right.value is None:
                     yield node, "comparison to None with ==/!= (use `is None`)"
             left = node.left
-            if isinstance(left, ast.Call) and isinstance(left.func, ast.Name) and left.func.id == "type" and any(
-                isinstance(op, ast.Eq | ast.Is) for op in node.ops
+            if (
+                isinstance(left, ast.Call)
+                and isinstance(left.func, ast.Name)
+                and left.func.id == "type"
+                and any(isinstance(op, ast.Eq | ast.Is) for op in node.ops)
             ):
                 yield node, "type(x) == T (use isinstance)"
         elif isinstance(node, ast.For) and _range_len_indexing(node):
             yield node, "for i in range(len(xs)) indexing xs[i] (iterate, or use enumerate)"
+        elif isinstance(node, ast.While) and _manual_index_loop(node):
+            yield node, "while i < len(xs) stepping i through xs[i] (iterate, or use enumerate)"
         elif isinstance(node, ast.If) and _returns_its_test(node):
             yield node, "if c: return True else: return False (return the condition)"
+        elif isinstance(node, ast.ExceptHandler) and node.type is None:
+            yield node, "bare except: (name the exceptions; it also catches KeyboardInterrupt)"
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            for default in _mutable_defaults(node):
+                yield default, "mutable default argument (shared between calls; default to None)"
+        elif isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or) and _isinstance_chain(node):
+            yield node, "isinstance(x, A) or isinstance(x, B) (isinstance(x, (A, B)))"
+
+
+def _mutable_defaults(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[ast.expr]:
+    for d in [*fn.args.defaults, *(d for d in fn.args.kw_defaults if d is not None)]:
+        if isinstance(d, ast.List | ast.Dict | ast.Set) or (
+            isinstance(d, ast.Call) and isinstance(d.func, ast.Name) and d.func.id in ("list", "dict", "set")
+        ):
+            yield d
+
+
+def _isinstance_chain(node: ast.BoolOp) -> bool:
+    """Two or more ``isinstance`` calls on the same object joined by ``or``."""
+    subjects = Counter(
+        ast.dump(v.args[0]) for v in node.values
+        if isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id == "isinstance" and len(v.args) == 2
+    )  # fmt: skip
+    return any(n >= 2 for n in subjects.values())
+
+
+def _manual_index_loop(loop: ast.While) -> bool:
+    """``while i < len(xs):`` whose body reads ``xs[i]`` and steps ``i += 1``."""
+    test = loop.test
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Lt)
+            and isinstance(test.left, ast.Name)):  # fmt: skip
+        return False
+    bound = test.comparators[0]
+    if not (isinstance(bound, ast.Call) and isinstance(bound.func, ast.Name) and bound.func.id == "len"
+            and len(bound.args) == 1):  # fmt: skip
+        return False
+    index, seq = test.left.id, ast.dump(bound.args[0])
+    nodes = [n for s in loop.body for n in ast.walk(s)]
+    steps = any(isinstance(n, ast.AugAssign) and isinstance(n.op, ast.Add) and isinstance(n.target, ast.Name)
+                and n.target.id == index and isinstance(n.value, ast.Constant) and n.value.value == 1
+                for n in nodes)  # fmt: skip
+    reads = any(isinstance(n, ast.Subscript) and ast.dump(n.value) == seq and isinstance(n.slice, ast.Name)
+                and n.slice.id == index for n in nodes)  # fmt: skip
+    return steps and reads
 
 
 def _range_len_indexing(loop: ast.For) -> bool:
@@ -216,14 +336,118 @@ def _returns_its_test(node: ast.If) -> bool:
     return {constant_return(node.body), constant_return(node.orelse)} == {True, False}
 
 
+def _normalised_tokens(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str] | None:
+    """A function as ``ast.unparse`` writes it (layout and comments gone) in tokens, every identifier
+    replaced by its order of first appearance and every string by ``S``: renaming, reformatting or
+    recommenting a copy does not hide it. None when the function cannot be re-read."""
+    try:
+        text = ast.unparse(fn)
+        names: dict[str, str] = {}
+        out: list[str] = []
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            if tok.type == tokenize.NAME:
+                word = tok.string
+                out.append(word if keyword.iskeyword(word) else names.setdefault(word, f"v{len(names)}"))
+            elif tok.type == tokenize.STRING:
+                out.append("S")
+            elif tok.type in (tokenize.NUMBER, tokenize.OP):
+                out.append(tok.string)
+            elif tok.type in (tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT):
+                out.append(tokenize.tok_name[tok.type])
+            if len(out) >= KNOWN_MAX_TOKENS:
+                break
+        return out
+    except (RecursionError, SyntaxError, ValueError, MemoryError, tokenize.TokenError):
+        return None
+
+
+def _notes(src: str, tree: ast.Module) -> str:
+    """Comments and string constants (docstrings included) of a file, lower-cased: where an
+    attribution note stands in code."""
+    parts = [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+    with contextlib.suppress(tokenize.TokenError, SyntaxError):  # the comments before a tokenizer error count
+        for tok in tokenize.generate_tokens(io.StringIO(src).readline):
+            if tok.type == tokenize.COMMENT:
+                parts.append(tok.string)
+    return "\n".join(parts).lower()
+
+
+def _shingles(tokens: Sequence[str]) -> frozenset[tuple[str, ...]]:
+    return frozenset(tuple(tokens[k : k + KNOWN_SHINGLE]) for k in range(max(1, len(tokens) - KNOWN_SHINGLE + 1)))
+
+
+def _known_copies(
+    attribution: Attribution,
+    changed: Sequence[str],
+    trees: Mapping[str, ast.Module],
+    submission: Mapping[str, str],
+    inherited: set[str],
+) -> Iterator[Observation]:
+    """New functions that match a declared source's function with nothing attributing the source.
+
+    The measure is difflib's ratio of the normalised token sequences. It is computed for the
+    ``KNOWN_CANDIDATES`` source functions sharing the most ``KNOWN_SHINGLE``-token runs with the
+    function (Jaccard), among those whose length allows the threshold at all: the work stays
+    bounded when many functions look alike."""
+    known: list[tuple[list[str], frozenset[tuple[str, ...]], KnownSource, str, str]] = []
+    for source in attribution.sources:
+        for rel, text in source.files.items():
+            tree = _parse(text)
+            for fn in _functions(tree) if tree is not None else ():
+                tokens = _normalised_tokens(fn)
+                if tokens is not None and len(tokens) >= KNOWN_MIN_TOKENS and len(known) < KNOWN_MAX_FUNCTIONS:
+                    known.append((tokens, _shingles(tokens), source, rel, fn.name))
+    if not known:
+        return
+    documents = "\n".join(attribution.documents).lower()
+    for f in changed:
+        notes: str | None = None
+        for fn in _functions(trees[f]):
+            if ast.dump(fn) in inherited:
+                continue  # the starter's own function, unchanged
+            if (tokens := _normalised_tokens(fn)) is None or len(tokens) < KNOWN_MIN_TOKENS:
+                continue
+            mine = _shingles(tokens)
+            ranked: list[tuple[float, int]] = []
+            for k, (other, theirs, source, _, _) in enumerate(known):
+                if 2 * min(len(tokens), len(other)) / (len(tokens) + len(other)) < source.threshold:
+                    continue  # the ratio cannot reach the threshold with these lengths
+                shared = len(mine & theirs)
+                ranked.append((shared / (len(mine) + len(theirs) - shared), k))
+            ranked.sort(key=lambda item: (-item[0], item[1]))
+            matcher = difflib.SequenceMatcher(None, autojunk=False)
+            matcher.set_seq2(tokens)  # indexed once; each candidate is the cheap first sequence
+            best: tuple[float, KnownSource, str, str] | None = None
+            for _, k in ranked[:KNOWN_CANDIDATES]:
+                other, _, source, rel, name = known[k]
+                matcher.set_seq1(other)
+                if matcher.quick_ratio() < source.threshold:
+                    continue
+                if (ratio := matcher.ratio()) >= source.threshold and (best is None or ratio > best[0]):
+                    best = (ratio, source, rel, name)
+            if best is None:
+                continue
+            ratio, source, rel, name = best
+            if notes is None:
+                notes = _notes(submission[f], trees[f])
+            terms = source.terms()
+            if any(term.lower() in notes or term.lower() in documents for term in terms):
+                continue
+            yield Observation("known", f, fn.lineno, f"{fn.name} matches {rel}:{name} ({ratio:.0%} of normalised "
+                              f"tokens), a declared source that needs attribution, and neither a comment of {f} "
+                              f"nor a deliverable names it (any of: {', '.join(terms)})")  # fmt: skip
+
+
 def analyse(
-    starter: Mapping[str, str], submission: Mapping[str, str]
+    starter: Mapping[str, str], submission: Mapping[str, str], attribution: Attribution | None = None
 ) -> tuple[list[ArchitecturePenalty], list[Observation]]:
-    """Compare the submission's Python sources with the starter's; penalties (capped) and evidence."""
+    """Compare the submission's Python sources with the starter's; penalties (capped) and evidence.
+    ``attribution``: the challenge's declared sources and the submission's deliverables (the
+    known-source heuristic runs only when sources are declared)."""
     old_trees = {k: t for k, v in starter.items() if (t := _parse(v)) is not None}
     new_trees = {k: t for k, v in submission.items() if (t := _parse(v)) is not None}
     changed = [k for k in new_trees if starter.get(k) != submission.get(k)]
-    heuristics = ("complexity", "coupling", "duplication", "unused", "special", "copy", "idiom")
+    heuristics = ("complexity", "coupling", "duplication", "unused", "special", "copy", "idiom", "known")
     seen: dict[str, list[Observation]] = {h: [] for h in heuristics}
     starter_shapes = {shape: fn.name for t in old_trees.values() for fn in _functions(t) if (shape := _shape(fn))}
     old_idioms = Counter(ast.dump(n) for t in old_trees.values() for n, _ in _unidiomatic(t))
@@ -271,6 +495,10 @@ def analyse(
                 continue
             seen["idiom"].append(Observation("idiom", f, getattr(node, "lineno", 1), what))
 
+    if attribution is not None and attribution.sources:
+        inherited = {ast.dump(fn) for t in old_trees.values() for fn in _functions(t)}
+        seen["known"] += _known_copies(attribution, changed, new_trees, submission, inherited)
+
     old_dups = Counter(shape for t in old_trees.values() for shape, _ in _windows(t))
     new_windows = [(shape, f, line) for f, t in new_trees.items() for shape, line in _windows(t)]
     new_dups = Counter(shape for shape, _, _ in new_windows)
@@ -306,4 +534,9 @@ def analyse(
             "unidiomatic constructs", len(seen["idiom"]), min(IDIOM_CAP, IDIOM_POINTS * len(seen["idiom"]))
         ),
     ]
+    if attribution is not None and attribution.sources:
+        count = len(seen["known"])
+        penalties.append(
+            ArchitecturePenalty("unattributed copies of known sources", count, min(KNOWN_CAP, KNOWN_POINTS * count))
+        )
     return penalties, [o for obs in seen.values() for o in obs]

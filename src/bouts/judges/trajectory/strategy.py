@@ -145,7 +145,8 @@ def decomposition_half(
 
 
 def architecture_half(inp: JudgeInput) -> tuple[Explained | NotScored, list[Finding]]:
-    """Heuristics over the submitted Python code against the starter (I/O: reads both trees)."""
+    """Heuristics over the submitted Python code against the starter and the challenge's declared
+    sources (I/O: reads both trees, the sources and the deliverables)."""
     language = language_of(inp.challenge)
     if not language.has("architecture"):
         return NotScored(f"architecture heuristics do not read {language.name} yet"), []
@@ -153,7 +154,10 @@ def architecture_half(inp: JudgeInput) -> tuple[Explained | NotScored, list[Find
     submission = read_sources(inp.view.judged)
     if not submission:
         return NotScored(f"the submission's code/ holds no {language.name} source"), []
-    penalties, seen = architecture.analyse(read_sources(inp.view.judged_starter), submission)
+    attribution = architecture.Attribution(
+        architecture.read_known_sources(inp.challenge), architecture.read_documents(inp.view.deliverables)
+    )
+    penalties, seen = architecture.analyse(read_sources(inp.view.judged_starter), submission, attribution)
     found = [Finding(f"strategy.architecture.{o.heuristic}", o.message, file=o.file, line=o.line) for o in seen]
     return architecture_score(penalties), found
 
