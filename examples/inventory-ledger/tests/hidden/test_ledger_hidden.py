@@ -70,20 +70,31 @@ def test_receive_adds_to_on_hand__scale_10000():
 # -- ship ------------------------------------------------------------------------------------
 
 
-def test_ship_takes_from_on_hand__seeded_sequence():
-    rng = _rng()
-    led = _stocked("A")
+def _ship_plan(rng: random.Random, steps: int = 200) -> list[tuple[str, int]]:
+    """Receipts and shipments in a random order that never ships more than is on hand."""
+    plan: list[tuple[str, int]] = []
     on_hand = 0
-    for _ in range(200):
+    for _ in range(steps):
         if on_hand and rng.random() < 0.5:
             qty = rng.randint(1, on_hand)
-            led.ship("A", qty)
+            plan.append(("ship", qty))
             on_hand -= qty
         else:
             qty = rng.randint(1, 50)
-            led.receive("A", qty)
+            plan.append(("receive", qty))
             on_hand += qty
-    assert led.on_hand("A") == on_hand
+    return plan
+
+
+def test_ship_takes_from_on_hand__seeded_sequence():
+    plan = _ship_plan(_rng())
+    led = _stocked("A")
+    for op, qty in plan:
+        if op == "ship":
+            led.ship("A", qty)
+        else:
+            led.receive("A", qty)
+    assert led.on_hand("A") == sum(qty if op == "receive" else -qty for op, qty in plan)
 
 
 def test_ship_takes_from_on_hand__other_items_untouched():
