@@ -26,6 +26,20 @@ BOUTS = Path(sys.executable).parent / "bouts"
 JUDGE = "llm-quality:svc-fake-model"
 
 
+@pytest.fixture(autouse=True)
+def _judges_as_they_were():
+    """The API seats the panel's judges in this process's registry: take them out again, so later
+    tests (the docs-cover-every-judge test among them) see only the judges the engine ships."""
+    from bouts.judging import JUDGES
+
+    factories, docs = dict(JUDGES._factories), dict(JUDGES._docs)
+    yield
+    JUDGES._factories.clear()
+    JUDGES._factories.update(factories)
+    JUDGES._docs.clear()
+    JUDGES._docs.update(docs)
+
+
 def _panel(tmp_path: Path, url: str) -> Path:
     path = tmp_path / "panel.toml"
     path.write_text(
