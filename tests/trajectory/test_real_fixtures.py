@@ -28,6 +28,16 @@ copying the converter's output):
 - mini-swe-agent 2.3.0: the 64 assistant commands classified by hand (12 reads: cat/sed -n, one
   sed -i, 17 grep/find searches, 36 other commands, the final echo submits); tokens = Σ
   extra.response.usage.
+- Codex CLI 0.125.0: the 43 `exec_command` calls by their `cmd` (19 files read by sed -n/cat/nl, 20
+  rg/find searches counted per pipeline segment as the classifier does, 11 runs: git status/diff ×5,
+  strings ×2, npm test ×3, npm run build), 3 `apply_patch` custom tool calls (Update File, each
+  "Success"), `write_stdin` polls are no actions; exit codes from each command's
+  `exec_command_end` (39 × 0, rg 2, rg 1 ×2, npm test 1); test counts from the vitest summaries
+  ("1 failed | 15 skipped", "1 passed | 15 skipped", "16 passed"); tokens = the last
+  total_token_usage (6055836 / 9118).
+- Codex Desktop 0.128.0-alpha.1: the 35 `exec_command` calls (29 sed -n/cat reads, rg ×4 and
+  `rg --files | rg` searches, wc -l and ps ×2 runs); the three `js` browser calls are no file actions; the
+  file has no token_count records.
 """
 
 from __future__ import annotations
@@ -85,6 +95,28 @@ PINNED: dict[str, tuple[str, int, int, int, int, int, list[tuple[int, int]], int
     "openhands/software-agent-sdk__goal-fixture-events.v1.jsonl": ("openhands", 0, 0, 0, 0, 2, [], 107458, 1347),
     "swe-agent/swe-agent__replay_marshmallow-1867__cursors_window100.traj": ("swe-agent", 2, 4, 1, 2, 2, [], 0, 0),
     "swe-agent/swe-agent__function_calling_simple.history-only.traj": ("swe-agent", 1, 1, 0, 1, 1, [], 0, 0),
+    "codex-cli/codemie-code__rollout-2026-05-11T11-26-55-019e1625.codex-0.125.0.jsonl": (
+        "codex-cli",
+        19,
+        3,
+        0,
+        20,
+        11,
+        [(0, 1), (1, 0), (16, 0)],
+        6055836,
+        9118,
+    ),
+    "codex-cli/codemie-code__rollout-2026-05-11T13-28-45-019e1695.codex-desktop-0.128.0-alpha.1.jsonl": (
+        "codex-cli",
+        29,
+        0,
+        0,
+        6,
+        3,
+        [],
+        0,
+        0,
+    ),
     "mini-swe-agent/mini-swe-agent__astropy__astropy-12907.deepseek.traj.json": (
         "mini-swe-agent",
         12,
@@ -192,3 +224,31 @@ def test_inspect_043_scorer_calls_are_not_the_agents_and_attachments_are_resolve
     (message,) = [e for e in events if e.kind == "message"]
     assert message.text is not None and message.text.startswith("Yo, in February, St. Paul")  # was attachment://…
     assert [(e.tokens_in, e.tokens_out) for e in events if e.kind == "usage"] == [(53, 46)]  # not the grader's 221/143
+
+
+def test_codex_0125_unified_exec_commands_get_the_status_their_session_ends_with():
+    """Most commands of this rollout say "Process running with session ID N" in their first output; the
+    status comes in a later write_stdin poll and in exec_command_end. Read by hand from those records."""
+    events = _events("codex-cli/codemie-code__rollout-2026-05-11T11-26-55-019e1625.codex-0.125.0.jsonl")
+    commands = [e for e in events if e.kind in {"read", "search", "run"}]
+    statuses = {(e.source_line, e.exit_code) for e in events if e.kind == "run"}
+    assert (263, 1) in statuses and (296, 0) in statuses  # npm test failing, then passing
+    assert all(e.exit_code is not None for e in events if e.kind == "run")  # every one of them ended
+    failed = [(e.source_line, e.kind) for e in commands if e.ok is False]
+    assert failed == [(131, "search"), (263, "run")]  # rg on two missing paths (exit 2); the failing test run
+    assert len({e.source_line for e in commands}) == 43  # one line per exec_command; no write_stdin poll counted
+    assert [(e.kind, e.path) for e in events if e.kind == "edit"] == [
+        ("edit", "src/agents/plugins/__tests__/codemie-code-reasoning.test.ts"),
+        ("edit", "src/agents/plugins/codemie-code.plugin.ts"),
+        ("edit", "src/agents/plugins/opencode/opencode.plugin.ts"),
+    ]
+
+
+def test_codex_desktop_0128_inline_exit_codes_and_no_token_records():
+    events = _events("codex-cli/codemie-code__rollout-2026-05-11T13-28-45-019e1695.codex-desktop-0.128.0-alpha.1.jsonl")
+    # `ps -ef | rg …` refused by the sandbox ("operation not permitted: ps", exit 1), then rerun escalated
+    assert [(e.source_line, e.exit_code) for e in events if e.kind == "run" and "ps -ef" in (e.command or "")] == [
+        (46, 1),
+        (49, 0),
+    ]
+    assert not any(e.kind == "usage" for e in events)
