@@ -47,6 +47,10 @@ class ServiceSettings:
     advisories: str = ""
     """The OSV advisory store (``bouts advisories import``), the same variable ``bouts score`` reads;
     empty: dependencies are not checked (the scorecard says so)."""
+    agent_models: str = ""
+    """Models the service may run agents with (TOML, ``[models.<name>]`` tables: ``base_url``,
+    ``model``, ``api_key_env``, prices; docs/agents.md "On the service"); empty: the service runs
+    no agents, ``POST .../runs`` is refused. Keys come from the workers' environment."""
     max_upload_bytes: int = 20 * MiB
     """Largest request body of an upload; refused (413) while streaming, before it is stored."""
     max_retries: int = 3

@@ -156,8 +156,21 @@ def _heartbeat(store: JobStore[ClaimT], claim: ClaimT, every_s: float) -> Iterat
 
 
 def score_archive(scorer: Scorer, challenge_path: str, archive_path: str, config: ScoreConfig) -> Scorecard:
-    """Score one stored archive; a scorecard carrying ``infra_error`` is raised as that failure."""
-    card = scorer(Path(challenge_path), Path(archive_path), config)
+    """Score one stored submission; a scorecard carrying ``infra_error`` is raised as that failure.
+
+    A run the service recorded (``bouts.service.agent_runs``) is scored again as recorded, with its
+    recording, by the pipeline itself: ``scorer`` stands in for scoring uploads only."""
+    from bouts.service.agent_runs import recorded_submission
+
+    recorded = recorded_submission(archive_path)
+    if recorded is None:
+        card = scorer(Path(challenge_path), Path(archive_path), config)
+    else:
+        card = score(Path(challenge_path), recorded[0], config=config, recording=recorded[1])
+    return _checked(card)
+
+
+def _checked(card: Scorecard) -> Scorecard:
     if card.infra_error:
         raise InfrastructureError(card.infra_error)
     return card
@@ -165,10 +178,17 @@ def score_archive(scorer: Scorer, challenge_path: str, archive_path: str, config
 
 def run_job(repo: Repository, submission_id: str, *, scorer: Scorer, config: ScoreConfig,
             max_attempts: int, lease_s: float = 0.0) -> JobOutcome:  # fmt: skip
-    """Score ``submission_id`` once, guarded by the database; see the module docstring."""
+    """Score ``submission_id`` once, guarded by the database; see the module docstring. A queued
+    agent run (``run_spec``) is run in the sandbox first, recorded by the engine, then scored."""
 
     def work(claim: Claim) -> Scorecard:
-        return score_archive(scorer, claim.submission.challenge_path, claim.submission.archive_path, config)
+        sub = claim.submission
+        if sub.run_spec is not None:
+            from bouts.service.agent_runs import run_recorded
+
+            return _checked(run_recorded(Path(sub.challenge_path), Path(sub.archive_path), sub.run_spec, sub.agent,
+                                         config))  # fmt: skip
+        return score_archive(scorer, sub.challenge_path, sub.archive_path, config)
 
     return execute(repo.submissions, submission_id, work, repo.submissions.complete, max_attempts=max_attempts,
                    lease_s=lease_s)  # fmt: skip

@@ -19,12 +19,14 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from bouts import __version__
 from bouts.errors import BoutsError, InfrastructureError, InputError
+from bouts.service.agent_runs import AgentModel, load_agent_models
 from bouts.service.api import (
     contract,
     routes_admin,
     routes_calibration,
     routes_challenges,
     routes_rescores,
+    routes_runs,
     routes_submissions,
     web,
 )
@@ -58,6 +60,7 @@ def create_app(
     """The service's ASGI app. ``scorer`` replaces ``score()`` in the local pool (tests, load rigs)."""
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     score_config(settings)  # a wrong scoring setting stops the start, naming it
+    agent_models = _agent_models(settings)
     repo = repo or open_repository(settings.database_url)
     if settings.operator_key:
         try:
@@ -71,6 +74,7 @@ def create_app(
         settings=settings, repo=repo, dispatcher=dispatcher,
         requests=TokenBuckets(settings.rate_per_minute, settings.rate_burst),
         uploads=TokenBuckets(settings.upload_rate_per_minute, max(1, settings.rate_burst // 4)),
+        agent_models=agent_models,
     )  # fmt: skip
 
     @asynccontextmanager
@@ -97,13 +101,22 @@ def create_app(
     app.add_exception_handler(StarletteHTTPException, _http_error)  # type: ignore[arg-type]
     for unreachable in DATABASE_DOWN:
         app.add_exception_handler(unreachable, _database_down)  # type: ignore[arg-type]
-    routers = (routes_submissions.router, routes_rescores.router, routes_challenges.router,
+    routers = (routes_submissions.router, routes_runs.router, routes_rescores.router, routes_challenges.router,
                routes_calibration.router, routes_admin.router, web.router)  # fmt: skip
     for router in routers:
         app.include_router(router)
     app.mount("/static", StaticFiles(directory=web.STATIC_DIR), name="static")
     app.openapi = lambda: contract.openapi_document(app, routers)  # type: ignore[method-assign]
     return app
+
+
+def _agent_models(settings: ServiceSettings) -> dict[str, AgentModel]:
+    """``BOUTS_AGENT_MODELS`` read and checked at start: a broken file stops the start, naming it."""
+    try:
+        return load_agent_models(settings.agent_models)
+    except InputError as exc:
+        exc.message = f"{exc.message} (the file BOUTS_AGENT_MODELS names)"
+        raise
 
 
 def _recover(ctx: ServiceContext) -> int:

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Annotated
 
 from fastapi import Depends, HTTPException, Request, Security
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
 
+from bouts.service.agent_runs import AgentModel
 from bouts.service.api.ratelimit import TokenBuckets
 from bouts.service.config import ServiceSettings
 from bouts.service.dispatch import Dispatcher
@@ -29,6 +30,8 @@ class ServiceContext:
     dispatcher: Dispatcher
     requests: TokenBuckets
     uploads: TokenBuckets
+    agent_models: dict[str, AgentModel] = field(default_factory=dict)
+    """The models agents may be run with (``BOUTS_AGENT_MODELS``), read once at start."""
 
     def challenge_of(self, card: dict[str, object]) -> ChallengeInfo | None:
         """The challenge a stored scorecard belongs to (its visibility rules: ``bouts.service.views``)."""

@@ -162,6 +162,14 @@ class ChallengePatch(BaseModel):
     not while the challenge is open (``after-close``, the default), ``never``, or ``always``."""
 
 
+class RunOut(BaseModel):
+    """The agent run a submission stands for, when the service ran and recorded it."""
+
+    harness: str
+    model: str
+    """The model's name in the service's list (``GET /api/v1/agent-models``)."""
+
+
 class SubmissionOut(_Out):
     id: str
     challenge: str
@@ -176,13 +184,17 @@ class SubmissionOut(_Out):
     started_at: datetime | None
     finished_at: datetime | None
     scorecard_url: str | None
+    run: RunOut | None = None
+    """Set when the service ran the agent itself (``POST /challenges/{id}/runs``); none: an upload."""
 
     @classmethod
     def of(cls, s: SubmissionInfo) -> SubmissionOut:
+        run = RunOut(harness=s.run_spec["harness"], model=s.run_spec["model_name"]) if s.run_spec else None
         return cls(id=s.id, challenge=s.challenge, challenge_hash=s.challenge_hash, agent=s.agent,
                    iteration=s.iteration, state=s.state, attempt=s.attempt, error=s.last_error,  # type: ignore[arg-type]
                    final=s.final, created_at=s.created_at, started_at=s.started_at, finished_at=s.finished_at,
-                   scorecard_url=f"/api/v1/submissions/{s.id}/scorecard" if s.state == "scored" else None)  # fmt: skip
+                   scorecard_url=f"/api/v1/submissions/{s.id}/scorecard" if s.state == "scored" else None,
+                   run=run)  # fmt: skip
 
 
 class ScorecardOut(BaseModel):
@@ -406,3 +418,18 @@ class RescoreOut(BaseModel):
                    before_final=r.before_final, after_version=r.after_version, after_final=r.after_final,
                    review_score=r.review_score, created_at=r.created_at, started_at=r.started_at,
                    finished_at=r.finished_at, scorecard_url=url)  # fmt: skip
+
+
+class AgentModelOut(BaseModel):
+    """A model the service can run agents with (its endpoint and key stay the operator's)."""
+
+    name: str
+    model: str
+    price_in: float | None
+    price_out: float | None
+    step_limit: int
+
+
+class AgentModelsOut(BaseModel):
+    harnesses: list[str]
+    models: list[AgentModelOut]

@@ -144,6 +144,10 @@ class SubmissionRow(Base):
     submitted_by: Mapped[int | None] = mapped_column(ForeignKey("api_keys.id"))
     heartbeat_at: Mapped[datetime | None]
     """Stamped by the worker while it runs the job; stale past the lease: handed back to the queue."""
+    run_spec: Mapped[dict[str, Any] | None]
+    """A run the service records itself (``bouts.service.agent_runs.RunSpec``: harness, model,
+    endpoint without its key); None for an uploaded archive. ``archive_path`` is then the run's
+    directory."""
 
 
 class ScorecardRow(Base):

@@ -90,6 +90,9 @@ class SubmissionInfo:
     started_at: datetime | None
     finished_at: datetime | None
     final: int | None = None
+    run_spec: dict[str, Any] | None = None
+    """What the service runs and records for this submission (``bouts.service.agent_runs``); None:
+    an uploaded archive."""
 
 
 @dataclass(frozen=True)

@@ -50,7 +50,7 @@ class Submissions:
     def create(
         self, *, submission_id: str, challenge_version_id: int, agent: str, iteration: int,
         elapsed_s: float | None, content_hash: str, archive_path: str, submitted_by: int | None,
-        place: Callable[[], None] | None = None,
+        place: Callable[[], None] | None = None, run_spec: dict[str, Any] | None = None,
     ) -> SubmissionInfo:
         """Insert a queued submission; ``DuplicateSubmissionError`` if the iteration exists.
 
@@ -65,7 +65,7 @@ class Submissions:
                     id=submission_id, challenge_id=version.challenge_id, challenge_version_id=version.id,
                     agent_id=agent_pk, iteration=iteration, elapsed_s=elapsed_s,
                     content_hash=content_hash, archive_path=archive_path, state="queued", attempt=0,
-                    submitted_by=submitted_by,
+                    submitted_by=submitted_by, run_spec=run_spec,
                 ))  # fmt: skip
                 session.flush()  # a duplicate iteration fails here, before the archive moves
                 if place is not None:
@@ -75,6 +75,17 @@ class Submissions:
         info = self.get(submission_id)
         assert info is not None
         return info
+
+    def next_iteration(self, challenge: str, agent: str) -> int:
+        """One past the highest iteration ``agent`` has at ``challenge`` (1 for a first attempt)."""
+        query = (
+            select(func.max(SubmissionRow.iteration))
+            .join(ChallengeRow, ChallengeRow.id == SubmissionRow.challenge_id)
+            .join(AgentRow, AgentRow.id == SubmissionRow.agent_id)
+            .where(ChallengeRow.slug == challenge, AgentRow.name == agent)
+        )  # fmt: skip
+        with self.sessions() as session:
+            return (session.scalar(query) or 0) + 1
 
     def get(self, submission_id: str) -> SubmissionInfo | None:
         with self.sessions() as session:
@@ -307,7 +318,7 @@ def _info(s: SubmissionRow, slug: str, chash: str, cpath: str, agent: str, final
         id=s.id, challenge=slug, challenge_hash=chash, challenge_path=cpath, agent=agent, iteration=s.iteration,
         elapsed_s=s.elapsed_s, archive_path=s.archive_path, state=s.state, attempt=s.attempt,
         last_error=s.last_error, created_at=s.created_at, started_at=s.started_at, finished_at=s.finished_at,
-        final=final,
+        final=final, run_spec=s.run_spec,
     )  # fmt: skip
 
 
