@@ -787,7 +787,7 @@ def test_inspect_scorer_model_calls_are_not_the_agents_and_attachment_texts_are_
 
 
 def test_mini_swe_agent_1x_text_actions_and_user_role_observations_are_read():
-    """mini-swe-agent 1.x (no licensed real log found): the command is the ```bash block of the assistant's
+    """mini-swe-agent 1.x (real: 1.15.0, REAL_VERSIONS.md): the command is the ```bash block of the assistant's
     text, the observation a *user* message `<returncode>N</returncode><output>…`, usage in
     extra.response.usage; a format-error reply from the harness is no observation."""
 
@@ -835,6 +835,40 @@ def test_mini_swe_agent_1x_text_actions_and_user_role_observations_are_read():
     (run,) = [e for e in trajectory.events if e.kind == "run"]
     assert (run.exit_code, run.tests.passed, run.tests.failed) == (1, 5, 1)
     assert trajectory.tokens == (3500, 130)
+
+
+def test_mini_swe_agent_1x_runs_the_one_bash_block_not_quoted_code_and_nothing_when_a_reply_has_several():
+    """mini-swe-agent 1.15 (real: gemini-3-pro runs, REAL_VERSIONS.md): replies quote code in ```python (or
+    untagged) blocks before the ```bash action. Reading any fence as a command took the text between the
+    quote's closing fence and the bash block's opening one for the command (the final submit was lost); a
+    reply with two bash blocks is refused by the harness ("EXACTLY ONE action"), so nothing ran."""
+
+    def reply(text: str) -> dict:
+        usage = {"prompt_tokens": 100, "completion_tokens": 10}
+        return {"role": "assistant", "content": text, "extra": {"response": {"usage": usage}}}
+
+    def observation(code: int, output: str) -> dict:
+        return {"role": "user", "content": f"<returncode>{code}</returncode>\n<output>\n{output}</output>"}
+
+    quote = "THOUGHT: the fix is\n\n```python\n    total = sum(prices)\n```\n\nApplying it.\n\n"
+    messages = [
+        {"role": "system", "content": "You are a helpful assistant."},
+        {"role": "user", "content": "<pr_description>fix the total</pr_description>"},
+        reply(quote + "```bash\nsed -i 's/total = 0/total = sum(prices)/' shop/cart.py\n```"),
+        observation(0, ""),
+        reply("THOUGHT: the doc says\n\n```\n>>> total([1, 2])\n3\n```\n\n```bash\ncat docs/cart.rst\n```"),
+        observation(0, "Cart\n====\n"),
+        reply("THOUGHT: two at once.\n\n```bash\nrm shop/old.py\n```\n\n```bash\npytest -q\n```"),
+        {"role": "user", "content": "Please always provide EXACTLY ONE action in triple backticks, found 2 actions."},
+        reply(quote + "```bash\necho COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && git add -A && git diff --cached\n```"),
+        {"role": "user", "content": "diff --git a/shop/cart.py b/shop/cart.py\n"},
+    ]
+    doc = {"info": {"mini_version": "1.15.0", "exit_status": "Submitted"}, "messages": messages}
+    trajectory = parse_trajectory(json.dumps({**doc, "trajectory_format": "mini-swe-agent-1"}))
+    actions = [(e.kind, e.path) for e in trajectory.events if e.kind not in {"message", "usage"}]
+    assert actions == [("edit", "shop/cart.py"), ("read", "docs/cart.rst"), ("submit", None)]
+    texts = [e.text or "" for e in trajectory.events if e.kind == "message"]
+    assert "total = sum(prices)" in texts[0] and "sed -i" not in texts[0]  # the quote is text, the action is not
 
 
 def test_openhands_v1_evaluation_output_history_is_read_as_v1_events_with_its_token_usages():

@@ -35,6 +35,13 @@ copying the converter's output):
   `exec_command_end` (39 × 0, rg 2, rg 1 ×2, npm test 1); test counts from the vitest summaries
   ("1 failed | 15 skipped", "1 passed | 15 skipped", "16 passed"); tokens = the last
   total_token_usage (6055836 / 9118).
+- mini-swe-agent 1.15.0 (gemini-3-pro, text actions): each reply's one ```bash block, read with
+  mini-swe-agent's own rule (exactly one per reply; replies with 2–3 were refused, nothing ran) and the
+  next message's <returncode>; django-10097: 22 commands (reads nl|sed -n / sed -n ×4, sed -i ×4 and two
+  heredoc writes, ls|grep, grep ×3 and ls searches, python3 ×5 runs incl. runtests.py "Ran 365 tests … OK",
+  one rm), matplotlib-13989: 30 (nl file|sed -n|grep reads ×5, heredoc writes ×3, sed -i and >> edits,
+  rm of three files, pytest ×4: timed out, 20 failed/27 passed, 1 failed, 1 passed); tokens = Σ
+  extra.response.usage.
 - Codex Desktop 0.128.0-alpha.1: the 35 `exec_command` calls (29 sed -n/cat reads, rg ×4 and
   `rg --files | rg` searches, wc -l and ps ×2 runs); the three `js` browser calls are no file actions; the
   file has no token_count records.
@@ -116,6 +123,28 @@ PINNED: dict[str, tuple[str, int, int, int, int, int, list[tuple[int, int]], int
         [],
         0,
         0,
+    ),
+    "mini-swe-agent/gruckion-mini-swe-agent__django__django-10097.mini-1.15.0.gemini-3-pro.traj.json": (
+        "mini-swe-agent",
+        4,
+        6,
+        0,
+        6,
+        5,
+        [(365, 0)],
+        201441,
+        7816,
+    ),
+    "mini-swe-agent/gruckion-mini-swe-agent__matplotlib__matplotlib-13989.mini-1.15.0.gemini-3-pro.traj.json": (
+        "mini-swe-agent",
+        5,
+        5,
+        0,
+        9,
+        11,
+        [(0, 0), (27, 20), (0, 1), (1, 0)],
+        367391,
+        5493,
     ),
     "mini-swe-agent/mini-swe-agent__astropy__astropy-12907.deepseek.traj.json": (
         "mini-swe-agent",
@@ -252,3 +281,19 @@ def test_codex_desktop_0128_inline_exit_codes_and_no_token_records():
         (49, 0),
     ]
     assert not any(e.kind == "usage" for e in events)
+
+
+def test_mini_swe_agent_115_quoted_code_is_no_command_and_refused_replies_ran_nothing():
+    django = _events("mini-swe-agent/gruckion-mini-swe-agent__django__django-10097.mini-1.15.0.gemini-3-pro.traj.json")
+    acted = sorted({e.source_line for e in django if e.kind not in {"message", "usage"}})
+    assert len(acted) == 22 and not {19, 27, 29, 35} & set(acted)  # the four "EXACTLY ONE action" refusals
+    assert [(e.kind, e.path) for e in django if e.source_line == 9 and e.kind != "message"][0] == (
+        "write",
+        "reproduce_issue.py",
+    )  # a ```python quote comes first in that reply
+    matplotlib = _events(
+        "mini-swe-agent/gruckion-mini-swe-agent__matplotlib__matplotlib-13989.mini-1.15.0.gemini-3-pro.traj.json"
+    )
+    assert [e.source_line for e in matplotlib if e.kind == "submit"] == [61]  # after a ```python quote
+    timed_out = [e for e in matplotlib if e.kind == "run" and e.source_line == 39]
+    assert [(e.exit_code, e.ok) for e in timed_out] == [(None, None)]  # "timed out and has been killed"

@@ -130,7 +130,21 @@ def raise_shape(message: str) -> None:
     raise TrajectoryError(message, line=1)
 
 
-_FENCE = re.compile(r"```(?:mswea_bash_command|bash|sh|shell)?\s*\n(.*?)\n```", re.S)
+_FENCE = re.compile(r"```([\w.+-]*)[ \t]*\n(.*?)\n```", re.S)
+"""One fenced block: its language tag and body. Blocks are read one after another, so the fence that
+closes a ```python block is never taken as the opening of another."""
+_SHELL_FENCES = {"mswea_bash_command", "bash", "sh", "shell"}
+
+
+def _shell_blocks(content: str) -> list[re.Match[str]]:
+    """The blocks mini-swe-agent would run: those tagged bash/sh/shell (or ``mswea_bash_command``, v2);
+    a log whose replies tag no block runs its untagged ones. Blocks in other languages (the model quoting
+    code it wrote or read) are text."""
+    blocks = list(_FENCE.finditer(content))
+    tagged = [b for b in blocks if b.group(1).lower() in _SHELL_FENCES]
+    return tagged or [b for b in blocks if not b.group(1)]
+
+
 _RETURN = re.compile(r"<returncode>(-?\d+)</returncode>\s*(?:<output>\n?(.*?)</output>)?", re.S)
 
 
@@ -182,7 +196,11 @@ class MiniSweAgentAdapter(TrajectoryAdapter):
             extra = message.get("extra") if isinstance(message.get("extra"), dict) else {}
             t = clock.at(extra.get("timestamp"))
             content = as_text(message.get("content"))
-            yield from message_event(t, _FENCE.sub("", content), "assistant", number)
+            shell = _shell_blocks(content)
+            text = content
+            for block in reversed(shell):
+                text = text[: block.start()] + text[block.end() :]
+            yield from message_event(t, text, "assistant", number)
             actions = extra.get("actions") or []
             if not actions:
                 calls = loads_maybe(message.get("tool_calls")) or []
@@ -193,10 +211,10 @@ class MiniSweAgentAdapter(TrajectoryAdapter):
                 for act in actions:
                     result = results.get(act.get("tool_call_id"))
                     yield from command_events(t, str(act.get("command", "")), result, number)
-            elif (block := _FENCE.search(content)) is not None:
+            elif len(shell) == 1:  # several actions in one reply: refused ("EXACTLY ONE action"), none ran
                 following = messages[index + 1] if index + 1 < len(messages) else None
                 result = _mini_result(following) if isinstance(following, dict) else None
-                yield from command_events(t, block.group(1), result, number)
+                yield from command_events(t, shell[0].group(2), result, number)
             usage = (extra.get("response") or {}).get("usage") or {}
             yield from usage_event(
                 t, int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0), number
