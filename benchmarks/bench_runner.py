@@ -10,9 +10,9 @@ tests) and ``sqlite`` (each test does about 10 ms of SQLite work on its own data
 the suite and ``TMPDIR`` on a tmpfs (the sandbox's workspace and ``/tmp`` are tmpfs too), no
 bytecode written (the sandbox runs ``-B``); (b) ``run_suites`` through the bubblewrap sandbox
 (fresh workspace, supervisor, workers, forked test processes), once per ``--tests-per-process``
-value (``RunOptions.tests_per_process``; 1 is a process per test) and once per ``--driver``
-(another checkout's driver, e.g. ``git archive HEAD~1 src/bouts/runner/sandboxed``, to measure a
-change before and after in the same run). They alternate within each round, so load on the machine
+value (``RunOptions.tests_per_process``; 1 is a process per test), and so again for each
+``--driver`` (another checkout's driver, e.g. ``git archive HEAD~1 src/bouts/runner/sandboxed``, to
+measure a change before and after in the same run). They alternate within each round, so load on the machine
 hits all alike. Wall time and CPU core-seconds (of every process,
 sandboxed ones included: a cgroup, ``_cgroup.py``), medians. Results: docs/benchmarks.md.
 """
@@ -124,7 +124,7 @@ def main() -> None:
     )  # fmt: skip
     parser.add_argument(
         "--driver", action="append", default=[], metavar="LABEL=DIR",
-        help="also run another checkout's sandboxed/ directory (one test per process) in the same rounds",
+        help="also run another checkout's sandboxed/ directory (each --tests-per-process value) in the same rounds",
     )  # fmt: skip
     args = parser.parse_args()
     modes: list[tuple[str, int, Path | None]] = []
@@ -132,9 +132,9 @@ def main() -> None:
         label, _, path = spec.partition("=")
         if not (Path(path) / "_bouts_driver" / "worker.py").is_file():
             raise SystemExit(f"--driver {spec}: {path} is not a sandboxed/ directory (no _bouts_driver/worker.py)")
-        modes.append((label, 1, Path(path)))
+        modes += [(f"{label}/{int(x)}", int(x), Path(path)) for x in args.tests_per_process.split(",")]
     modes += [(str(int(x)), int(x), None) for x in args.tests_per_process.split(",")]
-    print(f"{'suite':8} {'per proc':>8} {'lean pytest wall/cpu s':>23} {'runner wall/cpu s':>18} {'ratio wall':>11}"
+    print(f"{'suite':8} {'per proc':>10} {'lean pytest wall/cpu s':>23} {'runner wall/cpu s':>18} {'ratio wall':>11}"
           f" {'ratio cpu':>10} {'runner cpu ms/test':>19}")  # fmt: skip
     with Meter() as meter:
         for name, template in (("trivial", TRIVIAL), ("sqlite", SQLITE)):
@@ -153,7 +153,7 @@ def main() -> None:
             bw, bc = (statistics.median(x[i] for x in bare) for i in (0, 1))
             for label, _, _ in modes:
                 rw, rc = (statistics.median(x[i] for x in runner[label]) for i in (0, 1))
-                print(f"{name:8} {label:>8} {bw:11.3f} / {bc:9.3f} {rw:8.3f} / {rc:7.3f} {rw / bw:11.2f}"
+                print(f"{name:8} {label:>10} {bw:11.3f} / {bc:9.3f} {rw:8.3f} / {rc:7.3f} {rw / bw:11.2f}"
                       f" {rc / bc:10.2f} {rc / args.tests * 1000:19.2f}", flush=True)  # fmt: skip
 
 

@@ -60,6 +60,8 @@ WATCHED = (
     "_bouts_driver.worker:verdict",
     "_bouts_driver.worker:WorkerPlugin._run_in_child",
     "_bouts_driver.worker:WorkerPlugin._fork_and_run",
+    "_bouts_driver.worker:WorkerPlugin._one_test",
+    "_bouts_driver.worker:spawn",
     "_bouts_driver.worker:WorkerPlugin.pytest_runtestloop",
     "_bouts_driver.worker:WorkerPlugin.pytest_runtest_logreport",
     "_bouts_driver.worker:WorkerPlugin.pytest_exception_interact",
@@ -91,24 +93,41 @@ def _unittest_asserts() -> list[str]:
     return sorted(f"unittest.case:TestCase.{n}" for n in vars(unittest.TestCase) if n.startswith(("assert", "fail")))
 
 
-def _resolve(path: str) -> object:
-    module, _, attrs = path.partition(":")
+_PATHS: dict[str, tuple[str, tuple[str, ...]]] = {}
+"""path → (module, attribute names), split once."""
+
+
+def _resolve(path: str, memo: dict | None = None) -> object:
+    """The object ``path`` names now, or None. ``memo`` (one per fingerprint) holds the owners and
+    the class dicts already looked up, so the fifty ``TestCase`` methods walk its MRO once."""
+    memo = {} if memo is None else memo
+    split = _PATHS.get(path)
+    if split is None:
+        module, _, attrs = path.partition(":")
+        split = _PATHS[path] = (module, tuple(attrs.split(".")))
+    module, attrs = split
     obj: object = sys.modules.get(module)
-    if obj is None:
-        return None
-    for attr in attrs.split("."):
+    for i, attr in enumerate(attrs):
+        if obj is None:
+            return None
+        key = (module, attrs[: i + 1])
+        if key in memo:
+            obj = memo[key]
+            continue
         # Class attributes are read from the class dicts: a property or function as defined.
         owner = obj
+        spaces = memo.get(id(owner))
+        if spaces is None or spaces[0] is not owner:
+            spaces = memo[id(owner)] = (owner, [vars(k) if hasattr(k, "__dict__") else {}
+                                                for k in getattr(owner, "__mro__", (owner,))])  # fmt: skip
         obj = None
-        for klass in getattr(owner, "__mro__", (owner,)):
-            space = vars(klass) if hasattr(klass, "__dict__") else {}
+        for space in spaces[1]:
             if attr in space:
                 obj = space[attr]
                 break
         else:
             obj = getattr(owner, attr, None)
-        if obj is None:
-            return None
+        memo[key] = obj
     return obj
 
 
@@ -138,20 +157,31 @@ def _memo_hash(code: types.CodeType) -> str:
     return _MEMO[id(code)][1]
 
 
+_DESCRIBED: dict[int, tuple[object, object, object, object, str]] = {}
+"""id(obj) → (obj, its three code objects, its description): the text is built once per object
+and code; holding them keeps their ids from being reused."""
+
+
 def _describe(obj: object) -> str:
     if obj is None:
         return "absent"
+    code = getattr(obj, "__code__", None)
+    fget = getattr(getattr(obj, "fget", None), "__code__", None)
+    func = getattr(getattr(obj, "__func__", None), "__code__", None)
+    hit = _DESCRIBED.get(id(obj))
+    if hit is not None and hit[0] is obj and hit[1] is code and hit[2] is fget and hit[3] is func:
+        return hit[4]
     parts = [str(id(obj))]  # forked processes share the original objects' addresses
-    for fn in (obj, getattr(obj, "fget", None), getattr(obj, "__func__", None)):
-        code = getattr(fn, "__code__", None)
-        if code is not None:
-            parts.append(_memo_hash(code))
-    return ":".join(parts)
+    parts += [_memo_hash(c) for c in (code, fget, func) if c is not None]
+    text = ":".join(parts)
+    _DESCRIBED[id(obj)] = (obj, code, fget, func, text)
+    return text
 
 
 def fingerprint() -> dict[str, str]:
     """Name → identity and code hash of every watched object, plus global hooks."""
-    prints = {path: _describe(_resolve(path)) for path in (*WATCHED, *_unittest_asserts())}
+    memo: dict = {}
+    prints = {path: _describe(_resolve(path, memo)) for path in (*WATCHED, *_unittest_asserts())}
     prints["sys.settrace"] = "set" if sys.gettrace() is not None else "none"
     prints["sys.setprofile"] = "set" if sys.getprofile() is not None else "none"
     prints["threading.settrace"] = "set" if getattr(threading, "_trace_hook", None) else "none"
@@ -165,8 +195,16 @@ def test_code(item: object) -> str:
     return _memo_hash(code) if isinstance(code, types.CodeType) else ""
 
 
+_LAST_DIGEST: list = [None, ""]
+"""The last prints digested and their digest (a test process's prints are most often its worker's)."""
+
+
 def digest(prints: dict[str, str]) -> str:
-    return hashlib.sha256(repr(sorted(prints.items())).encode()).hexdigest()
+    if _LAST_DIGEST[0] == prints:
+        return _LAST_DIGEST[1]
+    text = hashlib.sha256(repr(sorted(prints.items())).encode()).hexdigest()
+    _LAST_DIGEST[:] = [dict(prints), text]
+    return text
 
 
 def changed(baseline: dict[str, str], now: dict[str, str]) -> list[str]:

@@ -16,6 +16,8 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Callable
+from typing import NamedTuple
 
 import pytest
 
@@ -139,38 +141,17 @@ class WorkerPlugin:
                 batch.close()
 
     def _fork_and_run(self, item: pytest.Item) -> dict:
-        res_r, res_w = os.pipe()
-        out_r, out_w = os.pipe()
-        sys.stdout.flush()
-        sys.stderr.flush()
-        try:
-            pid = procs.fork_with_retry()
-        except OSError as exc:
-            for fd in (res_r, res_w, out_r, out_w):
-                os.close(fd)
-            return result(item.nodeid, "crashed", 0.0, f"could not start the test process: {exc}")
+        spawned = spawn(self, lambda res_w, _ids_r: self._one_test(item, res_w))
+        if isinstance(spawned, str):
+            return result(item.nodeid, "crashed", 0.0, spawned)
         start = time.monotonic()  # a wait for a free process slot is not the test's time
-        if pid == 0:  # the child: run exactly one test, report, and leave without cleanup
-            try:
-                os.setpgid(0, 0)
-                for fd in (self.up, self.cmd, res_r, out_r):
-                    os.close(fd)  # nothing but this test's own report pipe stays in reach
-                os.dup2(out_w, 1)
-                os.dup2(out_w, 2)
-                os.close(out_w)
-                cpu = int(float(self.config["test_timeout_s"])) + 1
-                resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
-                budget = _process_budget(self.config)
-                if budget is not None:  # lowered for good: the test cannot raise it again
-                    resource.setrlimit(resource.RLIMIT_NPROC, (budget, budget))
-                send(res_w, self._run_in_child(item))
-            finally:
-                os._exit(0)
-        with contextlib.suppress(OSError):
-            os.setpgid(pid, pid)  # both sides set it: no race with the child's first action
-        os.close(res_w)
-        os.close(out_w)
-        return _supervise(item.nodeid, pid, res_r, out_r, start, self.config)
+        return _supervise(item.nodeid, spawned.pid, spawned.res_r, spawned.out_r, start, self.config)
+
+    def _one_test(self, item: pytest.Item, res_w: int) -> None:
+        """In a test process of its own: run exactly one test and report it."""
+        cpu = int(float(self.config["test_timeout_s"])) + 1
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+        send(res_w, self._run_in_child(item))
 
     def _run_in_child(self, item: pytest.Item) -> dict:
         self.warnings, self.exception, self.reports = [], None, []
@@ -199,6 +180,62 @@ class WorkerPlugin:
         rec["warnings"] = sorted(set(self.warnings))
         rec["exploits"] = exploits.take()  # network attempts the audit hook saw during the test
         return rec
+
+
+class Spawned(NamedTuple):
+    """A test process just forked, and the worker's ends of its pipes."""
+
+    pid: int
+    res_r: int
+    """Its report channel: one JSON line per test."""
+    out_r: int
+    """Its stdout and stderr, counted against the output cap."""
+    ids_w: int
+    """Where the worker writes the ids of the tests it is to run (-1: it runs one test, no ids)."""
+
+
+def spawn(plugin: WorkerPlugin, body: Callable[[int, int], None], ids: bool = False) -> Spawned | str:
+    """Fork a test process, or say why it could not start (the worker is left as it was).
+
+    The process is the leader of its own process group; nothing but its own pipes stays open in
+    it (the worker's channels to the supervisor are closed); its stdout and stderr go to the
+    output pipe; its RLIMIT_NPROC is lowered to the test's budget. Then ``body(res_w, ids_r)``
+    runs (``ids_r`` is -1 without ``ids``), and the process leaves through ``os._exit`` without
+    cleanup, whatever ``body`` did.
+    """
+    ids_r, ids_w = os.pipe() if ids else (-1, -1)
+    res_r, res_w = os.pipe()
+    out_r, out_w = os.pipe()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    try:
+        pid = procs.fork_with_retry()
+    except OSError as exc:
+        for fd in (ids_r, ids_w, res_r, res_w, out_r, out_w):
+            if fd >= 0:
+                os.close(fd)
+        return f"could not start the test process: {exc}"
+    if pid == 0:  # the test process
+        try:
+            os.setpgid(0, 0)
+            for fd in (plugin.up, plugin.cmd, ids_w, res_r, out_r):
+                if fd >= 0:
+                    os.close(fd)  # nothing but the ids in and the report out stays in reach
+            os.dup2(out_w, 1)
+            os.dup2(out_w, 2)
+            os.close(out_w)
+            budget = _process_budget(plugin.config)
+            if budget is not None:  # lowered for good: the test cannot raise it again
+                resource.setrlimit(resource.RLIMIT_NPROC, (budget, budget))
+            body(res_w, ids_r)
+        finally:
+            os._exit(0)
+    with contextlib.suppress(OSError):
+        os.setpgid(pid, pid)  # both sides set it: no race with the child's first action
+    for fd in (ids_r, res_w, out_w):
+        if fd >= 0:
+            os.close(fd)
+    return Spawned(pid, res_r, out_r, ids_w)
 
 
 def _process_budget(config: dict) -> int | None:
@@ -265,40 +302,13 @@ class TestProcess:
             self._end(time.monotonic() + 1.0)
 
     def _start(self) -> str:
-        ids_r, ids_w = os.pipe()
-        res_r, res_w = os.pipe()
-        out_r, out_w = os.pipe()
-        sys.stdout.flush()
-        sys.stderr.flush()
-        try:
-            pid = procs.fork_with_retry()
-        except OSError as exc:
-            for fd in (ids_r, ids_w, res_r, res_w, out_r, out_w):
-                os.close(fd)
-            return f"could not start the test process: {exc}"
-        if pid == 0:  # the test process: tests until told to stop, then leave without cleanup
-            try:
-                os.setpgid(0, 0)
-                for fd in (self.plugin.up, self.plugin.cmd, ids_w, res_r, out_r):
-                    os.close(fd)  # nothing but the ids in and the report pipe out stays in reach
-                os.dup2(out_w, 1)
-                os.dup2(out_w, 2)
-                os.close(out_w)
-                procs.become_subreaper()  # what a test leaves behind is found among our children
-                budget = _process_budget(self.config)
-                if budget is not None:
-                    resource.setrlimit(resource.RLIMIT_NPROC, (budget, budget))
-                self._serve(ids_r, res_w)
-            finally:
-                os._exit(0)
-        with contextlib.suppress(OSError):
-            os.setpgid(pid, pid)
-        for fd in (ids_r, res_w, out_w):
-            os.close(fd)
-        self.pid, self.ids_w, self.res_r, self.out_r = pid, ids_w, res_r, out_r
-        self.pidfd = os.pidfd_open(pid)
+        spawned = spawn(self.plugin, self._serve, ids=True)
+        if isinstance(spawned, str):
+            return spawned
+        self.pid, self.ids_w, self.res_r, self.out_r = spawned.pid, spawned.ids_w, spawned.res_r, spawned.out_r
+        self.pidfd = os.pidfd_open(self.pid)
         self.sel = selectors.DefaultSelector()
-        for fd in (self.pidfd, res_r, out_r):
+        for fd in (self.pidfd, self.res_r, self.out_r):
             self.sel.register(fd, selectors.EVENT_READ)
         self.buf = b""
         return ""
@@ -391,7 +401,8 @@ class TestProcess:
 
     # -- in the test process --------------------------------------------------------------------
 
-    def _serve(self, ids_r: int, res_w: int) -> None:
+    def _serve(self, res_w: int, ids_r: int) -> None:
+        procs.become_subreaper()  # what a test leaves behind is found among our children
         cpu = int(float(self.config["test_timeout_s"])) + 1
         hard = cpu * self.per_process + 1
         inherited = resource.getrlimit(resource.RLIMIT_CPU)[1]
@@ -557,6 +568,10 @@ def pytest_args(config: dict) -> list[str]:
         "-o", "addopts=", "-o", "pythonpath=", "-o", "usefixtures=", "-o", "filterwarnings=",
         "-o", "xfail_strict=true", "-o", "required_plugins=",
         "-W", "always::ResourceWarning", "-W", "always::DeprecationWarning",
+        # A failure's verdict reads only its crash line, the same in every style; Python's own
+        # traceback costs a failing test about half of pytest's long one (no source excerpts, no
+        # repr() of every frame's arguments): docs/benchmarks.md.
+        "--tb=native",
         "--capture=no", "-q", f"--basetemp=/tmp/bouts-pytest-{os.getpid()}", "--import-mode=prepend",
     ]  # fmt: skip
 

@@ -1,0 +1,74 @@
+"""The tamper fingerprint's caches never hide a change: each is keyed by the objects themselves."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import sys
+import types
+from pathlib import Path
+
+import pytest
+
+TAMPER = Path(__file__).parents[2] / "src/bouts/runner/sandboxed/_bouts_driver/tamper.py"
+_spec = importlib.util.spec_from_file_location("bouts_tamper_under_test", TAMPER)
+tamper = importlib.util.module_from_spec(_spec)  # type: ignore[arg-type]
+_spec.loader.exec_module(tamper)  # type: ignore[union-attr]
+
+PROBE = "bouts_tamper_probe"
+
+
+def _probe() -> types.ModuleType:
+    module = types.ModuleType(PROBE)
+    exec(  # noqa: S102 - the probe's own fixed source
+        "def target(x):\n    return x + 1\n\n"
+        "def other(x):\n    return x - 1\n\n"
+        "class Base:\n"
+        "    @property\n    def passed(self):\n        return True\n"
+        "    @classmethod\n    def build(cls):\n        return cls()\n\n"
+        "class Report(Base):\n    pass\n",
+        module.__dict__,
+    )
+    return module
+
+
+@pytest.fixture
+def probe(monkeypatch: pytest.MonkeyPatch) -> types.ModuleType:
+    module = _probe()
+    monkeypatch.setitem(sys.modules, PROBE, module)
+    paths = (f"{PROBE}:target", f"{PROBE}:Report", f"{PROBE}:Report.passed", f"{PROBE}:Report.build", f"{PROBE}:gone")
+    monkeypatch.setattr(tamper, "WATCHED", paths)
+    return module
+
+
+def _digest(prints: dict[str, str]) -> str:
+    return hashlib.sha256(repr(sorted(prints.items())).encode()).hexdigest()
+
+
+def test_an_unchanged_process_fingerprints_the_same_and_digests_as_before(probe: types.ModuleType) -> None:
+    first = tamper.fingerprint()
+    again = tamper.fingerprint()
+    assert again == first
+    assert tamper.digest(again) == tamper.digest(first) == _digest(first)
+    assert first[f"{PROBE}:gone"] == "absent"
+    assert first[f"{PROBE}:Report.passed"] != "absent"
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda m: setattr(m.target, "__code__", m.other.__code__),  # code swapped in place
+        lambda m: setattr(m, "target", m.other),  # name rebound
+        lambda m: setattr(vars(m.Base)["passed"].fget, "__code__", m.other.__code__),  # a property's getter
+        lambda m: setattr(vars(m.Base)["build"].__func__, "__code__", m.other.__code__),  # a classmethod's function
+        lambda m: setattr(m.Report, "passed", property(lambda self: True)),  # shadowed lower in the MRO
+        lambda m: setattr(m, "gone", m.other),  # an absent name appears
+    ],
+)
+def test_every_change_after_a_warm_fingerprint_shows(probe: types.ModuleType, change) -> None:  # noqa: ANN001
+    baseline = tamper.fingerprint()
+    tamper.digest(baseline)  # caches warm, as in a test process forked from its worker
+    change(probe)
+    after = tamper.fingerprint()
+    assert tamper.changed(baseline, after)
+    assert tamper.digest(after) == _digest(after) != _digest(baseline)
