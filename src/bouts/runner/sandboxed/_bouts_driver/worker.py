@@ -568,10 +568,10 @@ def pytest_args(config: dict) -> list[str]:
         "-o", "addopts=", "-o", "pythonpath=", "-o", "usefixtures=", "-o", "filterwarnings=",
         "-o", "xfail_strict=true", "-o", "required_plugins=",
         "-W", "always::ResourceWarning", "-W", "always::DeprecationWarning",
-        # A failure's verdict reads only its crash line, the same in every style; Python's own
-        # traceback costs a failing test about half of pytest's long one (no source excerpts, no
-        # repr() of every frame's arguments): docs/benchmarks.md.
-        "--tb=native",
+        # A failure's verdict reads only its crash line, the same in every style; the "line" style
+        # builds no source excerpts and calls no repr() of every frame's arguments: a failing test
+        # costs about what a passing one does instead of three times as much (docs/benchmarks.md).
+        "--tb=line",
         "--capture=no", "-q", f"--basetemp=/tmp/bouts-pytest-{os.getpid()}", "--import-mode=prepend",
     ]  # fmt: skip
 
