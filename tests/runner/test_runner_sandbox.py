@@ -65,6 +65,68 @@ def test_honest_suite_gives_exact_per_test_outcomes(make_challenge, bwrap: Sandb
     assert report.sandbox == "bubblewrap"
 
 
+def test_each_kind_of_failure_reports_its_crash_line(make_challenge, bwrap: Sandbox) -> None:
+    # The driver asks pytest for its cheapest traceback style; the verdict's line is the same.
+    challenge, code = make_challenge(
+        {
+            "visible": {
+                "test_f.py": """
+                    import pytest
+
+                    def lookup(key):
+                        return {"a": 1}[key]
+
+                    @pytest.fixture
+                    def broken_setup():
+                        raise RuntimeError("setup broke")
+
+                    @pytest.fixture
+                    def broken_teardown():
+                        yield 1
+                        raise ValueError("teardown broke")
+
+                    def test_assert():
+                        assert [1, 2, 3] == [1, 2, 4]
+
+                    def test_raises():
+                        lookup("b")
+
+                    def test_chained():
+                        try:
+                            lookup("z")
+                        except KeyError as exc:
+                            raise ValueError("wrapped") from exc
+
+                    def test_fail():
+                        pytest.fail("explicit failure")
+
+                    def test_setup(broken_setup):
+                        pass
+
+                    def test_teardown(broken_teardown):
+                        pass
+
+                    def test_recursion():
+                        def down(n):
+                            return down(n + 1)
+                        down(0)
+                """
+            }
+        },
+        CALC,
+    )
+    details = {r.id.split("::")[-1]: (r.outcome, r.detail) for r in run_suites(challenge, code, sandbox=bwrap).results}
+    assert details == {
+        "test_assert": (Outcome.FAILED, "assert [1, 2, 3] == [1, 2, 4]"),
+        "test_raises": (Outcome.FAILED, "KeyError: 'b'"),
+        "test_chained": (Outcome.FAILED, "ValueError: wrapped"),
+        "test_fail": (Outcome.FAILED, "Failed: explicit failure"),
+        "test_setup": (Outcome.ERROR, "setup error: RuntimeError: setup broke"),
+        "test_teardown": (Outcome.ERROR, "teardown error: ValueError: teardown broke"),
+        "test_recursion": (Outcome.FAILED, "RecursionError: maximum recursion depth exceeded"),
+    }
+
+
 def test_explicit_seed_reaches_the_tests(make_challenge, bwrap: Sandbox) -> None:
     challenge, code = make_challenge({"hidden": {"test_s.py": "def test_s(bouts_seed): assert bouts_seed == 5\n"}})
     assert outcomes(run_suites(challenge, code, sandbox=bwrap, seed=5)) == {"test_s": Outcome.PASSED}
