@@ -7,6 +7,12 @@ that two workers rarely run the same task's reference at once: the first run of 
 disk and the others read it. A sample's submission is ``submission.toml`` (the agent, the challenge,
 iteration 1) and ``code/``, the starter with ``solution.py`` replaced by the sample's program: two
 identical samples of a task are the same submission, scored once.
+
+The security judge's scanners take about 0.4 core-seconds to start for a sample's two small trees
+(its code and the starter), most of it start-up: before a batch is scored, its samples' files are
+scanned in a few runs of each scanner (``prescan``), so each sample's judge reads its findings from
+the engine's cache (findings depend on a file's path and bytes only). Samples are handed to the
+workers a chunk at a time as their chunk is scanned.
 """
 
 from __future__ import annotations
@@ -75,20 +81,103 @@ def evaluate(
         if on_result is not None:
             on_result(result)
 
+    warm = _scans_security(settings)
+    chunks = _chunks(order, PRESCAN_FIRST, PRESCAN_CHUNK) if warm else [list(order)]
     if workers <= 1:
-        for i in order:
-            done(i, score_sample(jobs[i], settings))
+        for chunk in chunks:
+            if warm:
+                prescan([jobs[i] for i in chunk], settings)
+            for i in chunk:
+                done(i, score_sample(jobs[i], settings))
     else:
         # spawn, not fork: the driver may hold threads (a progress bar) that a fork would copy mid-lock.
         with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
-            futures: dict[Future[SampleResult], int] = {pool.submit(score_sample, jobs[i], settings): i for i in order}
+            futures: dict[Future[SampleResult], int] = {}
             try:
+                for chunk in chunks:  # the next chunk is scanned here while the workers score this one
+                    if warm:
+                        prescan([jobs[i] for i in chunk], settings)
+                    futures.update({pool.submit(score_sample, jobs[i], settings): i for i in chunk})
                 for future in as_completed(futures):
                     done(futures[future], future.result())
             except BaseException:
                 pool.shutdown(wait=False, cancel_futures=True)
                 raise
     return [r for r in results if r is not None]
+
+
+PRESCAN_FIRST = 8
+"""Samples in the first scanned chunk (small: the workers start scoring soon)."""
+PRESCAN_CHUNK = 32
+"""Samples per scanner run after the first chunk (a file a scanner cannot parse costs its chunk the cache)."""
+
+
+def _chunks(order: Sequence[int], first: int, size: int) -> list[list[int]]:
+    out = [list(order[:first])] if order else []
+    out += [list(order[i : i + size]) for i in range(first, len(order), size)]
+    return out
+
+
+def _scans_security(settings: EvalSettings) -> bool:
+    """Whether the security judge sits (its findings are cached on disk only with a cache directory)."""
+    from bouts.judges.security import JUDGE_NAME
+
+    judges = getattr(settings.config, "judges", None)
+    return getattr(settings.config, "cache_dir", None) is not None and (judges is None or JUDGE_NAME in judges)
+
+
+def prescan(jobs: Sequence[SampleJob], settings: EvalSettings) -> None:
+    """Scan the files of ``jobs``' submissions and starters with one run of each security scanner,
+    into the findings cache the security judge reads (``SecurityJudge.warm``). A program that does
+    not parse is left to its own judge (a scanner's note would keep the whole run out of the cache);
+    a scan that fails is only a slower batch: every judge then scans its own files, as without it."""
+    import ast
+
+    from bouts.judges.security import JUDGE_NAME, SecurityJudge
+    from bouts.judges.security._scanners import findings_cache
+    from bouts.loading import load_challenge
+    from bouts.loading.view import build_view
+
+    if not _scans_security(settings):
+        return
+    judge = _security_judge(JUDGE_NAME)
+    if not isinstance(judge, SecurityJudge):
+        return
+    trees: dict[str, Any] = {}
+    starters: set[Path] = set()
+    with tempfile.TemporaryDirectory(prefix="bouts-eval-scan-") as tmp:
+        try:
+            for n, job in enumerate(jobs):
+                try:
+                    ast.parse(job.program)
+                except (SyntaxError, ValueError):
+                    continue
+                challenge = _challenge(load_challenge, job.challenge_dir)
+                submission = _submission(Path(tmp) / str(n), job)
+                view = build_view(challenge, submission / "code")
+                trees[f"s{n}"] = view.judged
+                if job.challenge_dir not in starters:
+                    starters.add(job.challenge_dir)
+                    trees[f"t{n}"] = view.judged_starter
+            if trees:
+                judge.warm(trees, findings_cache(settings.config.cache_dir))
+        except Exception as exc:  # noqa: BLE001 (a slower batch, never a different score)
+            log.warning("scanning the batch ahead failed (%s): each sample's judge scans its own files", exc)
+
+
+def _challenge(load: Callable[[Path], Any], directory: Path) -> Any:
+    if directory not in _CHALLENGES:
+        _CHALLENGES[directory] = load(directory)
+    return _CHALLENGES[directory]
+
+
+_CHALLENGES: dict[Path, Any] = {}
+
+
+def _security_judge(name: str) -> Any:
+    from bouts.judges.base import JUDGES
+
+    return JUDGES.create(name)
 
 
 def score_sample(job: SampleJob, settings: EvalSettings) -> SampleResult:

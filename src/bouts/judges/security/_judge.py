@@ -85,6 +85,20 @@ class SecurityJudge:
                                 cache=sc.findings_cache(inp.cache_dir))
         return verdict_from(report, judge=self.name)
 
+    def warm(self, trees: Mapping[str, FileTree], cache: sc.FindingsCache) -> None:
+        """Scan many trees (a batch of submissions and their starters, any names) with one run of each
+        scanner, for ``cache`` only: each file's findings depend on its path and bytes alone
+        (``_scanners.file_key``), so the judge of every submission of the batch then reads its files'
+        findings from the cache instead of starting the scanners for two small trees. A batch whose
+        scan left a note (a file a scanner could not parse) caches nothing; its submissions are scanned
+        by their own judges, as without the batch. Raises ``InfrastructureError`` like a scan."""
+        scan_trees(
+            trees, semgrep=self.semgrep or _next_to_python("semgrep"),
+            bandit=self.bandit or _next_to_python("bandit"), rules=self.rules or rules_dir(),
+            timeout_s=self.timeout_s, jobs=self.jobs,
+            eslint=EslintTool(self.eslint_dir or default_package_dir(), self.node or find_node()), cache=cache,
+        )  # fmt: skip
+
     def scan(self, code_dir: Path, starter: Path, advisories: Path | None = None,
              cache: sc.FindingsCache | None = sc.DEFAULT_CACHE) -> SecurityReport:
         """Scan both directories (each tool once over both) and baseline the submission on the starter."""
