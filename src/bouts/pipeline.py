@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import tempfile
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -140,20 +141,28 @@ def score(
         secrets = secret_index(challenge)
         on_result = None if progress is None else (lambda r: progress(scrub_result(r, secrets)))
 
+        def run_generated_tests() -> GeneratedRun:
+            # Engine-written tests, run in the same sandbox as every other test, in a session of their
+            # own (their own limits and canaries), beside the graded run and off its critical path. One
+            # worker: a second collects the file (hypothesis) again for a few tests (docs/benchmarks.md).
+            gen_seed = config.adversarial_seed if config.adversarial_seed is not None else inp.seed
+            one = replace(options, workers=1)
+            return run_generated(challenge, submission.code_dir, sandbox=sandbox, options=one, seed=gen_seed,
+                                 code=view.judged,
+                                 cache_dir=config.cache_dir)  # the reference's answers: docs/adversarial.md
+
         def run_tests() -> RunReport:
-            try:
-                if gen_on:  # engine-written tests, run in the same sandbox as every other test
-                    gen_seed = config.adversarial_seed if config.adversarial_seed is not None else inp.seed
-                    gen = run_generated(challenge, submission.code_dir, sandbox=sandbox, options=options, seed=gen_seed,
-                                        code=view.judged,
-                                        cache_dir=config.cache_dir)  # the reference's answers: docs/adversarial.md
-                    generated.append(_scrub_generated(gen, secrets))
-                run = grade(
-                    challenge, submission.code_dir, sandbox=sandbox, progress=on_result, seed=config.seed,
-                    fresh_seed=config.fresh_seed, cache_dir=config.cache_dir, options=options,
-                )  # fmt: skip
-            except SandboxError as exc:
-                run = RunReport(results=[], sandbox=sandbox.name, infra_error=exc.describe())
+            with ThreadPoolExecutor(max_workers=1, thread_name_prefix="bouts-generated") as pool:
+                pending = pool.submit(run_generated_tests) if gen_on else None
+                try:
+                    run = grade(
+                        challenge, submission.code_dir, sandbox=sandbox, progress=on_result, seed=config.seed,
+                        fresh_seed=config.fresh_seed, cache_dir=config.cache_dir, options=options,
+                    )  # fmt: skip
+                except SandboxError as exc:
+                    run = RunReport(results=[], sandbox=sandbox.name, infra_error=exc.describe())
+                if pending is not None:
+                    generated.append(_scrub_generated(pending.result(), secrets))
             if recording is not None and recording.exploits:  # stopped in the agent's sandbox (bouts.agents)
                 run = run.model_copy(update={"exploits": merged([*recording.exploits, *run.exploits])})
             return scrub_report(_with_severities(challenge, run), secrets)
