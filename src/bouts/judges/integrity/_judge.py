@@ -6,11 +6,12 @@ Design notes and every rule's rationale: docs/integrity.md.
 
 from __future__ import annotations
 
+import hashlib
 import re
-from collections import Counter
-from collections.abc import Callable, Iterable
+import threading
+from collections import Counter, OrderedDict
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
 from bouts.judges.base import Component, Finding, IntegritySignals, JudgeInput, Verdict
 from bouts.judges.integrity import _code, _gray, _paths
@@ -18,6 +19,7 @@ from bouts.judges.integrity._languages import Language
 from bouts.judges.integrity._tree import MAX_FILE_BYTES, Hit, Tree, is_test_path
 from bouts.languages import language_of
 from bouts.models.results import ObservedExploit
+from bouts.models.view import FileTree
 from bouts.scoring import components
 from bouts.scoring.adjustments import ExploitAttempt
 from bouts.scoring.explain import Explained, NotScored
@@ -64,7 +66,8 @@ class StaticIntegrityJudge:
         if not inp.view.code.present:
             return self._verdict(NotScored("the submission has no code directory"), (), IntegritySignals())
         challenge = inp.challenge
-        code, starter = Tree(inp.view.integrity_code), Tree(inp.view.starter)
+        code = Tree(inp.view.integrity_code)
+        starter = Tree(inp.view.starter)
         reference, visible = Tree.read(challenge.reference), Tree.read(challenge.root / "tests" / "visible")
         bright: list[tuple[str, Finding]] = []
         gray: list[Finding] = []
@@ -91,8 +94,8 @@ class StaticIntegrityJudge:
         bright += [(SANDBOX_ESCAPE, Finding(SANDBOX_ESCAPE, _said(e), severity="critical"))
                    for e in observed if e.kind == "sandbox_escape"]  # fmt: skip
         if detectors is not None:
-            _scan_sources(detectors, code, starter, reference, visible, bright, gray, info,
-                          challenge.root / "challenge.toml")
+            side = challenge_side(detectors, starter, reference, visible, challenge.root / "challenge.toml")
+            _scan_sources(detectors, code, side, bright, gray, info)
         else:  # path checks and run-time tampering above are language-neutral; the code detectors are not
             info.append(Finding("integrity.not-analysed", "code detectors (hard-coded outputs, test-environment "
                                 f"detection, framework hooks) are not available for {language.name} yet"))
@@ -125,18 +128,87 @@ _QUOTED_NAME = re.compile(r"""["'`]([A-Za-z_][A-Za-z0-9_]*)["'`]""")
 _SHOUTED_NAME = re.compile(r"\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b|\b[A-Z]{2,}\b")
 
 
+class ChallengeSide:
+    """What the detectors read from the challenge alone (its starter, reference, visible tests and
+    ``challenge.toml``), analysed once and shared by every verdict on the same content: the visible
+    tests' literals, what the starter and the reference explain, and each starter file's own hits."""
+
+    def __init__(self, lang: Language, starter: Tree, reference: Tree, visible: Tree, spec: Path | None) -> None:
+        self.starter = starter
+        self.literals = lang.harvest(visible)
+        self.explained_subjects = _explained_subjects(lang, starter, reference, spec)
+        self.explained = frozenset(k for tree in (starter, reference) for rel in lang.files(tree)
+                                   for k in lang.literal_keys(lang.source(tree, rel)))
+        self.explained_structures = frozenset(k for tree in (starter, reference) for rel in lang.files(tree)
+                                              for k in lang.structure_keys(lang.source(tree, rel)))
+        self._lang = lang
+        self._hits: dict[tuple[str, str], list[Hit]] = {}
+        self._lock = threading.Lock()
+
+    def base(self, rel: str) -> object | None:
+        """The starter's parsed file at ``rel`` (None when the starter has none)."""
+        with self._lock:  # a Tree fills its parse cache lazily; verdicts may run on several threads
+            return self._lang.source(self.starter, rel)
+
+    def base_hits(self, kind: str, rel: str) -> list[Hit]:
+        """The starter file's own ``code`` or ``gray`` hits, computed once per file."""
+        with self._lock:
+            if (kind, rel) not in self._hits:
+                src = self._lang.source(self.starter, rel)
+                detect = self._lang.code_hits if kind == "code" else self._lang.gray_hits
+                self._hits[kind, rel] = [] if src is None else detect(src)
+            return self._hits[kind, rel]
+
+
+MEMO_SIZE = 8
+"""Challenge analyses kept (most recently used): a service process scores a few challenges at a time."""
+_memo: OrderedDict[tuple[object, ...], ChallengeSide] = OrderedDict()
+_memo_lock = threading.Lock()
+
+
+def _tree_digest(tree: FileTree) -> str:
+    """sha256 over everything the detectors can read of a tree: each file's path, size, read state and
+    bytes, each link's path and target, whether it was cut short or absent."""
+    h = hashlib.sha256(f"{tree.present}|{tree.truncated}|{len(tree.files)}|{len(tree.links)}\0".encode())
+    for rel, f in sorted(tree.files.items()):
+        data = f.data
+        h.update(f"{rel}\0{f.size}\0{f.truncated}\0{f.skipped}\0{-1 if data is None else len(data)}\0".encode())
+        h.update(data or b"")
+    for rel, target in sorted(tree.links.items()):
+        h.update(f"{rel}\0{target}\0".encode())
+    return h.hexdigest()
+
+
+def challenge_side(lang: Language, starter: Tree, reference: Tree, visible: Tree, spec: Path | None) -> ChallengeSide:
+    """The challenge's analysis, from the memo when the same content (never the same path alone) was
+    analysed before: keyed by the language's detectors and the bytes of the starter, the reference,
+    the visible tests and ``challenge.toml``, so an edited challenge is analysed afresh."""
+    spec_bytes = None
+    if spec is not None and spec.is_file() and not spec.is_symlink() and spec.stat().st_size <= MAX_FILE_BYTES:
+        spec_bytes = spec.read_bytes()
+    key = (RULESET_VERSION, lang, _tree_digest(starter.view), _tree_digest(reference.view),
+           _tree_digest(visible.view), None if spec_bytes is None else hashlib.sha256(spec_bytes).hexdigest())
+    with _memo_lock:
+        side = _memo.get(key)
+        if side is not None:
+            _memo.move_to_end(key)
+            return side
+    side = ChallengeSide(lang, starter, reference, visible, spec if spec_bytes is not None else None)
+    with _memo_lock:
+        side = _memo.setdefault(key, side)
+        _memo.move_to_end(key)
+        while len(_memo) > MEMO_SIZE:
+            _memo.popitem(last=False)
+    return side
+
+
 def _scan_sources(
-    lang: Language, code: Tree, starter: Tree, reference: Tree, visible: Tree,
-    bright: list[tuple[str, Finding]], gray: list[Finding], info: list[Finding], spec: Path | None = None,
+    lang: Language, code: Tree, side: ChallengeSide,
+    bright: list[tuple[str, Finding]], gray: list[Finding], info: list[Finding],
 ) -> None:
-    """Run the language's code detectors over every source file the submission added or changed
-    (``spec``: the challenge's ``challenge.toml``, whose text explains the names it mentions)."""
-    literals = lang.harvest(visible)
-    explained_subjects = _explained_subjects(lang, starter, reference, spec)
-    explained = frozenset(k for tree in (starter, reference) for rel in lang.files(tree)
-                          for k in lang.literal_keys(lang.source(tree, rel)))
-    explained_structures = frozenset(k for tree in (starter, reference) for rel in lang.files(tree)
-                                     for k in lang.structure_keys(lang.source(tree, rel)))
+    """Run the language's code detectors over every source file the submission added or changed,
+    against the challenge's analysis ``side``."""
+    starter = side.starter
     budget = MAX_TOTAL_BYTES
     for rel in lang.files(code):
         if is_test_path(rel):
@@ -155,14 +227,16 @@ def _scan_sources(
             gray.append(Finding(_gray.UNREVIEWABLE, f"{rel}: {note[1]}", rel, severity="medium"))
         elif note is not None:
             info.append(Finding("integrity.not-analysed", f"{rel}: {note[1]}", file=rel))
-        base = lang.source(starter, rel)
-        hits = [h for h in _new(lang.code_hits(src), base, lang.code_hits) if h.subject not in explained_subjects]
+        base = side.base(rel)
+        base_code = side.base_hits("code", rel) if base is not None else None
+        hits = [h for h in _new(lang.code_hits(src), base_code) if h.subject not in side.explained_subjects]
         info += [_finding(rel, hit, severity=None) for hit in hits if hit.rule in _code.INFO_RULES]
         hits = [hit for hit in hits if hit.rule not in _code.INFO_RULES]
         # Hard-coding subtracts the starter itself (by literal counts), so it is not passed through _new.
-        hits += lang.hardcoded_hits(src, base, literals, explained, explained_structures)
+        hits += lang.hardcoded_hits(src, base, side.literals, side.explained, side.explained_structures)
         bright += [(hit.rule, _finding(rel, hit, severity="critical")) for hit in hits]
-        gray += [_finding(rel, h, severity="medium") for h in _new(lang.gray_hits(src), base, lang.gray_hits)]
+        base_gray = side.base_hits("gray", rel) if base is not None else None
+        gray += [_finding(rel, h, severity="medium") for h in _new(lang.gray_hits(src), base_gray)]
     if code.truncated:
         gray.append(Finding(_gray.UNREVIEWABLE, f"more than {len(code.files)} files; the rest not read",
                             severity="medium"))
@@ -195,11 +269,11 @@ def _tampering_attempt(tampering: list[str]) -> tuple[ExploitAttempt, ...]:
     return (ExploitAttempt("grader_tampering", tampering[0] + more),)
 
 
-def _new(hits: list[Hit], base: object | None, detect: Callable[[Any], list[Hit]]) -> list[Hit]:
+def _new(hits: list[Hit], base_hits: list[Hit] | None) -> list[Hit]:
     """Hits the submission added: the starter file's own hits (by position-free key) are removed."""
-    if base is None:
+    if base_hits is None:
         return hits
-    before = Counter(h.key for h in detect(base))
+    before = Counter(h.key for h in base_hits)
     out = []
     for hit in hits:
         if before[hit.key] > 0:
