@@ -63,6 +63,8 @@ def test_an_unchanged_process_fingerprints_the_same_and_digests_as_before(probe:
         lambda m: setattr(vars(m.Base)["build"].__func__, "__code__", m.other.__code__),  # a classmethod's function
         lambda m: setattr(m.Report, "passed", property(lambda self: True)),  # shadowed lower in the MRO
         lambda m: setattr(m, "gone", m.other),  # an absent name appears
+        # a decoy namespace planted as the module's "__mro__", holding the original, then the swap
+        lambda m: (setattr(m, "__mro__", (types.SimpleNamespace(target=m.target),)), setattr(m, "target", m.other)),
     ],
 )
 def test_every_change_after_a_warm_fingerprint_shows(probe: types.ModuleType, change) -> None:  # noqa: ANN001

@@ -93,6 +93,7 @@ def _unittest_asserts() -> list[str]:
     return sorted(f"unittest.case:TestCase.{n}" for n in vars(unittest.TestCase) if n.startswith(("assert", "fail")))
 
 
+_TYPE_MRO = type.__dict__["__mro__"]
 _PATHS: dict[str, tuple[str, tuple[str, ...]]] = {}
 """path → (module, attribute names), split once."""
 
@@ -118,8 +119,10 @@ def _resolve(path: str, memo: dict | None = None) -> object:
         owner = obj
         spaces = memo.get(id(owner))
         if spaces is None or spaces[0] is not owner:
-            spaces = memo[id(owner)] = (owner, [vars(k) if hasattr(k, "__dict__") else {}
-                                                for k in getattr(owner, "__mro__", (owner,))])  # fmt: skip
+            # Only a class has an MRO, read from type's own slot: a module (or any object) given
+            # an attribute named ``__mro__`` must not point the lookup at a decoy's namespace.
+            mro = _TYPE_MRO.__get__(owner, type) if isinstance(owner, type) else (owner,)
+            spaces = memo[id(owner)] = (owner, [vars(k) if hasattr(k, "__dict__") else {} for k in mro])
         obj = None
         for space in spaces[1]:
             if attr in space:
