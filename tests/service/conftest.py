@@ -3,7 +3,9 @@ PostgreSQL/Redis servers (tests that need them skip, with the reason, when they 
 
 from __future__ import annotations
 
+import multiprocessing
 from collections.abc import Iterator
+from multiprocessing.context import BaseContext
 from pathlib import Path
 
 import pytest
@@ -23,6 +25,7 @@ from service_helpers import (
 
 from bouts.service.api import create_app
 from bouts.service.config import ServiceSettings
+from bouts.service.dispatch import LocalPoolDispatcher
 from bouts.service.fakes import instant_scorer
 from bouts.service.jobs import Scorer
 
@@ -34,10 +37,25 @@ def settings(tmp_path: Path) -> ServiceSettings:
                            upload_rate_per_minute=6000)  # fmt: skip
 
 
+@pytest.fixture(scope="session")
+def pool_context() -> BaseContext:
+    """The local pool's processes start from a forkserver that imported the service once, not by
+    spawning an interpreter that imports it again for every app (about 1.3 CPU-s each). Each app
+    still gets its own pool of fresh processes, stopped when the app stops. The forkserver's
+    environment is the session's: a test that sets a variable for the pool's processes builds its
+    own app without ``make_client``, and its pool spawns as in production."""
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["bouts.service.dispatch", "bouts.service.fakes"])
+    return context
+
+
 @pytest.fixture
-def make_client(settings: ServiceSettings) -> Iterator[MakeClient]:
+def make_client(
+    settings: ServiceSettings, pool_context: BaseContext, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[MakeClient]:
     """``make_client(scorer=..., **setting_overrides)``: a started app with inventory-ledger registered."""
     clients: list[TestClient] = []
+    monkeypatch.setattr(LocalPoolDispatcher, "mp_context", pool_context)
 
     def make(scorer: Scorer = instant_scorer, **overrides: object) -> TestClient:
         app = create_app(settings.with_overrides(**overrides), scorer=scorer)

@@ -89,6 +89,10 @@ class LocalPoolDispatcher:
     """
 
     name = "local-pool"
+    mp_context: multiprocessing.context.BaseContext = multiprocessing.get_context("spawn")
+    """spawn: the server runs threads; forking a threaded process can copy held locks. (A test suite
+    may hand a forkserver context that preloads this module: the same fresh processes, started from
+    an imported service instead of importing it again for each pool.)"""
 
     def __init__(self, settings: ServiceSettings, repo: Repository, scorer: Scorer = pipeline_scorer) -> None:
         self.settings = settings
@@ -118,9 +122,8 @@ class LocalPoolDispatcher:
         self._feeder.start()
 
     def _new_pool(self) -> ProcessPoolExecutor:
-        # spawn: the server runs threads; forking a threaded process can copy held locks.
         # Each process seats the LLM panel (BOUTS_LLM_PANEL) in its own judge registry as it starts.
-        return ProcessPoolExecutor(self.settings.local_workers, mp_context=multiprocessing.get_context("spawn"),
+        return ProcessPoolExecutor(self.settings.local_workers, mp_context=self.mp_context,
                                    initializer=score_config, initargs=(self.settings,))  # fmt: skip
 
     def recover(self) -> int:
