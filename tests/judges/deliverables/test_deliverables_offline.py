@@ -207,3 +207,19 @@ def test_length_is_not_a_criterion(tmp_path: Path) -> None:
 def test_registered() -> None:
     judge_ = JUDGES.create("deliverables-offline")
     assert isinstance(judge_, Judge) and judge_.component == "deliverables"
+
+
+def test_a_fact_about_code_the_diff_does_not_touch_earns_nothing(tmp_path: Path) -> None:
+    # Red team 2026-12-03: a strong ROOT_CAUSE.md pasted onto wrong code scored 86 (deliverables 0 ->
+    # 86). A fact about a function the diff leaves alone (`other` here) is no analysis of this change.
+    facts = RCA.expect + ["other returned the wrong constant and now returns the right one"]
+    spec = Deliverable(path="ROOT_CAUSE.md", kind="root-cause-analysis", expect=facts)
+    doc = GOOD + "\n## Second bug\n\n`other` returned the wrong constant and now returns the right one.\n"
+    verdict = judge(make(tmp_path, spec), {"ROOT_CAUSE.md": doc}, tmp_path)
+    notes = by_rule(verdict, "deliverables.fact")
+    assert any("fact 2 stated, but the diff changes none of `other`" in n for n in notes)
+    assert any("facts = 1 of 2 expected facts stated" in line for line in verdict.score.math)
+    # The same fact about the changed function (`cancel`) is credited.
+    backed = Deliverable(path="ROOT_CAUSE.md", kind="root-cause-analysis", expect=RCA.expect)
+    assert judge(make(tmp_path, backed), {"ROOT_CAUSE.md": doc}, tmp_path).dimensions["accuracy"] > \
+        verdict.dimensions["accuracy"]

@@ -111,8 +111,25 @@ def _chunks(doc: Document) -> list[tuple[str, list[str]]]:
     return out
 
 
-def fact_accuracy(doc: Document, facts: Sequence[str]) -> SubScore:
-    """Share of the challenge's ``expect`` facts the document states (see ``STATED``)."""
+_IDENT = re.compile(r"[A-Za-z_][\w]*")
+
+
+def unbacked_names(fact: str, ev: CodeEvidence | None) -> tuple[str, ...]:
+    """The code's functions and classes an ``expect`` fact is about, when the diff touches none of
+    them (none changed, none on a changed line): the document may state that fact, but not about this
+    submission's change. Empty when the fact names no definition or the diff backs one of them."""
+    if ev is None:
+        return ()
+    named = tuple(dict.fromkeys(n for n in _IDENT.findall(fact) if n in ev.defs))
+    if not named or any(n in ev.changed_defs or n in ev.diff_names for n in named):
+        return ()
+    return named
+
+
+def fact_accuracy(doc: Document, facts: Sequence[str], ev: CodeEvidence | None = None) -> SubScore:
+    """Share of the challenge's ``expect`` facts the document states (see ``STATED``). With the code
+    evidence, a fact about functions the diff does not touch earns nothing however well it is stated
+    (``unbacked_names``): a document describing fixes the code does not make is no analysis of it."""
     chunks = _chunks(doc)
     evidence: list[Evidence] = []
     credits: list[float] = []
@@ -127,9 +144,13 @@ def fact_accuracy(doc: Document, facts: Sequence[str]) -> SubScore:
             if share > best:
                 best, where, held = share, name, present
         credit = min(1.0, max(0.0, (best - UNSTATED) / (STATED - UNSTATED)))
+        unbacked = unbacked_names(fact, ev) if credit > 0 else ()
+        if unbacked:
+            credit = 0.0
         credits.append(credit)
         missing = ", ".join(sorted(wanted - held)[:6])
-        verdict = "stated" if credit == 1 else "partly stated" if credit > 0 else "not stated"
+        verdict = ("stated, but the diff changes none of " + ", ".join(f"`{n}`" for n in unbacked)
+                   if unbacked else "stated" if credit == 1 else "partly stated" if credit > 0 else "not stated")
         evidence.append(Evidence(
             "deliverables.fact", f"fact {i} {verdict} ({fmt(round(best * 100))}% of its terms"
             f"{f' in {where!r}' if where else ''}{f'; missing: {missing}' if missing and credit < 1 else ''}): {fact}",
@@ -278,7 +299,7 @@ def accuracy(doc: Document, facts: Sequence[str], ev: CodeEvidence | None = None
     if not facts:
         return SubScore(checked.value, f"accuracy = {checked.summary} (the challenge lists no expected facts)",
                         checked.evidence)
-    stated = fact_accuracy(doc, facts)
+    stated = fact_accuracy(doc, facts, ev)
     value = FACTS_SHARE * stated.value + (1 - FACTS_SHARE) * checked.value
     evidence = [replace(e, lost=e.lost * FACTS_SHARE) for e in stated.evidence]
     evidence += [replace(e, lost=e.lost * (1 - FACTS_SHARE)) for e in checked.evidence]
