@@ -28,8 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from bouts.errors import InfrastructureError, InputError
 from bouts.models.scorecard import Recording, Scorecard
 from bouts.pipeline import ScoreConfig
-from bouts.service.errors import ConflictError, ForbiddenError, NotFoundError, ServiceInputError
-from bouts.service.launch import launch_gate, refusal
+from bouts.service.errors import ConflictError, ForbiddenError, ServiceInputError
 from bouts.service.storage import DuplicateSubmissionError, Repository
 from bouts.service.storage.records import Principal, SubmissionInfo
 
@@ -110,16 +109,9 @@ def accept_run(
     ``ForbiddenError`` (an agent running as another) and ``ServiceInputError`` naming the field."""
     from bouts.agents import harnesses
     from bouts.scoring.budgets import iteration_refusal
-    from bouts.service.intake import _iteration_budget
+    from bouts.service.intake import iteration_budget, open_challenge
 
-    info = repo.catalog.challenge(challenge)
-    if info is None:
-        raise NotFoundError(f"no challenge '{challenge}'", field="challenge")
-    if not info.active:
-        raise ConflictError(f"challenge '{challenge}' is not accepting submissions", field="challenge")
-    gate = launch_gate(info)
-    if not gate.open:
-        raise ConflictError(refusal(info, gate), field="challenge")
+    info = open_challenge(repo, challenge)
     if request.harness not in harnesses.names():
         raise ServiceInputError(f"unknown harness '{request.harness}'; known: {', '.join(harnesses.names())}",
                                 field="harness")  # fmt: skip
@@ -136,7 +128,7 @@ def accept_run(
     else:
         agent = request.agent
     iteration = request.iteration or repo.submissions.next_iteration(challenge, agent)
-    if why := iteration_refusal(iteration, _iteration_budget(Path(info.path))):
+    if why := iteration_refusal(iteration, iteration_budget(Path(info.path))):
         raise ConflictError(why, field="iteration")
     spec = RunSpec(harness=request.harness, model_name=request.model, endpoint=models[request.model])
     submission_id = uuid.uuid4().hex

@@ -23,7 +23,7 @@ from bouts.service.errors import ConflictError, ForbiddenError, NotFoundError, P
 from bouts.service.launch import launch_gate, refusal
 from bouts.service.limits import check_member_names, check_meta
 from bouts.service.storage import DuplicateSubmissionError, Repository
-from bouts.service.storage.records import Principal, SubmissionInfo
+from bouts.service.storage.records import ChallengeInfo, Principal, SubmissionInfo
 
 _CHUNK = 1 << 16
 INCOMING, ARCHIVES, SCRATCH = "incoming", "submissions", "tmp"
@@ -41,14 +41,7 @@ def accept_submission(
     agent submitting as another agent),
     ``PayloadTooLargeError`` and ``SubmissionError`` (naming the field) for a bad archive.
     """  # fmt: skip
-    info = repo.catalog.challenge(challenge)
-    if info is None:
-        raise NotFoundError(f"no challenge '{challenge}'", field="challenge")
-    if not info.active:
-        raise ConflictError(f"challenge '{challenge}' is not accepting submissions", field="challenge")
-    gate = launch_gate(info)
-    if not gate.open:
-        raise ConflictError(refusal(info, gate), field="challenge")
+    info = open_challenge(repo, challenge)
     shown = Path(filename or "upload").name
     suffix = next((s for s in ARCHIVE_SUFFIXES if shown.lower().endswith(s)), None)
     if suffix is None:
@@ -68,7 +61,7 @@ def accept_submission(
         if principal.role == "agent" and meta.agent != principal.agent:
             raise ForbiddenError(f"this key belongs to agent '{principal.agent}', not '{meta.agent}'",
                                  file=f"{shown}!submission.toml", field="agent")  # fmt: skip
-        if why := iteration_refusal(meta.iteration, _iteration_budget(Path(info.path))):
+        if why := iteration_refusal(meta.iteration, iteration_budget(Path(info.path))):
             raise ConflictError(why, file=f"{shown}!submission.toml", field="iteration")
         final.parent.mkdir(parents=True, exist_ok=True)
 
@@ -89,7 +82,21 @@ def accept_submission(
         staged.unlink(missing_ok=True)
 
 
-def _iteration_budget(challenge_dir: Path) -> int | None:
+def open_challenge(repo: Repository, challenge: str) -> ChallengeInfo:
+    """The challenge, if it takes submissions now (an upload or a run the service records); else
+    ``NotFoundError`` or ``ConflictError`` (closed by the operator, launch gate closed)."""
+    info = repo.catalog.challenge(challenge)
+    if info is None:
+        raise NotFoundError(f"no challenge '{challenge}'", field="challenge")
+    if not info.active:
+        raise ConflictError(f"challenge '{challenge}' is not accepting submissions", field="challenge")
+    gate = launch_gate(info)
+    if not gate.open:
+        raise ConflictError(refusal(info, gate), field="challenge")
+    return info
+
+
+def iteration_budget(challenge_dir: Path) -> int | None:
     """The registered challenge's ``[budgets] iterations`` (its snapshot was validated when registered)."""
     toml = challenge_dir / "challenge.toml"
     spec = validate(ChallengeSpec, read_toml(toml, display=str(toml), error=ChallengeError),
