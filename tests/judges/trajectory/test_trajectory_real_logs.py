@@ -61,17 +61,24 @@ def test_an_honest_real_log_is_never_contradicted_and_says_why_it_was_not_compar
         ],
         sandbox="none",
     )
+    every_test_green = every_test_red.model_copy(
+        update={"results": [r.model_copy(update={"outcome": Outcome.PASSED}) for r in every_test_red.results]})
     traj = load_trajectory(path)
-    for run in (every_test_red, None):
+    for run in (every_test_red, every_test_green, None):
         inp = JudgeInput.read(challenge, tmp_path, trajectory=traj, run=run)
         integrity = JUDGES.create("trajectory-integrity").judge(inp)
         assert isinstance(integrity.score, Explained) and integrity.integrity is not None
         assert not any("contradicted" in line for line in integrity.integrity.bright_lines)
         assert not any(f.rule.endswith("-contradicted") for f in integrity.findings)
-        assert any(line.startswith("trajectory claims: not compared (") for line in integrity.score.math)
+        # Measured red code makes what the log's runs resolved unverified (withheld, never penalised).
+        said = ("trajectory claims: not compared (", "trajectory claims: unverified (")
+        assert any(line.startswith(said if run is every_test_red else said[:1]) for line in integrity.score.math)
         recovery = JUDGES.create("trajectory-recovery").judge(inp)
         without_run = JUDGES.create("trajectory-recovery").judge(replace(inp, run=None))
-        assert recovery.score.value == without_run.score.value  # type: ignore[union-attr]
+        if run is every_test_red:
+            assert recovery.score.value <= without_run.score.value  # type: ignore[union-attr,operator]
+        else:
+            assert recovery.score.value == without_run.score.value  # type: ignore[union-attr]
 
 
 @pytest.mark.parametrize("path", _samples(), ids=lambda p: f"{p.parent.name}/{p.name[:40]}")

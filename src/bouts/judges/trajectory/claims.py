@@ -273,7 +273,10 @@ def _changes_code(argv: list[str], is_scratch: Callable[[str], bool]) -> bool:
 class ClaimCheck:
     """The trajectory's last test claim held against the engine's run."""
 
-    outcome: Literal["contradicted", "agrees", "not compared"]
+    outcome: Literal["contradicted", "agrees", "unverified", "not compared"]
+    """``unverified``: no claim follows the last code change and the engine measured visible tests
+    failing on the submitted code: the log's test runs spoke of other code, and what they resolved
+    cannot be borne out (their resolutions are withheld, nothing is penalised)."""
     note: str
     """One line for the scorecard's math and findings."""
     final: Claim | None = None
@@ -285,6 +288,11 @@ class ClaimCheck:
     @property
     def contradicted(self) -> bool:
         return self.outcome == "contradicted"
+
+    @property
+    def withholds(self) -> bool:
+        """Whether resolutions by test runs after ``boundary`` are withheld (contradicted or unverified)."""
+        return self.outcome in ("contradicted", "unverified")
 
 
 def check_claims(events: Sequence[Event], run: RunReport | None, visible_files: Collection[str]) -> ClaimCheck:
@@ -303,6 +311,13 @@ def check_claims(events: Sequence[Event], run: RunReport | None, visible_files: 
     if not after:
         earlier = f"; its last one (event {claims[-1].event}) came before" if claims else ""
         where = f" after its last code change (event {last_change})" if last_change >= 0 else " in the log"
+        hard = len(m.red) - m.machine_bound
+        if hard > 0 and last_change >= 0:
+            # A green run, then one more edit and no new run: the log's runs spoke of other code. The
+            # engine measured this code red, so no resolution by those runs is borne out.
+            return ClaimCheck("unverified", f"trajectory claims: unverified (no test result for the visible suite"
+                                            f"{where}{earlier}; the engine measured {len(m.red)} of {m.total} "
+                                            f"visible tests failing on the submitted code)", measured=m)  # fmt: skip
         return ClaimCheck(
             "not compared", f"trajectory claims: not compared (no test result for the visible suite{where}{earlier})"
         )
@@ -353,8 +368,9 @@ def read_as_measured(events: Sequence[Event], check: ClaimCheck) -> list[Event]:
 
 def withheld_from(check: ClaimCheck, events: Sequence[Event], resolver: int | None) -> bool:
     """Whether a resolution by event ``resolver`` is withheld: a test run after the last run the engine
-    corroborates, in a log whose final claim it contradicts."""
-    return check.contradicted and resolver is not None and resolver > check.boundary and is_test_run(events[resolver])
+    corroborates, in a log whose final claim it contradicts or whose runs all came before a last code
+    change the engine measured failing (``unverified``)."""
+    return check.withholds and resolver is not None and resolver > check.boundary and is_test_run(events[resolver])
 
 
 def annotate(score: Explained | NotScored, check: ClaimCheck, consequence: str) -> Explained | NotScored:

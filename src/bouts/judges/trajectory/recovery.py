@@ -138,6 +138,9 @@ class RecoveryJudge:
         score = recovery_score(len(met), resolved, at_end)
         if check.contradicted:
             score = annotate(score, check, _consequence(check, len(withheld)))
+        elif isinstance(score, Explained) and check.withholds:  # unverified: say what it cost
+            score = Explained(score.value, (f"{check.note} → {len(withheld)} resolution(s) by test runs withheld",)
+                              + score.math)  # fmt: skip
         elif isinstance(score, Explained):  # say what was compared, or why nothing was
             score = Explained(score.value, score.math + (check.note,))
         found = tuple(_finding(f, f in withheld) for f in met)
