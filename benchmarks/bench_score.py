@@ -13,6 +13,10 @@ and CPU core-seconds, medians, for three situations, in one run:
   new bytes each round, so nothing of it is cached: what a platform pays per submission;
 - ``re-score``: the same submission again: the stored scorecard.
 
+``--engine LABEL=SRC`` (repeatable) compares engines in the same rounds, alternating: each is the
+``src`` directory of a copy of the engine (``git archive REV src | tar -x -C /tmp/x``, or a copy of a
+working tree), put first on ``PYTHONPATH``, with caches of its own (their keys hold its fingerprint).
+
 Results: docs/benchmarks.md.
 """
 
@@ -31,9 +35,11 @@ from _cgroup import Usage, measure
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def score(challenge: Path, submission: Path, cache: Path, home: Path, *extra: str) -> Usage:
+def score(challenge: Path, submission: Path, cache: Path, home: Path, *extra: str, src: Path | None = None) -> Usage:
     env = {**os.environ, "HOME": str(home)}
     env.pop("BOUTS_CACHE_DIR", None)
+    if src is not None:
+        env["PYTHONPATH"] = str(src)
     bouts = Path(sys.executable).with_name("bouts")
     argv = [str(bouts), "score", str(challenge), str(submission), "--json", "--cache-dir", str(cache), *extra]
     return measure(argv, cwd=ROOT, env=env)
@@ -51,30 +57,41 @@ def line(name: str, runs: list[Usage]) -> str:
     wall = statistics.median(u.wall_s for u in runs)
     cpu = statistics.median(u.cpu_s for u in runs)
     spread = f"{min(u.cpu_s for u in runs):.2f}–{max(u.cpu_s for u in runs):.2f}"
-    return f"{name:16} {wall:8.2f} {cpu:10.2f}   ({spread})"
+    return f"{name:24} {wall:8.2f} {cpu:10.2f}   ({spread})"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--challenge", type=Path, default=ROOT / "examples" / "inventory-ledger")
+    parser.add_argument("--engine", action="append", default=[], metavar="LABEL=SRC",
+                        help="an engine's src directory to compare (repeatable; default: the installed engine)")
     args = parser.parse_args()
+    engines: list[tuple[str, Path | None]] = [("", None)]
+    if args.engine:
+        engines = []
+        for item in args.engine:
+            label, sep, src = item.partition("=")
+            if not sep or not (Path(src) / "bouts").is_dir():
+                parser.error(f"--engine {item}: give LABEL=SRC, SRC a directory holding the bouts package")
+            engines.append((label, Path(src).resolve()))
     challenge = args.challenge.resolve()
     anchor = challenge / "anchors" / "high"
-    cold: list[Usage] = []
-    new: list[Usage] = []
-    again: list[Usage] = []
-    for r in range(args.repeat):
-        with tempfile.TemporaryDirectory(prefix="bouts-bench-score-") as tmp:
-            cache, home = Path(tmp) / "cache", Path(tmp) / "home"
-            home.mkdir()
-            cold.append(score(challenge, anchor, cache, home))
-            copy = fresh_copy(anchor, Path(tmp) / "submission", f"{os.getpid()}-{r}")
-            new.append(score(challenge, copy, cache, home))
-            again.append(score(challenge, copy, cache, home))
-    print(f"{'bouts score':16} {'wall s':>8} {'core-s':>10}   (min–max core-s, {args.repeat} rounds)")
-    for name, runs in (("cold", cold), ("new submission", new), ("re-score", again)):
-        print(line(name, runs))
+    runs: dict[tuple[str, str], list[Usage]] = {}
+    with tempfile.TemporaryDirectory(prefix="bouts-bench-score-") as tmp:
+        for r in range(args.repeat):
+            for label, src in engines:  # alternating: load from other work hits every engine alike
+                base = Path(tmp) / f"{r}-{label}"
+                cache, home = base / "cache", base / "home"
+                home.mkdir(parents=True)
+                runs.setdefault((label, "cold"), []).append(score(challenge, anchor, cache, home, src=src))
+                copy = fresh_copy(anchor, base / "submission", f"{os.getpid()}-{r}-{label}")
+                runs.setdefault((label, "new submission"), []).append(score(challenge, copy, cache, home, src=src))
+                runs.setdefault((label, "re-score"), []).append(score(challenge, copy, cache, home, src=src))
+    print(f"{'bouts score':24} {'wall s':>8} {'core-s':>10}   (min–max core-s, {args.repeat} rounds)")
+    for label, _ in engines:
+        for name in ("cold", "new submission", "re-score"):
+            print(line(f"{label + ': ' if label else ''}{name}", runs[(label, name)]))
 
 
 if __name__ == "__main__":
