@@ -131,8 +131,7 @@ def prescan(jobs: Sequence[SampleJob], settings: EvalSettings) -> None:
     into the findings cache the security judge reads (``SecurityJudge.warm``). A program that does
     not parse is left to its own judge (a scanner's note would keep the whole run out of the cache);
     a scan that fails is only a slower batch: every judge then scans its own files, as without it."""
-    import ast
-
+    from bouts import _pyast
     from bouts.judges.security import JUDGE_NAME, SecurityJudge
     from bouts.judges.security._scanners import findings_cache
     from bouts.loading import load_challenge
@@ -149,7 +148,7 @@ def prescan(jobs: Sequence[SampleJob], settings: EvalSettings) -> None:
         try:
             for n, job in enumerate(jobs):
                 try:
-                    ast.parse(job.program)
+                    _pyast.parse(job.program)
                 except (SyntaxError, ValueError):
                     continue
                 challenge = _challenge(load_challenge, job.challenge_dir)
