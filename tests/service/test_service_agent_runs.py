@@ -6,6 +6,7 @@ which is what the leaderboard's ``?recorded=true`` view counts. A re-score keeps
 from __future__ import annotations
 
 import contextlib
+import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -182,4 +183,6 @@ def test_a_run_the_service_records_counts_on_the_recorded_leaderboard(
             assert again["scorecard"]["adjustments"]["exploit_penalties"] == 35
             run_dir = tmp_path / "data" / "runs" / queued["id"]
             assert (run_dir / "submission" / "trajectory.jsonl").is_file() and (run_dir / "recording.json").is_file()
+            summary = json.loads((run_dir / "run.json").read_text())  # the summary bouts run writes
+            assert summary["usage"]["requests"] == len(server.requests) and len(summary["stopped"]) == 2
     assert Path("/etc/hosts").read_text().find("pwned") == -1

@@ -9,7 +9,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from bouts.models.results import ObservedExploit
-from bouts.models.scorecard import Scorecard
+from bouts.models.scorecard import Recording, Scorecard
 from bouts.models.trajectory import Trajectory
 
 
@@ -95,3 +95,17 @@ class AgentRun:
     exit_status: str = ""
     """How the harness said it ended (``Submitted``, ``LimitsExceeded``, …)."""
     notes: tuple[str, ...] = field(default_factory=tuple)
+    recording: Recording | None = None
+    """Who recorded the run and what its sandbox stopped, as handed to ``score(...)``: what a
+    re-score of ``submission`` needs to score it as recorded again."""
+
+    def summary(self) -> dict[str, object]:
+        """``run.json``: how it ended, the model calls the proxy counted, what was stopped."""
+        usage = self.usage
+        return {
+            "exit_status": self.exit_status,
+            "usage": {"requests": usage.requests, "tokens_in": usage.tokens_in, "tokens_out": usage.tokens_out,
+                      "cost_usd": usage.cost_usd},  # fmt: skip
+            "stopped": [e.model_dump() for e in self.exploits],
+            "events": len(self.trajectory.events),
+        }

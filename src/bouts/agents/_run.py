@@ -150,4 +150,4 @@ def run_agent(
     recording = Recording(recorded_by="bouts", harness=agent.name, exploits=list(exploits))
     card = score_recorded(challenge, submission, recording, config)
     return AgentRun(scorecard=card, trajectory=trajectory, submission=submission, usage=usage,
-                    exploits=exploits, exit_status=status)  # fmt: skip
+                    exploits=exploits, exit_status=status, recording=recording)  # fmt: skip

@@ -80,18 +80,7 @@ def run_cmd(
         raise _fail(exc) from None
     card = run.scorecard
     (out / "scorecard.json").write_text(card.to_json(), encoding="utf-8")
-    summary = {
-        "exit_status": run.exit_status,
-        "usage": {
-            "requests": run.usage.requests,
-            "tokens_in": run.usage.tokens_in,
-            "tokens_out": run.usage.tokens_out,
-            "cost_usd": run.usage.cost_usd,
-        },  # fmt: skip
-        "stopped": [e.model_dump() for e in run.exploits],
-        "events": len(run.trajectory.events),
-    }
-    (out / "run.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
+    (out / "run.json").write_text(json.dumps(run.summary(), indent=2), encoding="utf-8")
     if as_json:
         typer.echo(json_safe(card.to_json()))
         return

@@ -166,11 +166,9 @@ def run_recorded(challenge_path: Path, run_dir: Path, spec_data: dict[str, objec
     # how it was recorded goes beside them, where a re-score finds it.
     run = run_agent(challenge_path, spec.harness, endpoint, out_dir=run_dir, config=config,
                     settings=RunSettings(step_limit=spec.endpoint.step_limit, agent=agent))  # fmt: skip
-    recording = Recording(recorded_by="bouts", harness=spec.harness, exploits=list(run.exploits))
-    (run_dir / RECORDING).write_text(recording.model_dump_json(), encoding="utf-8")
-    usage = {"requests": run.usage.requests, "tokens_in": run.usage.tokens_in, "tokens_out": run.usage.tokens_out,
-             "cost_usd": run.usage.cost_usd, "exit_status": run.exit_status}  # fmt: skip
-    (run_dir / "run.json").write_text(json.dumps(usage, indent=2), encoding="utf-8")
+    assert run.recording is not None  # run_agent always records
+    (run_dir / RECORDING).write_text(run.recording.model_dump_json(), encoding="utf-8")
+    (run_dir / "run.json").write_text(json.dumps(run.summary(), indent=2), encoding="utf-8")
     return run.scorecard
 
 
