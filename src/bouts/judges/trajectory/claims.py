@@ -308,21 +308,21 @@ def check_claims(events: Sequence[Event], run: RunReport | None, visible_files: 
     last_change = last_code_change(events)
     claims = [c for i, e in enumerate(events) if (c := claim_of(i, e, visible_files, m.total)) is not None]
     after = [c for c in claims if c.event > last_change]
+    red = len(m.red)
+    hard = red - m.machine_bound
     if not after:
         earlier = f"; its last one (event {claims[-1].event}) came before" if claims else ""
         where = f" after its last code change (event {last_change})" if last_change >= 0 else " in the log"
-        hard = len(m.red) - m.machine_bound
         if hard > 0 and last_change >= 0:
             # A green run, then one more edit and no new run: the log's runs spoke of other code. The
             # engine measured this code red, so no resolution by those runs is borne out.
             return ClaimCheck("unverified", f"trajectory claims: unverified (no test result for the visible suite"
-                                            f"{where}{earlier}; the engine measured {len(m.red)} of {m.total} "
+                                            f"{where}{earlier}; the engine measured {red} of {m.total} "
                                             f"visible tests failing on the submitted code)", measured=m)  # fmt: skip
         return ClaimCheck(
             "not compared", f"trajectory claims: not compared (no test result for the visible suite{where}{earlier})"
         )
     final = after[-1]
-    red = len(m.red)
     engine = f"the engine measured {red} of {m.total} visible tests failing" + (
         f" ({', '.join(m.red[:3])}{' …' if red > 3 else ''})" if red else ""
     )
@@ -330,7 +330,6 @@ def check_claims(events: Sequence[Event], run: RunReport | None, visible_files: 
     if final.unexplained(red, m.total) == 0:
         return ClaimCheck("agrees", f"trajectory claims: {said}; {engine}: agrees", final, final.event, measured=m)
     corroborated = [c.event for c in after[:-1] if c.unexplained(red, m.total) == 0]
-    hard = red - m.machine_bound
     bright = (
         final.green and final.whole_suite and final.passed is not None and final.unexplained(hard, m.total) > 0
         and not m.steering
@@ -374,8 +373,9 @@ def withheld_from(check: ClaimCheck, events: Sequence[Event], resolver: int | No
 
 
 def annotate(score: Explained | NotScored, check: ClaimCheck, consequence: str) -> Explained | NotScored:
-    """Prefix a contradicted check's line, with what it changed, to a judge's math."""
-    if not check.contradicted or not isinstance(score, Explained):
+    """Prefix the line of a check that withholds (contradicted or unverified), with what it changed,
+    to a judge's math."""
+    if not check.withholds or not isinstance(score, Explained):
         return score
     return Explained(score.value, (f"{check.note} → {consequence}",) + score.math)
 

@@ -136,11 +136,8 @@ class RecoveryJudge:
         resolved = sum(1 for f in met if f.resolved_by is not None) - len(withheld)
         at_end = sum(1 for f in met if f.still_failing_at_end)
         score = recovery_score(len(met), resolved, at_end)
-        if check.contradicted:
+        if check.withholds:
             score = annotate(score, check, _consequence(check, len(withheld)))
-        elif isinstance(score, Explained) and check.withholds:  # unverified: say what it cost
-            score = Explained(score.value, (f"{check.note} → {len(withheld)} resolution(s) by test runs withheld",)
-                              + score.math)  # fmt: skip
         elif isinstance(score, Explained):  # say what was compared, or why nothing was
             score = Explained(score.value, score.math + (check.note,))
         found = tuple(_finding(f, f in withheld) for f in met)
@@ -148,7 +145,9 @@ class RecoveryJudge:
 
 
 def _consequence(check: ClaimCheck, withheld: int) -> str:
-    final = check.final.event if check.final else None
+    if check.final is None:  # unverified: no claim to read as measured
+        return f"{withheld} resolution(s) by test runs withheld"
+    final = check.final.event
     after = f"after event {check.boundary}" if check.boundary >= 0 else "in the log (none is corroborated)"
     return (
         f"event {final} read as measured ({measured_counts(check)}); "
