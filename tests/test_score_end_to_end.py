@@ -233,3 +233,20 @@ def test_a_challenge_using_postgres_runs_every_test_on_both_backends(tmp_path: P
 def test_a_postgres_dsn_the_sandbox_cannot_use_is_refused(tiny_challenge: Path, tmp_path: Path, dsn: str, needle: str):
     result = CliRunner().invoke(app, ["score", str(tiny_challenge), str(submission(tmp_path, GOOD)), "--postgres", dsn])
     assert result.exit_code == 2 and needle in result.output and "postgres" in result.output
+
+
+def test_a_sandbox_that_breaks_under_the_generated_tests_is_an_infrastructure_failure(
+    tiny_challenge: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The generated tests run beside the graded run (a thread): their sandbox failure must still end
+    # as the scorecard's infra_error, never as an exception out of score() or a score for the agent.
+    from bouts.errors import SandboxError
+    from bouts.pipeline import ScoreConfig
+
+    def broken(*args: object, **kwargs: object) -> object:
+        raise SandboxError("bwrap: the generated tests' sandbox died")
+
+    monkeypatch.setattr("bouts.pipeline.run_generated", broken)
+    card = score(tiny_challenge, submission(tmp_path, GOOD), config=ScoreConfig(adversarial_generation=True))
+    assert card.infra_error is not None and "generated tests' sandbox died" in card.infra_error
+    assert card.final is None

@@ -159,10 +159,10 @@ def score(
                         challenge, submission.code_dir, sandbox=sandbox, progress=on_result, seed=config.seed,
                         fresh_seed=config.fresh_seed, cache_dir=config.cache_dir, options=options,
                     )  # fmt: skip
+                    if pending is not None:  # a sandbox that failed under the generated tests fails the run too
+                        generated.append(_scrub_generated(pending.result(), secrets))
                 except SandboxError as exc:
                     run = RunReport(results=[], sandbox=sandbox.name, infra_error=exc.describe())
-                if pending is not None:
-                    generated.append(_scrub_generated(pending.result(), secrets))
             if recording is not None and recording.exploits:  # stopped in the agent's sandbox (bouts.agents)
                 run = run.model_copy(update={"exploits": merged([*recording.exploits, *run.exploits])})
             return scrub_report(_with_severities(challenge, run), secrets)
