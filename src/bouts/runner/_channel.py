@@ -61,6 +61,10 @@ class Record:
     """Exploit attempts seen (``(kind, evidence)``): by the test's audit hook, or a SIGSYS death."""
     seed: int | None = None
     """The seed of the phase a ``phase`` record starts (the hidden suite's fresh-seed phase)."""
+    seeded: bool = True
+    """Whether the test (``result``) or a worker's collection (``integrity``) may have read the
+    phase's seed (``_bouts_driver.seedwatch``; only a trusted reference run asks). True unless the
+    record says otherwise: a record that does not say is taken to depend on the seed."""
 
 
 def _str(value: object, limit: int = 2000) -> str:
@@ -112,6 +116,7 @@ def parse_record(line: bytes) -> Record:
             changed=_strs(obj.get("changed")),
             foreign=_strs(obj.get("foreign")),
             codes=_codes(obj.get("codes")),
+            seeded=obj.get("seeded") is not False,
         )
     if kind == "exploit":
         found = _exploits([obj])
@@ -159,6 +164,7 @@ def parse_record(line: bytes) -> Record:
             has_obs=isinstance(obj.get("obs"), list),
             died_after_report=obj.get("died_after_report") is True,
             exploits=_exploits(obj.get("exploits")),
+            seeded=obj.get("seeded") is not False,
         )
     return Record("invalid", detail=f"unknown record type {str(kind)[:40]!r}")
 
