@@ -25,7 +25,7 @@ def reference_runs(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     def fake(challenge, code_dir, **kw):
         runs.append(kw["seed"])
         report = RunReport(results=[TestResult(id=ID, suite="visible", outcome=Outcome.PASSED)], sandbox="fake")
-        return SimpleNamespace(report=report, observations={}, occurrences={ID: (5,)})
+        return SimpleNamespace(report=report, observations={}, occurrences={ID: (5,)}, seed_readers=frozenset({ID}))
 
     monkeypatch.setattr(_grade, "run_detailed", fake)
     monkeypatch.setattr(_grade, "_MEMORY", {})  # a fresh process
@@ -41,6 +41,7 @@ def test_a_reference_run_is_read_from_disk_by_the_next_process(
     monkeypatch.setattr(_grade, "_MEMORY", {})
     again = _grade.reference_run(challenge, sandbox, seed=7, cache_dir=tmp_path / "cache")
     assert reference_runs == [7] and again == first and again.occurrences == {ID: (5,)}
+    assert again.seed_readers == frozenset({ID})  # what the run saw of the seed survives the disk
     _grade.reference_run(challenge, sandbox, seed=8, cache_dir=tmp_path / "cache")  # another seed: its own run
     assert reference_runs == [7, 8]
 

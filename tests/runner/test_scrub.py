@@ -198,3 +198,22 @@ def test_generated_adversarial_results_and_their_findings_are_scrubbed() -> None
     assert "\x1b" not in out.report.results[0].detail
     message = out.verdict.findings[0].message
     assert "quokka" not in message and message.startswith("test_gen_001_add_a failed")
+
+
+def test_the_index_is_built_once_per_content_and_again_when_a_secret_changes(tmp_path: Path) -> None:
+    """``secret_index`` reuses an index only for the same texts: an edited hidden test (or reference)
+    is indexed afresh, whatever its path."""
+    import shutil
+
+    from bouts.runner._secrets import secret_index
+
+    root = tmp_path / "ch"
+    shutil.copytree(EXAMPLES / "inventory-ledger", root)
+    first = secret_index(load_challenge(root))
+    assert secret_index(load_challenge(root)) is first
+    hidden = next((root / "tests" / "hidden").glob("*.py"))
+    hidden.write_text(hidden.read_text() + "\nWOMBAT_QUOKKA_PLATYPUS_NUMBAT = 'a brand new secret line'\n")
+    second = secret_index(load_challenge(root))
+    assert second is not first
+    assert "WOMBAT_QUOKKA" not in second.scrub("leaked: WOMBAT_QUOKKA_PLATYPUS_NUMBAT = 'a brand new secret line'")
+    assert "WOMBAT_QUOKKA" in first.scrub("leaked: WOMBAT_QUOKKA_PLATYPUS_NUMBAT = 'a brand new secret line'")

@@ -27,7 +27,7 @@ from bouts.runner._integrity import void
 from bouts.runner._run import DEFAULT_OPTIONS, Expectations, FreshPhase, RunOptions, run_detailed, run_suites
 from bouts.sandbox import Sandbox
 
-CACHE_SCHEMA = "bouts.reference/2"
+CACHE_SCHEMA = "bouts.reference/3"
 
 
 @dataclass(frozen=True)
@@ -42,6 +42,15 @@ class Reference:
     occurrences: Mapping[str, tuple[object, ...]] = field(default_factory=dict)
     """Per passed test id, the golden observations of its externalised assertions: the values
     graded runs are held to. Never sent into a sandbox."""
+    seed_readers: frozenset[str] | None = None
+    """The tests that may have read the seed, ``""`` for a collection that may have
+    (:attr:`DetailedRun.seed_readers`); ``None``: not known, as if every one had."""
+
+    def seed_free(self, tests: Callable[[str], bool]) -> bool:
+        """Whether no collection and none of the ``tests`` read the seed: the reference's values
+        for them are the same under any seed (docs/sandbox.md, "The fresh seed's reference run")."""
+        readers = self.seed_readers
+        return readers is not None and "" not in readers and not any(tests(i) for i in readers)
 
 
 _MEMORY: dict[str, Reference] = {}
@@ -93,11 +102,13 @@ def reference_run(
     run = run_detailed(challenge, ref_dir, sandbox=sandbox, suites=suites, seed=seed, options=options,
                        assertions=mode)  # fmt: skip
     ids = tuple(r.id for r in run.report.results if "::" in r.id)
-    ref = Reference(ids, dict(run.observations), dict(run.occurrences))
+    ref = Reference(ids, dict(run.observations), dict(run.occurrences), run.seed_readers)
     _MEMORY[key] = ref
     if store is not None:
+        readers = None if ref.seed_readers is None else sorted(ref.seed_readers)
         store.put({"schema": CACHE_SCHEMA, "run": key},
-                  {"ids": list(ids), "observations": ref.observations, "occurrences": ref.occurrences})  # fmt: skip
+                  {"ids": list(ids), "observations": ref.observations, "occurrences": ref.occurrences,
+                   "seed_readers": readers})  # fmt: skip
     return ref
 
 
@@ -107,6 +118,7 @@ def _decoded(data: object) -> Reference | None:
         return Reference(
             tuple(data["ids"]), {k: tuple(v) for k, v in data["observations"].items()},  # type: ignore[index]
             {k: tuple(v) for k, v in data["occurrences"].items()},  # type: ignore[index]
+            None if data["seed_readers"] is None else frozenset(data["seed_readers"]),  # type: ignore[index]
         )  # fmt: skip
     except (TypeError, KeyError, AttributeError):
         return None
@@ -134,9 +146,11 @@ def grade(
     external = ref is not None and lang.assertions == "golden"
     hidden = bool(challenge.test_files.get("hidden"))
     fresh = (fresh_seed if fresh_seed is not None else _fresh_seed(published)) if hidden else None
-    # Values checked against the reference depend on the seed: the fresh phase asks the reference again.
+    # Values checked against the reference depend on the seed: the fresh phase asks the reference
+    # again, unless its run showed that no hidden test (nor the collection) read the seed.
     again = ref is not None and any(ref.observations.get(i) or i in ref.occurrences
-                                    for i in ref.ids if _is_hidden(challenge, i))  # fmt: skip
+                                    for i in ref.ids if _is_hidden(challenge, i)) \
+        and not ref.seed_free(lambda i: _is_hidden(challenge, i))  # fmt: skip
 
     def fresh_expectations(hidden_ref: Reference | None) -> Expectations:
         return Expectations(

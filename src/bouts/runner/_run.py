@@ -82,6 +82,10 @@ class DetailedRun:
     reference values the graded runs are held to)."""
     fresh: DetailedRun | None = None
     """The hidden suite's fresh-seed phase, when one was asked for (:class:`FreshPhase`)."""
+    seed_readers: frozenset[str] | None = None
+    """A golden (reference) run's tests that may have read the phase's seed, and ``""`` if a
+    worker's collection may have (``_bouts_driver.seedwatch``); ``None``: not watched (every other
+    run), as if all had."""
 
 
 @dataclass(frozen=True)
@@ -222,6 +226,7 @@ def run_pytest(
             "tests_per_process": max(1, options.tests_per_process),
             "postgres": options.postgres,
             "deps": None if deps is None else (_DEPS_TARGET if isolated else str(deps.path)),
+            "track_seed": assertions == "golden",  # trusted code only: the reference's runs
         }
         sealed = seal_tests(workspace, Path(tmp) / "tests", workdir) if isolated else []
         mounts = [Mount(DRIVER_LIB, _LIB_TARGET), *sealed] if isolated else []
@@ -313,7 +318,11 @@ class _Phase:
             exploits=observed(graded, end),
             assertions=_counts(plans, file_suite) if self.assertions == "external" else [],
         )
-        return DetailedRun(report, observations, occurrences)
+        readers = None
+        if self.assertions == "golden":
+            readers = frozenset(r.id for r in graded if r.kind == "result" and r.seeded)
+            readers |= {""} if any(r.kind == "integrity" and r.seeded for r in graded) else set()
+        return DetailedRun(report, observations, occurrences, seed_readers=readers)
 
 
 _PLANS: dict[tuple[str, str], FilePlan] = {}

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from _bouts_driver import seedwatch
+
 _PLAIN_SCALARS = (str, int, float, bool, type(None))
 
 
@@ -73,6 +75,7 @@ class BoutsFixtures:
     @pytest.fixture
     def bouts_seed(self) -> int:
         """The seed of this phase (also in ``BOUTS_SEED``): hidden tests derive their data from it."""
+        seedwatch.note()
         return int(self._config["seed"])
 
     @pytest.fixture

@@ -168,7 +168,7 @@ class Supervisor:
             w.collected = set(ids)
             send(self.host, {"type": "integrity", "phase": "import", "worker": w.index, "digest": rec.get("digest"),
                              "changed": rec.get("changed"), "foreign": rec.get("foreign"),
-                             "codes": rec.get("codes")})  # fmt: skip
+                             "codes": rec.get("codes"), "seeded": rec.get("seeded")})  # fmt: skip
             self._exploits("importing the tests and code", rec.get("exploits"))
             if self.queue is None:
                 send(self.host, {"type": "collected", "ids": ids})

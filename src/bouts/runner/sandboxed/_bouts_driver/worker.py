@@ -21,7 +21,7 @@ from typing import NamedTuple
 
 import pytest
 
-from _bouts_driver import exploits, observe, procs, tamper
+from _bouts_driver import exploits, observe, procs, seedwatch, tamper
 from _bouts_driver.fixtures import BoutsFixtures
 from _bouts_driver.proto import LineBuffer, result, send, short
 
@@ -118,6 +118,7 @@ class WorkerPlugin:
             "changed": tamper.changed(self.baseline, prints),
             "foreign": tamper.foreign_plugins(session.config.pluginmanager, roots),
             "exploits": exploits.take(),  # attempts made while importing the submission
+            **({"seeded": seedwatch.collection_seeded()} if self.config.get("track_seed") else {}),
         })  # fmt: skip
         lines = LineBuffer()
         per_process = max(1, int(self.config.get("tests_per_process") or 1))
@@ -160,10 +161,14 @@ class WorkerPlugin:
         # The global RNG starts from the phase's seed and the test's id: a test that draws unseeded
         # random inputs gets the same ones in the reference's golden run and in the graded run.
         random.seed(f"{self.config['seed']}:{item.nodeid}")
+        watch = bool(self.config.get("track_seed"))
+        if watch:
+            seedwatch.begin()
         start = time.monotonic()
         # The full hook (not bare runtestprotocol) so pytest's wrappers run: warnings capture,
         # unraisable-exception and thread-exception checks, logging.
         item.ihook.pytest_runtest_protocol(item=item, nextitem=None)
+        seeded = seedwatch.seeded() if watch else None
         outcome, detail = verdict(self.reports, self.exception, int(self.config["memory_mb"]))
         if item.nodeid.split("::")[0] in self.hidden_files and outcome != "passed":
             # Hidden tests' source and expected values never leave the sandbox: the kind only.
@@ -179,6 +184,8 @@ class WorkerPlugin:
         rec["obs_overflow"] = observe.overflow
         rec["warnings"] = sorted(set(self.warnings))
         rec["exploits"] = exploits.take()  # network attempts the audit hook saw during the test
+        if seeded is not None:
+            rec["seeded"] = seeded
         return rec
 
 
@@ -579,6 +586,8 @@ def pytest_args(config: dict) -> list[str]:
 def main(config: dict, up_fd: int, cmd_fd: int, baseline: dict[str, str]) -> int:
     """Entry point in a freshly forked worker; returns pytest's exit code."""
     procs.become_subreaper()
+    if config.get("track_seed"):  # a trusted reference run: may its tests have read the seed?
+        seedwatch.install()
     fixtures = BoutsFixtures(config)
     plugin = WorkerPlugin(config, up_fd, cmd_fd, baseline, fixtures)
     return int(pytest.main(pytest_args(config), plugins=[plugin, fixtures]))
