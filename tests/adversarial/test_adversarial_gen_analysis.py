@@ -62,6 +62,20 @@ def test_generation_is_deterministic_from_the_seed_and_compiles() -> None:
     assert {t.strategy for t in one.tests} == {"fuzz", "race", "metamorphic"}
 
 
+def test_only_the_files_whose_tests_draw_values_import_hypothesis() -> None:
+    # Importing hypothesis and validating its strategies is most of collecting a generated file in
+    # the sandbox: a file of race tests needs none of it (the fuzz runtime is _runtime_fuzz.py).
+    suite = generate(analyse(FIXTURES / "weak"), 11)
+    draws = {t.id.split("::")[0]: t.strategy for t in suite.tests}
+    assert set(draws.values()) == {"race", "fuzz", "metamorphic"}
+    for path, text in suite.files.items():
+        compile(text, path, "exec")
+        imports = "from hypothesis import" in text
+        assert imports == ("@fuzz(" in text or "@version_pairs(" in text), path
+        assert imports == (draws[path] != "race"), path
+        assert "def ungraceful(" in text and "def race(" in text  # the core runtime is in every file
+
+
 def test_a_file_that_does_not_parse_is_a_note_not_an_error() -> None:
     analysis = PythonAnalyser().analyse({"pkg/__init__.py": "def f(:\n", "ok.py": "def g(i):\n    return [1][i]\n"})
     assert any("does not parse" in n for n in analysis.notes)

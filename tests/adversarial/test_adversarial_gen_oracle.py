@@ -13,7 +13,7 @@ import pytest
 from bouts.adversarial import run_generated
 from bouts.adversarial._domain import from_hint, mutated_calls, to_source
 from bouts.adversarial._examples import example_calls
-from bouts.adversarial._oracle import OracleTest, decide, digest, labels, starter_doctests
+from bouts.adversarial._oracle import OracleTest, decide, digest, labels, oracle_file, oracle_suite, starter_doctests
 from bouts.loading import load_challenge
 from bouts.models.results import Outcome, TestResult
 from bouts.sandbox import get_sandbox
@@ -139,6 +139,16 @@ def _by_entry(run) -> dict[str, list[tuple[str, Outcome | None, str]]]:  # noqa:
         row = (t.target.sink, r.outcome if r else None, r.detail if r else "")
         out.setdefault(t.entry.split(":")[-1], []).append(row)
     return out
+
+
+def test_the_oracle_file_needs_no_hypothesis() -> None:
+    # It draws nothing (its calls are fixed from the seed on the host): importing hypothesis there
+    # was most of every sample's generated-tests session. Its tests still run in the sandbox above.
+    tests, _ = oracle_suite({"tasks.py": REFERENCE}, example_calls({"test_tasks.py": VISIBLE}), 1234, invalid=True)
+    text = oracle_file(tests, 1234)
+    assert tests and "hypothesis" not in text
+    assert "def oracle(" in text and "def build(" in text and "def ungraceful(" in text
+    compile(text, "test_gen_oracle.py", "exec")
 
 
 @pytest.mark.sandbox

@@ -1,9 +1,12 @@
 """Runtime of the generated adversarial tests, embedded verbatim at the top of every generated file.
 
 It runs INSIDE the sandbox, next to the submission's code, never in the engine's process. It
-must stay self-contained (standard library, pytest and hypothesis only): the generated files
-have nothing else to import. The graceful-failure rule it applies is written down in
-``docs/adversarial.md``.
+must stay self-contained (standard library and pytest only): the generated files have nothing else
+to import. The hypothesis part (fuzzing, value pairs) is ``_runtime_fuzz.py``, embedded after this
+only in the files whose tests draw values (``_generate``): the reference-oracle file needs none of
+it, and importing hypothesis and validating its strategies was about 0.2 core-seconds of every
+sample's generated-tests session (docs/benchmarks.md). The graceful-failure rule it applies is
+written down in ``docs/adversarial.md``.
 """
 
 import ast
@@ -16,31 +19,10 @@ import sys
 import threading
 import time
 
-from hypothesis import HealthCheck, Phase, example, given, settings
-from hypothesis import seed as _hseed
-from hypothesis import strategies as st
-
 # The generated file lives at <root>/tests/generated/test_*.py; <root> holds the submission.
 _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 _TESTS = os.path.join(_ROOT, "tests")
 _VALIDATION_ERRORS = (ValueError, TypeError, KeyError)
-
-BOUNDARY = [
-    0, -1, 1, 2**31 - 1, 2**63 - 1, -(2**63), 2**64, 10**30, float("nan"), float("inf"), float("-inf"), -0.0, 1e308,
-    "", " ", "0", "-1", "NaN", "\x00", "é", "\U0001f642", "\u202e" * 3, "Ω" * 10_000, None, [], {}, (), b"", True,
-]  # fmt: skip
-"""Empty, boundary (0, −1, MAX_INT, NaN, huge), unicode, missing (None) and wrong-typed values."""
-# Fixed alphabets only: hypothesis's full-unicode text builds a character map first, 2-4 s in
-# every test process (each test runs in a fresh fork of the worker, which loses the map).
-TEXT = st.text(st.sampled_from("aZ09 ._-/:@\\'\"%\x00\téΩß\u202e\U0001f642"), max_size=40)
-ADVERSARIAL = st.one_of(
-    st.none(), st.booleans(), st.integers(), st.floats(), TEXT, st.binary(max_size=8),
-    st.lists(st.integers(), max_size=3), st.dictionaries(st.sampled_from("ab"), st.integers(), max_size=2),
-)  # fmt: skip
-# Validated once, here: this runs when the worker collects the file, before it forks a process per
-# test, so every test inherits the work instead of repeating it.
-for _strategy in (TEXT, ADVERSARIAL):
-    _strategy.validate()
 
 
 def _in_submission(filename):
@@ -190,43 +172,6 @@ def _read(obj, attr):
     if attr.startswith("__") and not hasattr(obj, attr):
         attr = f"_{type(obj).__mro__[-2].__name__.lstrip('_')}{attr}"
     return object.__getattribute__(obj, attr)
-
-
-def fuzz(seed_value, max_examples=20, text_only=False):
-    """``@given(value=...)`` with the boundary values first, deterministic from ``seed_value``.
-    ``text_only``: strings only (a text the pattern does not match, not a wrong type)."""
-
-    def deco(fn):
-        fn = given(value=TEXT if text_only else ADVERSARIAL)(fn)
-        for v in reversed([b for b in BOUNDARY if isinstance(b, str)] if text_only else BOUNDARY):
-            fn = example(value=v)(fn)
-        return _bounded(seed_value, max_examples)(fn)
-
-    return deco
-
-
-def _bounded(seed_value, max_examples):
-    def deco(fn):
-        fn = _hseed(seed_value)(fn)
-        return settings(
-            max_examples=max_examples, deadline=None, database=None, derandomize=False, report_multiple_bugs=False,
-            phases=(Phase.explicit, Phase.generate), suppress_health_check=list(HealthCheck),
-        )(fn)  # fmt: skip
-
-    return deco
-
-
-def version_pairs(seed_value, max_examples=20):
-    """``@given(a=..., b=...)``: version component lists, small and two-digit numbers mixed."""
-    parts = st.lists(st.integers(0, 30), min_size=2, max_size=3)
-
-    def deco(fn):
-        fn = given(a=parts, b=parts)(fn)
-        fn = example(a=[1, 10, 0], b=[1, 9, 0])(fn)
-        fn = example(a=[2, 0], b=[10, 0])(fn)
-        return _bounded(seed_value, max_examples)(fn)
-
-    return deco
 
 
 def ranked(a, b):

@@ -1,4 +1,5 @@
-"""Runtime of the generated HTTP tests, embedded after ``_runtime.py`` in ``test_gen_http.py``.
+"""Runtime of the generated HTTP tests, embedded after ``_runtime.py`` and ``_runtime_fuzz.py`` in
+``test_gen_http.py``.
 
 It runs INSIDE the sandbox, never in the engine's process, and must stay self-contained
 (standard library, pytest, hypothesis and schemathesis from the engine's read-only environment).
@@ -120,7 +121,7 @@ def http_operation(recipe, method, path, seed_value, max_examples=20):
     boundaries = _boundaries(op)
     strategy = st.one_of(*branches, *([st.one_of(*boundaries)] if boundaries else []))
 
-    @_bounded(seed_value, max_examples)  # noqa: F821  (defined by _runtime.py, embedded above)
+    @_bounded(seed_value, max_examples)  # noqa: F821  (defined by _runtime_fuzz.py, embedded above)
     @given(case=strategy)
     def requests(case):
         try:
