@@ -156,7 +156,8 @@ def _graded(make_challenge, bwrap: Sandbox, monkeypatch, hidden: str, calc: str)
     real = _grade.reference_run
 
     def counting(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
-        asked.append(tuple(kwargs.get("suites", ("visible", "hidden"))))
+        select = kwargs.get("select")
+        asked.append((*kwargs.get("suites", ("visible", "hidden")), *(i.split("::")[1] for i in select or ())))
         return real(*args, **kwargs)
 
     monkeypatch.setattr(_grade, "reference_run", counting)
@@ -174,8 +175,17 @@ def test_grade_asks_the_reference_again_only_when_a_hidden_test_reads_the_seed(
     assert set(outcomes.values()) == {Outcome.PASSED}
 
     outcomes, asked = _graded(make_challenge, bwrap, monkeypatch, SEEDED, honest)
-    assert asked == [("visible", "hidden"), ("hidden",)]  # the values depend on the seed: asked again
+    assert asked == [("visible", "hidden"), ("hidden", "test_seeded")]  # the values depend on the seed
     assert set(outcomes.values()) == {Outcome.PASSED}
+
+    both = SEEDED + "\n" + UNSEEDED.replace(DOUBLE, "")
+    outcomes, asked = _graded(make_challenge, bwrap, monkeypatch, both, honest)
+    assert asked == [("visible", "hidden"), ("hidden", "test_seeded")]  # only the test that reads it
+    assert set(outcomes.values()) == {Outcome.PASSED} and len(outcomes) == 3
+
+    hard_coded = "def double(x):\n    return {1234: 2468, 2: 4, 21: 42}.get(x, 0)\n"  # the published answers only
+    outcomes, asked = _graded(make_challenge, bwrap, monkeypatch, both, hard_coded)
+    assert outcomes == {"test_v": Outcome.PASSED, "test_plain": Outcome.PASSED, "test_seeded": Outcome.FAILED}
 
 
 def test_a_submission_that_depends_on_the_seed_where_the_reference_does_not_fails(
