@@ -178,7 +178,7 @@ def test_a_forger_patching_the_driver_for_later_tests_passes_nothing(make_challe
         "import sys\n"
         "from _bouts_driver import observe, worker\n"
         "worker.verdict = lambda reports, exception, memory_mb: ('passed', '')\n"
-        "observe.obs = lambda site, *thunks: observe.occurrences.append([site, {'0': 3}])\n"
+        "observe.obs = lambda site, *thunks: observe.occurrences.append([site, {'0': '3'}])\n"
     )
     challenge, code = _challenge(make_challenge, forger)
     report = grade(challenge, code, sandbox=bwrap, fresh_seed=99, options=ONE_WORKER)

@@ -99,7 +99,8 @@ def test_forged_record_that_also_forges_observations_does_not_pass(make_challeng
         "_obs = observe.obs\n"
         "def obs(site, *thunks):\n"
         "    consts = [c for c in sys._getframe(1).f_code.co_consts if type(c) is int]\n"
-        "    observe.occurrences.append([site, {str(i): (max(consts) if consts else 0) for i in range(len(thunks))}])\n"
+        "    value = str(max(consts) if consts else 0)\n"
+        "    observe.occurrences.append([site, {str(i): value for i in range(len(thunks))}])\n"
         "observe.obs = obs\n"
     )
     challenge, code = _challenge(make_challenge, forger)

@@ -50,8 +50,8 @@ class Record:
     code: str = ""
     """The hash of the test function's code after the test ran (``result`` records)."""
     occurrences: tuple[object, ...] = ()
-    """Externalised assertions the test executed: ``[site, {slot: encoding}]`` each, untrusted
-    (checked by ``_decide``)."""
+    """Externalised assertions the test executed: ``[site, {slot: text of the encoding}]`` each,
+    untrusted (checked by ``_decide``; the texts stay strings until a check needs the value)."""
     obs_overflow: bool = False
     has_obs: bool = False
     """Whether the record carries the driver's observation list at all (the driver always writes one)."""

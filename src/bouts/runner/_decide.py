@@ -1,9 +1,14 @@
 """The host's verdict on externalised assertions. Pure: plain data in, a failure reason or ``None`` out.
 
-Everything a test process reported is untrusted. It is decoded into host-built values (no object
-from the sandbox is ever called), and each assertion site is checked against what the host kept:
-literal expected values from the test file, and the reference solution's golden observations for
-the same test and seed. Why this closes verdict forging: docs/sandbox.md, "Decided outside".
+Everything a test process reported is untrusted. Each observed value arrives as the JSON text of
+its encoding (``observe.py``); it is parsed and decoded into host-built values (no object from the
+sandbox is ever called), and each assertion site is checked against what the host kept: literal
+expected values from the test file, and the reference solution's golden observations for the
+same test and seed. Why this closes verdict forging: docs/sandbox.md, "Decided outside".
+
+Texts are decoded only when a check needs the value: a value paired with the reference's is equal
+when the two texts are equal and hold only plain data (:func:`_equal_texts`), and a plain call
+holds when its text cannot be an exception (:func:`_raised`).
 """
 
 from __future__ import annotations
@@ -20,6 +25,13 @@ from bouts.runner._externalise import Site
 
 MAX_DEPTH = 200
 _MISSING = object()
+_BAD: dict[str, object] = {"$bad": True}
+"""What a text that is no JSON stands for: decoded, a value never equal to anything."""
+_SLOTS = {str(i): i for i in range(4096)}
+"""Slot keys a record may use (an assertion observes at most a few operands)."""
+_UNEQUAL_MARKS = ('"$cut"', '"$sub"', '"$f"', "NaN")
+"""In a text, what may decode to a value unequal to itself: a cut or comparison-forging object
+(never equal), a non-finite float or a NaN (a NaN inside a set or dict key is unequal to itself)."""
 
 
 class Opaque:
@@ -83,6 +95,31 @@ def _hashable(value: object) -> object:
     return value
 
 
+def parse(text: object) -> object:
+    """The encoding an observation's text holds (what is not such a text: never equal to anything)."""
+    if type(text) is not str:
+        return _BAD
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        return _BAD
+
+
+def _equal_texts(a: object, b: object) -> bool:
+    """Whether two observations' texts are one value without decoding them: equal texts hold equal
+    encodings, which decode to equal values unless they hold what is unequal to itself. Sound for
+    any texts in which those marks are written plainly, as ``observe.py`` writes them; the
+    reference's texts, one side of every pairing, are its (no escaped ``$``)."""
+    return type(a) is str and a == b and not any(m in a for m in _UNEQUAL_MARKS)  # type: ignore[operator]
+
+
+def _raised(text: object) -> bool:
+    """Whether an observation's text decodes to an exception (:class:`Raised`)."""
+    if type(text) is str and "$raise" not in text and "\\" not in text:
+        return False  # no such key, spelled plainly or escaped
+    return isinstance(decode(parse(text)), Raised)
+
+
 def decode(enc: object, depth: int = 0) -> object:
     """Host-built plain values from an observation's encoding (malformed parts never compare equal)."""
     if depth > MAX_DEPTH:
@@ -134,12 +171,17 @@ def same(a: object, b: object, rel: float = 0.0, abs_: float = 0.0) -> bool:
     if a is _MISSING or b is _MISSING:
         return a is b
     if _number(a) and _number(b):
-        fa, fb = float(a), float(b)  # type: ignore[arg-type]
-        if math.isnan(fa) and math.isnan(fb):
+        if _nan(a) and _nan(b):
             return True
         if rel or abs_:
-            return math.isclose(fa, fb, rel_tol=rel, abs_tol=abs_)
-        return a == b
+            try:
+                return math.isclose(float(a), float(b), rel_tol=rel, abs_tol=abs_)  # type: ignore[arg-type]
+            except (ValueError, OverflowError):  # beyond a float (a huge int): compared exactly
+                pass
+        try:
+            return bool(a == b)
+        except ArithmeticError:  # a signalling Decimal NaN against a number
+            return False
     if isinstance(a, list | tuple) and isinstance(b, list | tuple):
         return type(a) is type(b) and len(a) == len(b) and all(same(x, y, rel, abs_) for x, y in zip(a, b, strict=True))
     if isinstance(a, dict) and isinstance(b, dict):
@@ -148,6 +190,12 @@ def same(a: object, b: object, rel: float = 0.0, abs_: float = 0.0) -> bool:
         return bool(a == b)
     except Exception:  # noqa: BLE001 (a comparison of host-built values that cannot be made)
         return False
+
+
+def _nan(v: object) -> bool:
+    if isinstance(v, float):
+        return math.isnan(v)
+    return isinstance(v, Decimal) and v.is_nan()
 
 
 def _type_names(v: object) -> set[str]:
@@ -189,31 +237,50 @@ def _canon(v: object) -> str:
 
 
 def check_occurrence(site: Site, sub: Mapping[str, object], gold: Mapping[str, object] | None) -> str | None:
-    """``None`` if this execution of ``site`` holds, else why not (no expected value in the text)."""
+    """``None`` if this execution of ``site`` holds, else why not (no expected value in the text).
+
+    ``sub`` and ``gold`` map slots to the texts of the observed values (see :func:`parse`)."""
     observed = site.observed
+    mine_t: dict[int, object] = {}
+    for key, text in sub.items():
+        slot = _SLOTS.get(key) if type(key) is str else None
+        if slot is not None and slot < len(observed):
+            mine_t[observed[slot]] = text
+    ref_t: dict[int, object] = {}
+    for key, text in (gold or {}).items():
+        slot = _SLOTS.get(key) if type(key) is str else None
+        if slot is not None:
+            ref_t[slot] = text
     mine: dict[int, object] = {}
-    for key, enc in sub.items():
-        if key.isdigit() and int(key) < len(observed):
-            mine[observed[int(key)]] = decode(enc)
-    ref: dict[int, object] = {int(k): decode(v) for k, v in (gold or {}).items() if k.isdigit()}
+    ref: dict[int, object] = {}
+
+    def decoded(texts: dict[int, object], values: dict[int, object], j: int) -> object:
+        if j not in values:
+            values[j] = decode(parse(texts[j])) if j in texts else _MISSING
+        return values[j]
+
     tol = (site.rel, site.abs) if site.form == "approx" else (0.0, 0.0)
     pairwise = site.form in ("generic", "gold") or any(o.role == "U" for o in site.operands) or len(observed) > 1
     if pairwise:
         if gold is None:
             return "no reference value to compare with (the reference solution fails this test)"
         for j in observed:
-            if not same(mine.get(j, _MISSING), ref.get(j, _MISSING), *tol):
-                got = mine.get(j, _MISSING)
+            if _equal_texts(mine_t.get(j, _MISSING), ref_t.get(j, _MISSING)):
+                continue
+            got = decoded(mine_t, mine, j)
+            if not same(got, decoded(ref_t, ref, j), *tol):
                 seen = "nothing" if got is _MISSING else _brief(got)
                 return f"observed {seen}, which differs from the reference solution's value"
         if site.form in ("generic", "gold"):
             return None
+    elif site.form == "plain" and len(site.operands) == 1 and 0 in mine_t and not _raised(mine_t[0]):
+        return None  # a plain call holds unless it raised (below): it would have ended the test
 
     def value(j: int) -> object:
         o = site.operands[j]
         if o.role == "L":
             return o.value
-        return (ref if o.role == "U" else mine).get(j, _MISSING)
+        return decoded(ref_t, ref, j) if o.role == "U" else decoded(mine_t, mine, j)
 
     vals = [value(j) for j in range(len(site.operands))]
     if any(v is _MISSING for v in vals):
@@ -268,6 +335,8 @@ def check_test(
 ) -> str | None:
     """The verdict of one test's observations: ``None`` when every assertion held, else why not.
 
+    ``sub`` and ``gold`` are ``[site, {slot: text}]`` items, as ``observe.py`` records them.
+
     With ``gold`` (the reference's observations for this test and seed) the test must have executed
     exactly the reference's sequence of assertion sites: a submission that skips, reorders or adds
     assertions (a no-op'd test, a loop cut short) does not pass.
@@ -297,7 +366,7 @@ def check_test(
 def _occurrences(data: Sequence[object] | None) -> list[tuple[int, dict[str, object]]] | None:
     out: list[tuple[int, dict[str, object]]] = []
     for item in data or ():
-        if not (isinstance(item, list) and len(item) == 2 and type(item[0]) is int and isinstance(item[1], dict)):
+        if not (type(item) in (list, tuple) and len(item) == 2 and type(item[0]) is int and type(item[1]) is dict):
             return None
         out.append((item[0], item[1]))
     return out

@@ -43,8 +43,9 @@ from bouts.runner._taint import FunctionTaint, ModuleTaint
 
 Role = Literal["L", "U", "T"]
 Form = Literal["cmp", "truthy", "falsy", "isinstance", "approx", "raises", "counteq", "gold", "generic", "plain"]
-VERSION = "externalise/4"
-"""Changes whenever a rewrite could number or class sites differently (it keys cached golden runs)."""
+VERSION = "externalise/5"
+"""Changes whenever a rewrite could number or class sites differently, or observations are recorded
+in another form (it keys cached golden runs). 5: each observed value is the text of its encoding."""
 REWRITTEN_SUITES = ("visible", "hidden", "adversarial")
 """Suites whose files are externalised; generated tests carry their own oracle (the reference)."""
 OBS = "_bouts"

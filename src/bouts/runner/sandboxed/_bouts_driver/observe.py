@@ -3,9 +3,9 @@
 The host rewrites every test file before the run (``bouts.runner._externalise``): an assertion's
 expected side and its comparison are removed, and what is left is a call into this module with the
 values the assertion was about. This module turns each value into *plain data* (an encoding built
-by exact type checks, never by calling the value's ``__eq__``) and keeps it, in order, for the
-test's report. The host decides. Nothing here is trusted: code in the test process can replace
-any of it, and gains nothing, because the expected values are not in this process.
+by exact type checks, never by calling the value's ``__eq__``) and keeps its JSON text, in order,
+for the test's report. The host decides. Nothing here is trusted: code in the test process can
+replace any of it, and gains nothing, because the expected values are not in this process.
 
 Encoding (JSON-able): ``None``/``bool``/``int``/``str``/finite ``float`` as themselves, ``list``
 as a list, and tagged objects for the rest: ``$t`` tuple, ``$d`` dict (pairs, insertion order),
@@ -14,6 +14,12 @@ Fraction, ``$c`` complex, ``$std`` a known stdlib value by its repr, ``$o`` any 
 names of its classes, its instance state, its truthiness), ``$sub`` a subclass of a plain type
 that overrides comparison (an always-equal object: never equal to anything), ``$raise`` an
 exception a checked call raised, ``$h`` the digest of an encoding too large to send.
+
+Each observed value is kept and sent as the *text* of its encoding (compact JSON), made as soon as
+it is observed: a string holds no references, so a test that observes 10,000 calls keeps 10,000
+strings, not ten containers each for the garbage collector to walk again and again, and every hop
+of the record (test process, worker, supervisor, host) writes and parses strings instead of
+nested data. The host parses a text only when a check needs the value (``_decide``).
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ import json
 import math
 import pathlib
 import uuid
+from collections.abc import Iterable
 
 MAX_DEPTH = 60
 MAX_ITEMS = 100_000
@@ -34,24 +41,42 @@ MAX_TEXT = 64 * 1024
 """An encoding longer than this is sent as its digest (equality still decidable on the host)."""
 MAX_OCCURRENCES = 50_000
 """Assertion executions recorded per test; past it the test reports an overflow (it fails)."""
+MAX_TOTAL = 5 * 1024 * 1024
+"""Bytes of observations per test, as the record will carry them (each text's JSON-escaped length
+plus its framing); past it nothing more is kept and the test reports an overflow (it fails). The
+worker reads at most 6 MiB of a test's report: a flood ends here, with a reason, first."""
+_KINDS_MAX = 1024
+"""Classes whose encoding facts are cached (:data:`_KINDS`); more are looked up each time."""
 
 _PLAIN = (list, tuple, dict, set, frozenset, str, bytes, int, float)
+_SCALARS = frozenset((type(None), bool, int, str))
+"""Types :func:`encode` sends as themselves (exact types)."""
 _CMP = ("__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__hash__")
 _STD = (datetime.datetime, datetime.date, datetime.time, datetime.timedelta, uuid.UUID,
         pathlib.PurePosixPath, pathlib.PosixPath, pathlib.PurePath, pathlib.Path)  # fmt: skip
 
-occurrences: list[list] = []
-"""``[site, {slot: encoding}]`` per assertion executed in this test, in order."""
+occurrences: list[tuple[int, dict[str, str]]] = []
+"""``(site, {slot: text of the encoding})`` per assertion executed in this test, in order."""
 overflow = False
+total = 0
+"""What the kept observations will weigh in the record (see :data:`MAX_TOTAL`)."""
 subclass_objects: list[str] = []
 """Classes of comparison-forging objects seen (subclasses of plain types overriding ``__eq__``)."""
 
 
+_KINDS: dict[type, tuple[tuple[str, ...], bool, bool, tuple[str, ...]]] = {}
+"""Per class of a non-plain object: (class names, enum?, exception?, slot names). Cached only for
+classes that are no subclass of a plain type: their layout cannot make them one later, and what
+else a later change to the class could alter (its names, its slots) is the submission's to choose
+anyway when it defines the class (see docs/sandbox.md, "Decided outside")."""
+
+
 def reset() -> None:
-    global overflow
+    global overflow, total
     occurrences.clear()
     subclass_objects.clear()
     overflow = False
+    total = 0
 
 
 def names(kind: type) -> list[str]:
@@ -87,15 +112,14 @@ def encode(value: object, depth: int = 0, budget: _Budget | None = None) -> obje
     if kind is float:
         return value if math.isfinite(value) else {"$f": repr(value)}  # type: ignore[arg-type]
     if kind is list:
-        return [encode(v, depth + 1, budget) for v in list.__iter__(value)]  # type: ignore[arg-type]
+        return _each(list.__iter__(value), depth + 1, budget)  # type: ignore[arg-type]
     if kind is tuple:
-        return {"$t": [encode(v, depth + 1, budget) for v in tuple.__iter__(value)]}  # type: ignore[arg-type]
-    if kind is dict:
-        return {"$d": [[encode(k, depth + 1, budget), encode(v, depth + 1, budget)]
-                       for k, v in dict.items(value)]}  # type: ignore[arg-type]  # fmt: skip
+        return {"$t": _each(tuple.__iter__(value), depth + 1, budget)}  # type: ignore[arg-type]
+    if kind is dict:  # a snapshot: encoding an item may change the dict (this module's cache is one)
+        return {"$d": _pairs(tuple(dict.items(value)), depth + 1, budget)}  # type: ignore[arg-type]
     if kind is set or kind is frozenset:
         tag = "$s" if kind is set else "$fs"
-        items = [encode(v, depth + 1, budget) for v in kind.__iter__(value)]  # type: ignore[attr-defined]
+        items = _each(tuple(kind.__iter__(value)), depth + 1, budget)  # type: ignore[attr-defined]
         return {tag: sorted(items, key=_sort_key)}
     if kind is bytes or kind is bytearray:
         return {"$b": bytes(value).hex()}  # type: ignore[arg-type]
@@ -107,6 +131,9 @@ def encode(value: object, depth: int = 0, budget: _Budget | None = None) -> obje
         return {"$c": [encode(value.real), encode(value.imag)]}  # type: ignore[union-attr]
     if kind in _STD:
         return {"$std": kind.__qualname__, "r": kind.__repr__(value)}
+    facts = _KINDS.get(kind)
+    if facts is not None or (facts := _facts(kind)) is not None:
+        return _object(value, facts, depth, budget)
     if _is_enum(kind):  # IntEnum, StrEnum and plain Enum members: class names and value
         return _opaque(value, kind, depth, budget)
     base = _plain_base(kind)
@@ -123,8 +150,84 @@ def encode(value: object, depth: int = 0, budget: _Budget | None = None) -> obje
     return _opaque(value, kind, depth, budget)
 
 
+def _each(items: Iterable[object], depth: int, budget: _Budget) -> list[object]:
+    """``[encode(v, depth, budget) for v in items]``, a ``None``/``bool``/``int``/``str`` item kept in
+    place without the call (the same budget spent, the same cut)."""
+    out: list[object] = []
+    inline = depth <= MAX_DEPTH
+    for v in items:
+        if inline and type(v) in _SCALARS and budget.left > 0:
+            budget.left -= 1
+            out.append(v)
+        else:
+            out.append(encode(v, depth, budget))
+    return out
+
+
+def _pairs(items: Iterable[tuple[object, object]], depth: int, budget: _Budget) -> list[list[object]]:
+    """``[[encode(k, ...), encode(v, ...)] for k, v in items]``, scalars inline as in :func:`_each`."""
+    out: list[list[object]] = []
+    inline = depth <= MAX_DEPTH
+    for k, v in items:
+        if inline and type(k) in _SCALARS and budget.left > 0:
+            budget.left -= 1
+        else:
+            k = encode(k, depth, budget)
+        if inline and type(v) in _SCALARS and budget.left > 0:
+            budget.left -= 1
+        else:
+            v = encode(v, depth, budget)
+        out.append([k, v])
+    return out
+
+
 def _is_enum(kind: type) -> bool:
     return any(n in ("enum.Enum", "enum.Flag") for n in names(kind))
+
+
+def _facts(kind: type) -> tuple[tuple[str, ...], bool, bool, tuple[str, ...]] | None:
+    """What :func:`_opaque` looks up on a class, for a class that is no subclass of a plain type
+    (``None`` for one that is: its comparison methods decide how it is encoded, each time)."""
+    if any(issubclass(kind, b) for b in _PLAIN):
+        return None
+    slots: list[str] = []
+    for klass in type.__getattribute__(kind, "__mro__"):
+        declared = klass.__dict__.get("__slots__", ())
+        slots.extend(declared if type(declared) is tuple else ())
+    facts = (tuple(names(kind)), _is_enum(kind), issubclass(kind, BaseException), tuple(slots))
+    if len(_KINDS) < _KINDS_MAX:
+        _KINDS[kind] = facts
+    return facts
+
+
+def _object(value: object, facts: tuple, depth: int, budget: _Budget) -> object:
+    """:func:`_opaque` with the class's facts at hand (the same encoding)."""
+    kind_names, enum, exception, slots = facts
+    out: dict[str, object] = {"$o": kind_names}
+    if enum:
+        out["v"] = encode(getattr(value, "_value_", None), depth + 1, budget)
+        return out
+    if exception:
+        out["a"] = encode(BaseException.__getattribute__(value, "args"), depth + 1, budget)
+        return out
+    state: dict[str, object] = {}
+    try:
+        d = object.__getattribute__(value, "__dict__")
+    except Exception:  # noqa: BLE001 (no instance dict: slots or a builtin)
+        d = None
+    if type(d) is dict:
+        state = {k: v for k, v in dict.items(d) if type(k) is str}
+    for slot in slots:
+        try:
+            state[slot] = object.__getattribute__(value, slot)
+        except Exception:  # noqa: BLE001, S112 (an unset slot)
+            continue
+    out["a"] = encode(state, depth + 1, budget) if state else None
+    try:
+        out["?"] = bool(value)
+    except Exception:  # noqa: BLE001 (a __bool__ that raises: no truthiness)
+        out["?"] = None
+    return out
 
 
 def _opaque(value: object, kind: type, depth: int, budget: _Budget) -> object:
@@ -160,11 +263,28 @@ def _sort_key(item: object) -> str:
     return json.dumps(item, sort_keys=True, default=str)
 
 
-def _sized(enc: object) -> object:
-    text = json.dumps(enc, separators=(",", ":"))
+def _no_default(o: object) -> object:
+    raise TypeError(f"not plain data: {type(o).__name__}")
+
+
+def _encoder():  # noqa: ANN202
+    """Compact JSON, as ``json.dumps(enc, separators=(",", ":"))`` writes it, made once."""
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:  # no C accelerator: the pure-Python encoder (the same text)
+        return json.JSONEncoder(separators=(",", ":")).encode
+    c = make(None, _no_default, json.encoder.encode_basestring_ascii, None, ":", ",", False, False, True)
+    return lambda enc: "".join(c(enc, 0))
+
+
+_dumps = _encoder()
+_CUT = '{"$cut":true}'
+_RETURNED = '{"$ret":true}'
+
+
+def _sized(text: str) -> str:
     if len(text) <= MAX_TEXT:
-        return enc
-    return {"$h": hashlib.sha256(text.encode()).hexdigest()}
+        return text
+    return _dumps({"$h": hashlib.sha256(text.encode()).hexdigest()})
 
 
 def raised(exc: BaseException) -> dict:
@@ -175,19 +295,33 @@ def raised(exc: BaseException) -> dict:
     return {"$raise": names(type(exc)), "m": message}
 
 
-def _record(site: int, slots: dict) -> None:
-    global overflow
-    if len(occurrences) >= MAX_OCCURRENCES:
+def _record(site: int, slots: dict[str, str]) -> None:
+    global overflow, total
+    if overflow or len(occurrences) >= MAX_OCCURRENCES:
         overflow = True
         return
-    occurrences.append([site, slots])
+    occurrences.append((site, slots))
+    total += 24  # ``[site,{}],`` as the record carries it
+    for key, text in list(slots.items()):
+        _put(slots, key, text)
 
 
-def _enc(value: object) -> object:
+def _put(slots: dict[str, str], key: str, text: str) -> None:
+    """Keep ``text`` in ``slots`` while the test's observations stay under :data:`MAX_TOTAL`."""
+    global overflow, total
+    total += len(text) + text.count('"') + text.count("\\") + len(key) + 8  # escaped, framed
+    if total > MAX_TOTAL:
+        overflow = True
+        occurrences.clear()  # the test fails for the overflow: nothing of it is needed
+        text = _CUT
+    slots[key] = text
+
+
+def _enc(value: object) -> str:
     try:
-        return _sized(encode(value))
+        return _sized(_dumps(encode(value)))
     except RecursionError:
-        return {"$cut": True}
+        return _CUT
 
 
 # -- what rewritten test files call --------------------------------------------------------------
@@ -197,7 +331,7 @@ def obs(site: int, *thunks) -> object:  # noqa: ANN002
     """An externalised assertion, or a plain call of the submission (the same path, so the callee
     cannot tell them apart): evaluate each observed operand, record it, hand back the last value
     (``None`` if it raised); decide nothing."""
-    slots: dict[str, object] = {}
+    slots: dict[str, str] = {}
     value = None
     for i, thunk in enumerate(thunks):
         try:
@@ -205,7 +339,7 @@ def obs(site: int, *thunks) -> object:  # noqa: ANN002
             slots[str(i)] = _enc(value)
         except Exception as exc:  # noqa: BLE001 (a raised exception is an observation)
             value = None
-            slots[str(i)] = raised(exc)
+            slots[str(i)] = _dumps(raised(exc))
     _record(site, slots)
     return value
 
@@ -225,8 +359,8 @@ def open(site: int) -> None:  # noqa: A001 (the name reads well in rewritten fil
 
 def atom(slot: int, value: object) -> object:
     """Record ``value`` in the current occurrence and hand it back unchanged."""
-    if occurrences:
-        occurrences[-1][1][str(slot)] = _enc(value)
+    if occurrences and not overflow:
+        _put(occurrences[-1][1], str(slot), _enc(value))
     return value
 
 
@@ -241,15 +375,15 @@ class block:  # noqa: N801 (used as a context manager in rewritten files)
 
     def __enter__(self) -> block:
         _record(self.site, {})
-        self._slot = occurrences[-1][1] if occurrences else {}
+        self._slot: dict[str, str] = occurrences[-1][1] if occurrences and not overflow else {}
         return self
 
     def __exit__(self, et, ev, tb) -> bool:  # noqa: ANN001
         if ev is None:
-            self._slot["0"] = {"$ret": True}
+            _put(self._slot, "0", _RETURNED)
             return False
         self.value, self.type = ev, et
-        self._slot["0"] = raised(ev)
+        _put(self._slot, "0", _dumps(raised(ev)))
         return self.suppress and isinstance(ev, Exception)
 
 
