@@ -468,3 +468,21 @@ def test_parallel_tests_sweep_only_their_own_processes(make_challenge, bwrap: Sa
     )
     report = run_suites(challenge, code, sandbox=bwrap)
     assert outcomes(report) == {"test_child": Outcome.PASSED, "test_quick": Outcome.PASSED}
+
+
+def test_the_driver_is_compiled_beside_its_sources_for_the_sandbox_to_read() -> None:
+    """Each session's interpreter runs with ``-B`` and reads the driver read-only: the host keeps
+    fresh byte code beside the sources (``compile_driver``), else every session compiles it again."""
+    import importlib.util
+
+    from bouts.runner._run import DRIVER_LIB, compile_driver
+
+    compile_driver()
+    for source in sorted((DRIVER_LIB / "_bouts_driver").glob("*.py")):
+        cached = Path(importlib.util.cache_from_source(str(source)))
+        assert cached.is_file(), source
+        header = cached.read_bytes()[:16]
+        assert header[:4] == importlib.util.MAGIC_NUMBER
+        mtime, size = int.from_bytes(header[8:12], "little"), int.from_bytes(header[12:16], "little")
+        stat = source.stat()
+        assert (mtime, size) == (int(stat.st_mtime) & 0xFFFFFFFF, stat.st_size & 0xFFFFFFFF), source
