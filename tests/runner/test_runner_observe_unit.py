@@ -28,6 +28,7 @@ def plan(src: str):  # noqa: ANN201
 @pytest.fixture(autouse=True)
 def _fresh() -> None:
     observe.reset()
+    observe._KINDS.clear()
 
 
 def _gold_site():  # noqa: ANN202
@@ -228,3 +229,74 @@ def test_the_per_class_cache_is_bounded_and_past_it_classes_encode_the_same() ->
         obj.v = i
         assert observe.encode(obj)["a"] == {"$d": [["v", i]]}
     assert len(observe._KINDS) <= observe._KINDS_MAX
+
+
+class _Record:
+    def __init__(self, **state: object) -> None:
+        self.__dict__.update(state)
+
+
+class _Falsy(_Record):
+    def __bool__(self) -> bool:
+        return False
+
+
+class _Raising(_Record):
+    def __bool__(self) -> bool:
+        raise RuntimeError("no truth")
+
+
+class _Str(str):
+    pass
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        _Record(seq=1, sku='A"\\é', kind="receive", qty=3, ref=None, ok=True, price=2.5, neg=-0.0),
+        _Record(),
+        _Falsy(a=1),
+        _Raising(a=1),
+        _Record(inf=float("inf")),  # not written directly: the general path
+        _Record(s=_Str("x")),
+        _Record(inner=_Record(a=1)),
+        _Record(big="x" * (observe.MAX_TEXT + 1)),
+    ],
+)
+def test_a_record_object_written_directly_is_the_text_of_its_encoding(value: object) -> None:
+    for _ in range(2):  # the second time, the class is cached and the direct path applies
+        assert observe._enc(value) == observe._sized(observe._dumps(observe.encode(value)))
+    value.__dict__[1] = "a key that is no attribute name"
+    assert observe._enc(value) == observe._sized(observe._dumps(observe.encode(value)))
+
+
+def test_the_direct_path_takes_record_objects_of_known_classes_only() -> None:
+    first = _Record(seq=1, sku="A")
+    assert observe._flat_object(first) is None or type(first) in observe._KINDS
+    observe.encode(first)
+    assert observe._flat_object(_Record(seq=2, sku="B")) == observe._dumps(observe.encode(_Record(seq=2, sku="B")))
+    assert observe._flat_object(_Record(inner=[1])) is None  # not a scalar: the general path
+    assert observe._flat_object(_Colour.RED) is None and observe._flat_object(_Failure("m")) is None
+    assert observe._flat_object(_Slotted()) is None
+
+
+def test_a_comparison_with_a_computed_expected_value_decides_on_the_texts_as_on_the_values() -> None:
+    p = _gold_site()  # assert f(data) == sum(data) * 7: the expected value is the golden run's
+    mine = [[B, {"0": "[1,2]"}]]
+    assert check_test(p.sites, mine, [[B, {"0": "[1,2]", "1": "[1,2]"}]]) is None
+    assert check_test(p.sites, mine, [[B, {"0": "[1,2]", "1": "[1, 2]"}]]) is None  # other text, same value
+    assert "does not hold" in check_test(p.sites, mine, [[B, {"0": "[1,2]", "1": "[1,3]"}]])
+    raised = '{"$raise":["builtins.KeyError"],"m":"k"}'
+    assert check_test(p.sites, [[B, {"0": raised}]], [[B, {"0": raised, "1": raised}]]) is not None
+    q = plan(
+        """
+        from calc import f
+        def test_t():
+            table = [None, 1]
+            assert f(1) is table[0]
+        """
+    )
+    assert [o.role for o in q.sites[B].operands] == ["T", "U"] and q.sites[B].op == "is"
+    gold = [[B, {"0": "null", "1": "null"}]]
+    assert check_test(q.sites, [[B, {"0": "null"}]], gold) is None
+    assert check_test(q.sites, [[B, {"0": "false"}]], gold) is not None

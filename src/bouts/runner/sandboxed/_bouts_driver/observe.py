@@ -64,8 +64,10 @@ subclass_objects: list[str] = []
 """Classes of comparison-forging objects seen (subclasses of plain types overriding ``__eq__``)."""
 
 
-_KINDS: dict[type, tuple[tuple[str, ...], bool, bool, tuple[str, ...]]] = {}
-"""Per class of a non-plain object: (class names, enum?, exception?, slot names). Cached only for
+_Facts = tuple[tuple[str, ...], bool, bool, tuple[str, ...], str]
+_KINDS: dict[type, _Facts] = {}
+"""Per class of a non-plain object: (class names, enum?, exception?, slot names, the names' JSON
+text). Cached only for
 classes that are no subclass of a plain type: their layout cannot make them one later, and what
 else a later change to the class could alter (its names, its slots) is the submission's to choose
 anyway when it defines the class (see docs/sandbox.md, "Decided outside")."""
@@ -185,7 +187,7 @@ def _is_enum(kind: type) -> bool:
     return any(n in ("enum.Enum", "enum.Flag") for n in names(kind))
 
 
-def _facts(kind: type) -> tuple[tuple[str, ...], bool, bool, tuple[str, ...]] | None:
+def _facts(kind: type) -> _Facts | None:
     """What :func:`_opaque` looks up on a class, for a class that is no subclass of a plain type
     (``None`` for one that is: its comparison methods decide how it is encoded, each time)."""
     if any(issubclass(kind, b) for b in _PLAIN):
@@ -194,7 +196,8 @@ def _facts(kind: type) -> tuple[tuple[str, ...], bool, bool, tuple[str, ...]] | 
     for klass in type.__getattribute__(kind, "__mro__"):
         declared = klass.__dict__.get("__slots__", ())
         slots.extend(declared if type(declared) is tuple else ())
-    facts = (tuple(names(kind)), _is_enum(kind), issubclass(kind, BaseException), tuple(slots))
+    kind_names = tuple(names(kind))
+    facts = (kind_names, _is_enum(kind), issubclass(kind, BaseException), tuple(slots), _dumps(kind_names))
     if len(_KINDS) < _KINDS_MAX:
         _KINDS[kind] = facts
     return facts
@@ -202,7 +205,7 @@ def _facts(kind: type) -> tuple[tuple[str, ...], bool, bool, tuple[str, ...]] | 
 
 def _object(value: object, facts: tuple, depth: int, budget: _Budget) -> object:
     """:func:`_opaque` with the class's facts at hand (the same encoding)."""
-    kind_names, enum, exception, slots = facts
+    kind_names, enum, exception, slots, _ = facts
     out: dict[str, object] = {"$o": kind_names}
     if enum:
         out["v"] = encode(getattr(value, "_value_", None), depth + 1, budget)
@@ -277,6 +280,8 @@ def _encoder():  # noqa: ANN202
 
 
 _dumps = _encoder()
+_quote = json.encoder.encode_basestring_ascii
+"""A string as the encoder above writes it (quoted, ASCII)."""
 _CUT = '{"$cut":true}'
 _RETURNED = '{"$ret":true}'
 
@@ -318,10 +323,57 @@ def _put(slots: dict[str, str], key: str, text: str) -> None:
 
 
 def _enc(value: object) -> str:
+    if value is None:  # what most plain calls return
+        return "null"
     try:
-        return _sized(_dumps(encode(value)))
+        text = _flat_object(value)
+        return _sized(text if text is not None else _dumps(encode(value)))
     except RecursionError:
         return _CUT
+
+
+_FLAT_MAX = 1000
+"""Most attributes :func:`_flat_object` writes itself (far below :data:`MAX_ITEMS`: no cut)."""
+
+
+def _flat_object(value: object) -> str | None:
+    """``_dumps(encode(value))`` written directly, for the commonest observed value: an object of a
+    class seen before (not an enum or exception, no slots) whose attributes are all ``None``,
+    ``bool``, ``int``, ``str`` or finite ``float`` (a dataclass record, say); ``None`` for anything
+    else. The same text, the same order of reads (its attributes, then its truthiness)."""
+    facts = _KINDS.get(type(value))
+    if facts is None or facts[1] or facts[2] or facts[3]:
+        return None
+    try:
+        d = object.__getattribute__(value, "__dict__")
+    except Exception:  # noqa: BLE001 (no instance dict: the general path says what it is)
+        return None
+    if type(d) is not dict or len(d) > _FLAT_MAX:
+        return None
+    parts = []
+    for k, v in tuple(dict.items(d)):
+        if type(k) is not str:
+            continue  # not instance state (as in _object)
+        t = type(v)
+        if t is str:
+            text = _quote(v)
+        elif t is int:
+            text = int.__repr__(v)
+        elif v is None:
+            text = "null"
+        elif t is bool:
+            text = "true" if v else "false"
+        elif t is float and math.isfinite(v):
+            text = float.__repr__(v)
+        else:
+            return None
+        parts.append(f"[{_quote(k)},{text}]")
+    try:
+        truth = "true" if bool(value) else "false"
+    except Exception:  # noqa: BLE001 (a __bool__ that raises: no truthiness)
+        truth = "null"
+    state = '{"$d":[' + ",".join(parts) + "]}" if parts else "null"
+    return '{"$o":' + facts[4] + ',"a":' + state + ',"?":' + truth + "}"
 
 
 # -- what rewritten test files call --------------------------------------------------------------
