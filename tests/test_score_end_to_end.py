@@ -235,18 +235,59 @@ def test_a_postgres_dsn_the_sandbox_cannot_use_is_refused(tiny_challenge: Path, 
     assert result.exit_code == 2 and needle in result.output and "postgres" in result.output
 
 
+@pytest.mark.parametrize("session", ["own", "graded"])
 def test_a_sandbox_that_breaks_under_the_generated_tests_is_an_infrastructure_failure(
-    tiny_challenge: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tiny_challenge: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, session: str
 ) -> None:
-    # The generated tests run beside the graded run (a thread): their sandbox failure must still end
-    # as the scorecard's infra_error, never as an exception out of score() or a score for the agent.
+    # The generated tests run in a session of their own beside the graded run (a thread; here: with a
+    # seed of their own), or in the graded session's first phase: their sandbox failure must still
+    # end as the scorecard's infra_error, never as an exception out of score() or a score for the agent.
+    import bouts.pipeline
     from bouts.errors import SandboxError
     from bouts.pipeline import ScoreConfig
 
     def broken(*args: object, **kwargs: object) -> object:
         raise SandboxError("bwrap: the generated tests' sandbox died")
 
+    real = bouts.pipeline.grade_with
+    parts: list[object] = []
+
+    def breaks_with_part(*args: object, part: object = None, **kwargs: object) -> object:
+        parts.append(part)
+        return broken() if part is not None else real(*args, **kwargs)
+
     monkeypatch.setattr("bouts.pipeline.run_generated", broken)
-    card = score(tiny_challenge, submission(tmp_path, GOOD), config=ScoreConfig(adversarial_generation=True))
+    monkeypatch.setattr("bouts.pipeline.grade_with", breaks_with_part)
+    own_seed = {"adversarial_seed": 99} if session == "own" else {}
+    card = score(tiny_challenge, submission(tmp_path, GOOD),
+                 config=ScoreConfig(adversarial_generation=True, **own_seed))  # fmt: skip
     assert card.infra_error is not None and "generated tests' sandbox died" in card.infra_error
     assert card.final is None
+    assert (parts[0] is not None) == (session == "graded")
+
+
+def test_generated_tests_score_alike_in_the_graded_session_and_in_their_own(
+    tiny_challenge: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Python, the published seed: the generated tests run in the graded session's first phase. A file
+    # that imports hypothesis keeps them in a session of their own (forced here): the same scorecard.
+    import bouts.pipeline
+    from bouts.adversarial._run import Prepared
+    from bouts.pipeline import ScoreConfig
+
+    real = bouts.pipeline.grade_with
+    parts: list[object] = []
+
+    def recording(*args: object, part: object = None, **kwargs: object) -> object:
+        parts.append(part)
+        return real(*args, part=part, **kwargs)
+
+    monkeypatch.setattr("bouts.pipeline.grade_with", recording)
+    config = ScoreConfig(adversarial_generation=True, fresh_seed=777, cache_dir=tmp_path / "cache")
+    shared = score(tiny_challenge, submission(tmp_path, GOOD, "a"), config=config)
+    monkeypatch.setattr(Prepared, "draws", lambda self: True)
+    alone = score(tiny_challenge, submission(tmp_path, GOOD, "b"), config=config)
+    assert parts[0] is not None and parts[1] is None
+    assert shared.generated_adversarial is not None and alone.generated_adversarial is not None
+    assert shared.generated_adversarial == alone.generated_adversarial
+    assert shared.final == alone.final and shared.components == alone.components

@@ -14,18 +14,22 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from bouts.adversarial import GeneratedRun, run_generated, to_model
+from bouts.adversarial._run import Prepared, finish_generated, prepare_generated, run_prepared
 from bouts.assemble import Measurements, build_scorecard
 from bouts.errors import SandboxError
 from bouts.judges.base import JudgeInput
 from bouts.judging import builtin_judges, judge_around, read_trajectory
+from bouts.languages import language_of
 from bouts.loading import check_matches, load_challenge, load_submission, severity_for
 from bouts.loading.view import build_view
 from bouts.models.challenge import Challenge
 from bouts.models.results import RunReport, TestResult
 from bouts.models.scorecard import Recording, Scorecard, TrajectoryProvenance
 from bouts.modes import narrowed
-from bouts.runner import RunOptions, grade
+from bouts.runner import RunOptions
 from bouts.runner._exploits import merged
+from bouts.runner._grade import grade_with
+from bouts.runner._run import run_pytest
 from bouts.runner._scrub import SecretIndex, scrub_report, scrub_result
 from bouts.runner._secrets import secret_index
 from bouts.sandbox import get_sandbox
@@ -141,27 +145,53 @@ def score(
         secrets = secret_index(challenge)
         on_result = None if progress is None else (lambda r: progress(scrub_result(r, secrets)))
 
-        def run_generated_tests() -> GeneratedRun:
+        gen_seed = config.adversarial_seed if config.adversarial_seed is not None else inp.seed
+        one = replace(options, workers=1)
+
+        def run_generated_tests(prepared: Prepared | None) -> GeneratedRun:
             # Engine-written tests, run in the same sandbox as every other test, in a session of their
             # own (their own limits and canaries), beside the graded run and off its critical path. One
             # worker: a second collects the file (hypothesis) again for a few tests (docs/benchmarks.md).
-            gen_seed = config.adversarial_seed if config.adversarial_seed is not None else inp.seed
-            one = replace(options, workers=1)
+            if prepared is not None:
+                return run_prepared(prepared, submission.code_dir, sandbox=sandbox, seed=gen_seed, options=one)
             return run_generated(challenge, submission.code_dir, sandbox=sandbox, options=one, seed=gen_seed,
                                  code=view.judged,
                                  cache_dir=config.cache_dir)  # the reference's answers: docs/adversarial.md
 
+        def prepared_here() -> Prepared | GeneratedRun | None:
+            """The generated tests, generated before the graded session starts where they may run in its
+            first phase (docs/sandbox.md, "Generated tests in the graded session"): Python's runner and
+            the published seed. ``None``: generated and run in a session of their own, beside it."""
+            if not gen_on or gen_seed != inp.seed or not shares_session(challenge):
+                return None
+            return prepare_generated(challenge, submission.code_dir, sandbox=sandbox, seed=gen_seed, options=one,
+                                     cache_dir=config.cache_dir, code=view.judged)  # fmt: skip
+
         def run_tests() -> RunReport:
+            prepared = prepared_here()
+            if isinstance(prepared, GeneratedRun):  # nothing to run: the verdict says why
+                generated.append(_scrub_generated(prepared, secrets))
+            # A file that imports hypothesis keeps a session of its own (one worker imports it once;
+            # each of the graded session's workers would: more than the session saves).
+            part = prepared if isinstance(prepared, Prepared) and not (prepared.draws() and options.workers > 1) \
+                else None  # fmt: skip
+            own = prepared if isinstance(prepared, Prepared) and part is None else None
             with ThreadPoolExecutor(max_workers=1, thread_name_prefix="bouts-generated") as pool:
-                pending = pool.submit(run_generated_tests) if gen_on else None
+                alone = gen_on and (prepared is None or own is not None)
+                pending = pool.submit(run_generated_tests, own) if alone else None
                 try:
-                    run = grade(
+                    run, beside = grade_with(
                         challenge, submission.code_dir, sandbox=sandbox, progress=on_result, seed=config.seed,
                         fresh_seed=config.fresh_seed, cache_dir=config.cache_dir, options=options,
+                        part=part.part() if part is not None else None,
                     )  # fmt: skip
+                    if part is not None:
+                        assert beside is not None
+                        generated.append(_scrub_generated(finish_generated(part, beside), secrets))
                     if pending is not None:  # a sandbox that failed under the generated tests fails the run too
                         generated.append(_scrub_generated(pending.result(), secrets))
                 except SandboxError as exc:
+                    generated.clear()
                     run = RunReport(results=[], sandbox=sandbox.name, infra_error=exc.describe())
             if recording is not None and recording.exploits:  # stopped in the agent's sandbox (bouts.agents)
                 run = run.model_copy(update={"exploits": merged([*recording.exploits, *run.exploits])})
@@ -177,6 +207,11 @@ def score(
         measurements = Measurements(run, texts, submission.content_hash, verdicts, notes, gen_model, view.excluded)
         card = build_scorecard(challenge, submission.meta, measurements)
         return card.model_copy(update={"trajectory": TrajectoryProvenance.of(trajectory, recording)})
+
+
+def shares_session(challenge: Challenge) -> bool:
+    """Whether the challenge's runner can run the generated tests in the graded session (Python's)."""
+    return language_of(challenge).part("runner") is run_pytest
 
 
 def _scrub_generated(run: GeneratedRun, secrets: SecretIndex) -> GeneratedRun:

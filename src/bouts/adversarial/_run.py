@@ -8,6 +8,7 @@ SAFETY: generated tests call the submission's code, so they run only through
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -35,7 +36,8 @@ from bouts.languages import LanguageSupport, language_of
 from bouts.models.challenge import Challenge
 from bouts.models.results import Outcome, RunReport, TestResult
 from bouts.models.view import FileTree
-from bouts.runner import RunOptions, run_detailed
+from bouts.runner import DetailedRun, RunOptions, run_detailed
+from bouts.runner._run import GeneratedPart
 from bouts.sandbox import Sandbox
 from bouts.scoring import components as c
 from bouts.scoring.explain import Explained, NotScored
@@ -113,6 +115,39 @@ def _generation(support: LanguageSupport) -> Generation:
     return support.part("adversarial")  # type: ignore[no-any-return]
 
 
+@dataclass(frozen=True)
+class Prepared:
+    """Generated tests ready to run (:func:`prepare_generated`): what :func:`finish_generated` needs
+    to score their run, wherever it ran (a session of their own, or the graded session's first
+    phase: ``bouts.runner._run.GeneratedPart``)."""
+
+    challenge: Challenge
+    limited: Challenge
+    """``challenge`` under the generated tests' own limits (:func:`generated_limits`)."""
+    analyser: str | None
+    suite: GeneratedSuite
+    tests: tuple[GeneratedTest, ...]
+    files: dict[str, str]
+    oracle: list[OracleTest]
+    reference: Mapping[str, Sequence[str]]
+    names: Mapping[str, str]
+    notes: tuple[str, ...]
+    versions: dict[str, str]
+
+    def part(self) -> GeneratedPart:
+        """These tests as a part of another session: their files, limits and expected ids."""
+        limits = self.limited.spec.limits
+        return GeneratedPart(dict(self.files), limits.test_timeout_s, limits.suite_timeout_s,
+                             [t.id for t in self.tests])  # fmt: skip
+
+    def draws(self) -> bool:
+        """Whether a file imports hypothesis at collection (its tests draw values): ~0.2 core-s a worker."""
+        return any(_HYPOTHESIS.search(text) for text in self.files.values())
+
+
+_HYPOTHESIS = re.compile(r"^\s*(?:from|import)\s+(?:hypothesis|schemathesis)\b", re.M)
+
+
 def run_generated(
     challenge: Challenge,
     code_dir: Path,
@@ -124,7 +159,41 @@ def run_generated(
     code: FileTree | None = None,
 ) -> GeneratedRun:
     """Analyse ``code_dir`` (or ``code``, the submission view's judged files, when given: what the
-    judges read), generate tests from ``seed``, run them in ``sandbox``, score them.
+    judges read), generate tests from ``seed``, run them in ``sandbox`` in a session of their own,
+    score them (:func:`prepare_generated`, then :func:`finish_generated`)."""
+    prepared = prepare_generated(challenge, code_dir, sandbox=sandbox, seed=seed, options=options,
+                                 cache_dir=cache_dir, code=code)  # fmt: skip
+    if isinstance(prepared, GeneratedRun):
+        return prepared
+    return run_prepared(prepared, code_dir, sandbox=sandbox, seed=seed, options=options)
+
+
+def run_prepared(
+    prepared: Prepared, code_dir: Path, *, sandbox: Sandbox, seed: int, options: RunOptions = DEFAULT_RUN
+) -> GeneratedRun:
+    """Run prepared generated tests in a session of their own, and score them."""
+    try:
+        run = run_detailed(
+            prepared.limited, code_dir, sandbox=sandbox, suites=(), seed=seed, options=options,
+            expected_ids=[t.id for t in prepared.tests], generated=prepared.files,
+        )  # fmt: skip
+    except SandboxError as exc:
+        return finish_generated(prepared, exc)
+    return finish_generated(prepared, run)
+
+
+def prepare_generated(
+    challenge: Challenge,
+    code_dir: Path,
+    *,
+    sandbox: Sandbox,
+    seed: int,
+    options: RunOptions = DEFAULT_RUN,
+    cache_dir: Path | None = None,
+    code: FileTree | None = None,
+) -> Prepared | GeneratedRun:
+    """Analyse and generate (everything before the generated tests' own run): the tests, or the
+    :class:`GeneratedRun` that says why none will run.
 
     What is generated is the language's (``bouts.languages``, role ``adversarial``). With the
     reference oracle (Python): the reference-oracle tests (``_oracle``; the reference's answers
@@ -170,35 +239,45 @@ def run_generated(
         return GeneratedRun(analysis.analyser, suite, None, verdict, notes)
     limited = generated_limits(challenge)
     names: dict[str, str] = {}
-    try:
-        files = dict(suite.files)
-        if oracle:
-            text = oracle_file(oracle, seed)
+    reference: Mapping[str, Sequence[str]] = {}
+    files = dict(suite.files)
+    if oracle:
+        text = oracle_file(oracle, seed)
+        try:
             answers = reference_answers(limited, text, [t.test.id for t in oracle], sandbox=sandbox, seed=seed,
                                         options=options, cache_dir=cache_dir)  # fmt: skip
-            names = labels(class_names(ref_sources) | class_names(sources))
-            oracle, dropped = _answered(oracle, answers, names)
-            suite = replace(suite, skipped=suite.skipped + tuple(dropped))
-            if oracle:
-                files[ORACLE_FILE] = text
-        tests = (*suite.tests, *(t.test for t in oracle))
-        if not tests:
-            why = "the reference answered none of the generated inputs (no oracle, no verdict)"
+        except SandboxError as exc:
+            why = f"infrastructure failure, not the agent's: {exc.describe()}"
             verdict = Verdict(JUDGE, "adversarial_generated", NotScored(why), versions=versions)
             return GeneratedRun(analysis.analyser, suite, None, verdict, notes)
-        run = run_detailed(
-            limited, code_dir, sandbox=sandbox, suites=(), seed=seed, options=options,
-            expected_ids=[t.id for t in tests], generated=files,
-        )  # fmt: skip
-    except SandboxError as exc:
-        why = f"infrastructure failure, not the agent's: {exc.describe()}"
+        names = labels(class_names(ref_sources) | class_names(sources))
+        oracle, dropped = _answered(oracle, answers, names)
+        suite = replace(suite, skipped=suite.skipped + tuple(dropped))
+        if oracle:
+            files[ORACLE_FILE] = text
+            reference = answers.digests
+    tests = (*suite.tests, *(t.test for t in oracle))
+    if not tests:
+        why = "the reference answered none of the generated inputs (no oracle, no verdict)"
         verdict = Verdict(JUDGE, "adversarial_generated", NotScored(why), versions=versions)
         return GeneratedRun(analysis.analyser, suite, None, verdict, notes)
-    report = _decided(run.report, oracle, answers.digests if oracle else {}, run.observations, names)
-    suite = replace(suite, tests=tests, files=files)
-    outcomes = GeneratedRun(analysis.analyser, suite, report, _placeholder(), notes).outcomes()
-    verdict = score_generated(outcomes, challenge.spec.adversarial.severity_weights, tampering=report.tampering)
-    return GeneratedRun(analysis.analyser, suite, report, replace(verdict, versions=versions), notes)
+    return Prepared(challenge, limited, analysis.analyser, suite, tests, files, oracle, reference, names, notes,
+                    versions)  # fmt: skip
+
+
+def finish_generated(prepared: Prepared, run: DetailedRun | SandboxError) -> GeneratedRun:
+    """Score the generated tests' run (``run``: their own session's, or their part of the graded
+    session's; a :class:`SandboxError` if it failed)."""
+    p = prepared
+    if isinstance(run, SandboxError):
+        why = f"infrastructure failure, not the agent's: {run.describe()}"
+        verdict = Verdict(JUDGE, "adversarial_generated", NotScored(why), versions=p.versions)
+        return GeneratedRun(p.analyser, p.suite, None, verdict, p.notes)
+    report = _decided(run.report, p.oracle, p.reference, run.observations, p.names)
+    suite = replace(p.suite, tests=p.tests, files=p.files)
+    outcomes = GeneratedRun(p.analyser, suite, report, _placeholder(), p.notes).outcomes()
+    verdict = score_generated(outcomes, p.challenge.spec.adversarial.severity_weights, tampering=report.tampering)
+    return GeneratedRun(p.analyser, suite, report, replace(verdict, versions=p.versions), p.notes)
 
 
 def without_crash_oracle(analysis: Analysis) -> Analysis:

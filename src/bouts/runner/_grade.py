@@ -24,7 +24,16 @@ from bouts.models.results import Outcome, RunReport, StabilitySignals, TestResul
 from bouts.runner._exploits import merged
 from bouts.runner._externalise import VERSION as EXTERNALISE_VERSION
 from bouts.runner._integrity import void
-from bouts.runner._run import DEFAULT_OPTIONS, Expectations, FreshPhase, RunOptions, run_detailed, run_suites
+from bouts.runner._run import (
+    DEFAULT_OPTIONS,
+    DetailedRun,
+    Expectations,
+    FreshPhase,
+    GeneratedPart,
+    RunOptions,
+    run_detailed,
+    run_suites,
+)
 from bouts.sandbox import Sandbox
 
 CACHE_SCHEMA = "bouts.reference/3"
@@ -146,6 +155,25 @@ def grade(
     Python on a backend that can hand the sandbox a pipe to read (``Sandbox.duplex_fds``): both
     graded phases in one sandbox session, while the fresh seed's reference run goes on beside it
     (docs/sandbox.md, "Two phases, one session"); otherwise two sessions, one after the other."""
+    return grade_with(challenge, code_dir, sandbox=sandbox, progress=progress, seed=seed, fresh_seed=fresh_seed,
+                      cache_dir=cache_dir, options=options)[0]  # fmt: skip
+
+
+def grade_with(
+    challenge: Challenge,
+    code_dir: Path,
+    *,
+    sandbox: Sandbox,
+    progress: Callable[[TestResult], None] | None = None,
+    seed: int | None = None,
+    fresh_seed: int | None = None,
+    cache_dir: Path | None = None,
+    options: RunOptions = DEFAULT_OPTIONS,
+    part: GeneratedPart | None = None,
+) -> tuple[RunReport, DetailedRun | None]:
+    """:func:`grade`, with the engine's generated tests (``part``, Python's runner only) in the first
+    phase of the graded session (docs/sandbox.md, "Generated tests in the graded session"); their
+    own run, concluded apart, second (``None`` without a ``part``)."""
     published = challenge.spec.tests.seed if seed is None else seed
     ref = reference_run(challenge, sandbox, seed=published, cache_dir=cache_dir, options=options)
     lang = language_of(challenge)
@@ -177,6 +205,7 @@ def grade(
         "expected_ids": ref.ids if ref else None, "golden": ref.observations if ref and not external else None,
         "assertions": "external" if external else "inline", "golden_occurrences": ref.occurrences if ref else None,
     }  # fmt: skip
+    with_part = {} if part is None else {"part": part}
     if fresh is not None and lang.same_session_fresh and getattr(sandbox, "duplex_fds", False):
         # Beside the graded session, off its critical path; one worker: a second would collect the
         # suite again for little (measured: 1.0 against 1.25 core-seconds, docs/benchmarks.md).
@@ -186,14 +215,15 @@ def grade(
             run = run_detailed(
                 challenge, code_dir, sandbox=sandbox, progress=progress, seed=published, options=options,
                 fresh=FreshPhase(fresh, lambda: fresh_expectations(pending.result() if pending else ref)),
-                **first_phase,  # type: ignore[arg-type]
+                **first_phase, **with_part,  # type: ignore[arg-type]
             )  # fmt: skip
         assert run.fresh is not None
-        return merge_phases(run.report, run.fresh.report)
-    first = run_suites(challenge, code_dir, sandbox=sandbox, progress=progress, seed=published, options=options,
-                       **first_phase)  # type: ignore[arg-type]  # fmt: skip
+        return merge_phases(run.report, run.fresh.report), run.generated
+    detailed = run_detailed(challenge, code_dir, sandbox=sandbox, progress=progress, seed=published,
+                            options=options, **first_phase, **with_part)  # type: ignore[arg-type]  # fmt: skip
+    first = detailed.report
     if fresh is None:
-        return first
+        return first, detailed.generated
     hidden_ref = fresh_reference(options) if again else ref
     expect = fresh_expectations(hidden_ref)
     second = run_suites(
@@ -201,7 +231,7 @@ def grade(
         expected_ids=expect.expected_ids, golden=expect.golden, assertions=first_phase["assertions"],  # type: ignore[arg-type]
         golden_occurrences=expect.golden_occurrences,
     )  # fmt: skip
-    return merge_phases(first, second)
+    return merge_phases(first, second), detailed.generated
 
 
 def _readers(challenge: Challenge, ref: Reference) -> tuple[str, ...] | None:

@@ -82,6 +82,9 @@ class DetailedRun:
     reference values the graded runs are held to)."""
     fresh: DetailedRun | None = None
     """The hidden suite's fresh-seed phase, when one was asked for (:class:`FreshPhase`)."""
+    generated: DetailedRun | None = None
+    """The engine's generated tests' part of the first phase, when they ran in the session of the
+    challenge's suites (:class:`GeneratedPart`), concluded apart: as their own session would be."""
     seed_readers: frozenset[str] | None = None
     """A golden (reference) run's tests that may have read the phase's seed, and ``""`` if a
     worker's collection may have (``_bouts_driver.seedwatch``); ``None``: not watched (every other
@@ -106,6 +109,19 @@ class FreshPhase:
     seed: int
     expect: Callable[[], Expectations]
     """Called once the session is over: the fresh seed's reference run may run meanwhile."""
+
+
+@dataclass(frozen=True)
+class GeneratedPart:
+    """The engine's generated tests (``bouts.adversarial``), run in the graded session's first phase
+    beside the challenge's suites: their own per-test timeout and suite budget (the driver's
+    ``suite_limits``), their own expected ids, and a report of their own (:attr:`DetailedRun.generated`;
+    docs/sandbox.md, "Generated tests in the graded session")."""
+
+    files: Mapping[str, str]
+    test_timeout_s: float
+    suite_timeout_s: float
+    expected_ids: Sequence[str]
 
 
 def compile_driver() -> None:
@@ -200,12 +216,20 @@ def run_pytest(
     golden_occurrences: Mapping[str, Sequence[object]] | None = None,
     fresh: FreshPhase | None = None,
     select: Sequence[str] | None = None,
+    part: GeneratedPart | None = None,
 ) -> DetailedRun:
     """Python's runner (the language seam's ``runner``): pytest under the engine's driver.
     ``select`` (test ids of ``suites``' files; engine-chosen, never the submission's): only those
-    run, their files collected whole."""
+    run, their files collected whole. ``part``: the engine's generated tests join the first phase
+    under their own limits and are concluded apart (:attr:`DetailedRun.generated`); ``progress``
+    hears only the challenge's tests."""
     seed = challenge.spec.tests.seed if seed is None else seed
+    if part is not None:
+        if generated or select is not None:
+            raise ValueError("a generated part runs beside the challenge's suites, not with generated= or select=")
+        generated = part.files
     file_suite: dict[str, Suite] = {f: suite for suite in suites for f in challenge.test_files.get(suite, [])}
+    own = dict(file_suite)  # the challenge's files, without the generated ones
     file_suite.update({f: "generated" for f in _checked_generated(generated)})
     if select is not None:
         outside = [i for i in select if i.split("::", 1)[0] not in file_suite or "::" not in i]
@@ -217,6 +241,9 @@ def run_pytest(
     limits = challenge.spec.limits
     workdir = challenge.spec.tests.workdir  # an ordinary project path a challenge may declare
     n_suites = len(set(file_suite.values()))
+    budget = limits.suite_timeout_s * n_suites
+    if part is not None and part.files:  # the generated suite's own budget in place of the challenge's
+        budget += part.suite_timeout_s - limits.suite_timeout_s
     isolated = sandbox.isolated
     with tempfile.TemporaryDirectory(prefix="bouts-run-") as tmp:
         workspace = Path(tmp) / "workspace"
@@ -247,6 +274,10 @@ def run_pytest(
             "deps": None if deps is None else (_DEPS_TARGET if isolated else str(deps.path)),
             "track_seed": assertions == "golden",  # trusted code only: the reference's runs
         }
+        if part is not None:
+            config["suite_limits"] = {
+                "generated": {"test_timeout_s": part.test_timeout_s, "suite_timeout_s": part.suite_timeout_s}
+            }
         sealed = seal_tests(workspace, Path(tmp) / "tests", workdir) if isolated else []
         mounts = [Mount(DRIVER_LIB, _LIB_TARGET), *sealed] if isolated else []
         if isolated and deps is not None:
@@ -260,22 +291,21 @@ def run_pytest(
         records, end = _drive(
             sandbox, workspace, mounts, config, lib,
             limits=limits,
-            timeout_s=limits.suite_timeout_s * (n_suites + bool(fresh_files)) + _STARTUP_GRACE_S,
-            on_result=_progress_adapter(challenge, file_suite, CanaryIds(canaries), progress),
+            timeout_s=budget + limits.suite_timeout_s * bool(fresh_files) + _STARTUP_GRACE_S,
+            on_result=_progress_adapter(challenge, own if part else file_suite, CanaryIds(canaries), progress),
             seed=seed, workdir=workdir if isolated else None,
             fresh_seed=fresh.seed if fresh and fresh_files else None, phase_at=phase_at,
         )  # fmt: skip
     if not any(r.kind == "hello" for r in records):
         raise SandboxError(f"the test supervisor did not start in sandbox '{sandbox.name}' ({end})")
     phase = _Phase(challenge, sandbox.name, plans, canaries, assertions, removed, set(config["hidden_files"]))  # type: ignore[arg-type]
+    expect = Expectations(expected_ids, golden, golden_occurrences)
     if not fresh_files:
-        expect = Expectations(expected_ids, golden, golden_occurrences)
-        return phase.conclude(records, end, file_suite, expect, seed, time.monotonic() - start)
+        return phase.first(records, end, file_suite, expect, seed, time.monotonic() - start, part)
     assert fresh is not None
     first, second, first_end = _split(records, end)
     split = phase_at[0] if phase_at else time.monotonic()
-    run = phase.conclude(first, first_end, file_suite, Expectations(expected_ids, golden, golden_occurrences),
-                         seed, split - start)  # fmt: skip
+    run = phase.first(first, first_end, file_suite, expect, seed, split - start, part)
     again = phase.conclude(second, end, fresh_files, fresh.expect(), fresh.seed, time.monotonic() - split)
     return replace(run, fresh=again)
 
@@ -303,6 +333,31 @@ class _Phase:
     assertions: AssertionMode
     removed: list[str]
     hidden_files: set[str]
+
+    def first(
+        self, records: Sequence[Record], end: RunEnd, file_suite: Mapping[str, Suite], expect: Expectations,
+        seed: int, duration_s: float, part: GeneratedPart | None,
+    ) -> DetailedRun:  # fmt: skip
+        """The first phase; with a generated ``part``, split in two: the challenge's suites, and the
+        generated suite concluded as its own session would be (inline, its canaries, its expected
+        ids), each seeing only its own files' results."""
+        gen = {f: s for f, s in file_suite.items() if s == "generated"}
+        if part is None:
+            return self.conclude(records, end, file_suite, expect, seed, duration_s)
+        own = {f: s for f, s in file_suite.items() if s != "generated"}
+        mine, theirs = _part(records, gen), _part(records, own)
+        escaped = [any(k == "sandbox_escape" for r in x if r.kind in ("result", "exploit") for k, _ in r.exploits)
+                   for x in (mine, theirs)]  # fmt: skip
+        # The seccomp kills the sandbox saw from outside go to the part whose tests the driver saw
+        # killed for a forbidden call; to both when neither (the session's, as each session's were).
+        ends = [end if seen or not any(escaped) else replace(end, forbidden_calls=()) for seen in escaped]
+        run = self._only(own).conclude(mine, ends[0], own, expect, seed, duration_s)
+        apart = replace(self._only(gen), assertions="inline")
+        ran = apart.conclude(theirs, ends[1], gen, Expectations(part.expected_ids), seed, duration_s)
+        return replace(run, generated=ran)
+
+    def _only(self, files: Mapping[str, Suite]) -> _Phase:
+        return replace(self, canaries=[c for c in self.canaries if c.split("::", 1)[0] in files])
 
     def conclude(
         self, records: Sequence[Record], end: RunEnd, file_suite: Mapping[str, Suite], expect: Expectations,
@@ -416,6 +471,18 @@ def _checked_generated(generated: Mapping[str, str] | None) -> list[str]:
         if parts[:2] != ["tests", "generated"] or ".." in parts or not parts[-1].startswith("test_"):
             raise ValueError(f"generated test path must be tests/generated/test_*.py, got {rel!r}")
     return paths
+
+
+def _part(records: Sequence[Record], others: Mapping[str, Suite]) -> list[Record]:
+    """The session's records without the results, collection errors, warnings and exploit reports of
+    the test files ``others`` (another part's). What the session as a whole said (its integrity, crashes,
+    end) stays: each part is judged on it, as if it had run alone and seen the same."""
+    out = []
+    for rec in records:
+        if rec.kind in ("result", "collect_error", "warning", "exploit") and rec.id and rec.id.split("::")[0] in others:
+            continue
+        out.append(rec)
+    return out
 
 
 def _without(records: Sequence[Record], canaries: set[str]) -> list[Record]:

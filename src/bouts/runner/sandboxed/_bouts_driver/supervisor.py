@@ -22,6 +22,15 @@ from dataclasses import dataclass, field
 from _bouts_driver import exploits, procs
 from _bouts_driver.proto import LineBuffer, result, send
 
+
+def limit(config: dict, nodeid: str, key: str) -> float:
+    """The time limit ``key`` (``test_timeout_s`` or ``suite_timeout_s``) of the suite ``nodeid``'s
+    file belongs to: the suite's own (``suite_limits``, set by the host: the engine's generated tests
+    get theirs, docs/adversarial.md) or the session's."""
+    own = (config.get("suite_limits") or {}).get(config["suite_of"].get(nodeid.split("::")[0], ""))
+    return float((own or config)[key])
+
+
 _BACKSTOP_S = 5.0
 """Grace on top of the per-test timeout before the supervisor kills a worker that went quiet."""
 PIPELINE = 2
@@ -54,7 +63,10 @@ class Supervisor:
         self.queue: deque[str] | None = None
         self.spent: dict[str, float] = {}
         self.started = 0
-        self.timeout = float(config["test_timeout_s"])
+
+    def _backstop(self, nodeid: str) -> float:
+        """When the supervisor gives up on ``nodeid``, started now: its suite's test timeout and a grace."""
+        return time.monotonic() + limit(self.config, nodeid, "test_timeout_s") + _BACKSTOP_S
 
     def start_worker(self) -> None:
         from _bouts_driver import worker
@@ -138,11 +150,11 @@ class Supervisor:
             while self.queue and w.collected is not None and len(w.assigned) < PIPELINE:
                 nodeid = self.queue.popleft()
                 suite = self.config["suite_of"].get(nodeid.split("::")[0], "")
-                if self.spent.get(suite, 0.0) >= float(self.config["suite_timeout_s"]):
+                if self.spent.get(suite, 0.0) >= limit(self.config, nodeid, "suite_timeout_s"):
                     send(self.host, result(nodeid, "timeout", 0.0, "suite time budget exhausted"))
                     continue
                 if not w.assigned:
-                    w.deadline = time.monotonic() + self.timeout + _BACKSTOP_S
+                    w.deadline = self._backstop(nodeid)
                 w.assigned.append(nodeid)
                 os.write(w.cmd_w, nodeid.encode() + b"\n")
 
@@ -186,7 +198,7 @@ class Supervisor:
                 return
             nodeid = w.assigned.popleft()
             if w.assigned:  # the worker starts the next one now
-                w.deadline = time.monotonic() + self.timeout + _BACKSTOP_S
+                w.deadline = self._backstop(w.assigned[0])
             suite = self.config["suite_of"].get(nodeid.split("::")[0], "")
             duration = rec.get("duration_s")
             self.spent[suite] = self.spent.get(suite, 0.0) + (duration if isinstance(duration, int | float) else 0.0)

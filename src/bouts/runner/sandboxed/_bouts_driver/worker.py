@@ -24,6 +24,7 @@ import pytest
 from _bouts_driver import exploits, observe, procs, seedwatch, tamper
 from _bouts_driver.fixtures import BoutsFixtures
 from _bouts_driver.proto import LineBuffer, result, send, short
+from _bouts_driver.supervisor import limit
 
 _MAX_REPORT = 6 * 1024 * 1024
 
@@ -150,7 +151,7 @@ class WorkerPlugin:
 
     def _one_test(self, item: pytest.Item, res_w: int) -> None:
         """In a test process of its own: run exactly one test and report it."""
-        cpu = int(float(self.config["test_timeout_s"])) + 1
+        cpu = int(limit(self.config, item.nodeid, "test_timeout_s")) + 1
         resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
         send(res_w, self._run_in_child(item))
 
@@ -327,7 +328,7 @@ class TestProcess:
     def _await(self, nodeid: str, start: float) -> dict:
         """The test's record: its line on the report pipe, or why there is none."""
         assert self.sel is not None
-        timeout = float(self.config["test_timeout_s"])
+        timeout = limit(self.config, nodeid, "test_timeout_s")
         deadline = start + timeout
         out_bytes, exited, timed_out = 0, False, False
         while b"\n" not in self.buf and not exited:
@@ -410,8 +411,10 @@ class TestProcess:
 
     def _serve(self, res_w: int, ids_r: int) -> None:
         procs.become_subreaper()  # what a test leaves behind is found among our children
-        cpu = int(float(self.config["test_timeout_s"])) + 1
-        hard = cpu * self.per_process + 1
+        # The hard limit: the longest per-test timeout of the session's suites, for every test.
+        own = (self.config.get("suite_limits") or {}).values()
+        longest = max([limit(self.config, "", "test_timeout_s"), *(float(v["test_timeout_s"]) for v in own)])
+        hard = (int(longest) + 1) * self.per_process + 1
         inherited = resource.getrlimit(resource.RLIMIT_CPU)[1]
         if inherited != resource.RLIM_INFINITY:
             hard = min(hard, inherited)
@@ -424,6 +427,7 @@ class TestProcess:
                 if item is None:
                     return
                 used = sum(os.times()[:2])
+                cpu = int(limit(self.config, item.nodeid, "test_timeout_s")) + 1
                 # The CPU backstop of this test: its own budget on top of what the process has used.
                 resource.setrlimit(resource.RLIMIT_CPU, (min(hard, int(used) + cpu), hard))
                 rec = self.plugin._run_in_child(item)
@@ -493,7 +497,7 @@ def _after(rec: dict, status: int, swept: procs.Sweep, config: dict) -> dict:
 
 def _wait(nodeid: str, pid: int, res_r: int, out_r: int, start: float, config: dict) -> tuple[dict, int, procs.Sweep]:
     """The test's record (or why there is none), its wait status and what the sweep killed."""
-    timeout = float(config["test_timeout_s"])
+    timeout = limit(config, nodeid, "test_timeout_s")
     cap = int(config["max_output_kb"]) * 1024
     pidfd = os.pidfd_open(pid)
     sel = selectors.DefaultSelector()
