@@ -192,15 +192,21 @@ def _facts(kind: type) -> _Facts | None:
     (``None`` for one that is: its comparison methods decide how it is encoded, each time)."""
     if any(issubclass(kind, b) for b in _PLAIN):
         return None
+    facts = _looked_up(kind)
+    if len(_KINDS) < _KINDS_MAX:
+        _KINDS[kind] = facts
+    return facts
+
+
+def _looked_up(kind: type) -> _Facts:
+    """The class facts an object's encoding reads: its names, whether it is an enum or an
+    exception, its slots along the MRO, and the names' text."""
     slots: list[str] = []
     for klass in type.__getattribute__(kind, "__mro__"):
         declared = klass.__dict__.get("__slots__", ())
         slots.extend(declared if type(declared) is tuple else ())
     kind_names = tuple(names(kind))
-    facts = (kind_names, _is_enum(kind), issubclass(kind, BaseException), tuple(slots), _dumps(kind_names))
-    if len(_KINDS) < _KINDS_MAX:
-        _KINDS[kind] = facts
-    return facts
+    return (kind_names, _is_enum(kind), issubclass(kind, BaseException), tuple(slots), _dumps(kind_names))
 
 
 def _object(value: object, facts: tuple, depth: int, budget: _Budget) -> object:
@@ -234,32 +240,8 @@ def _object(value: object, facts: tuple, depth: int, budget: _Budget) -> object:
 
 
 def _opaque(value: object, kind: type, depth: int, budget: _Budget) -> object:
-    out: dict[str, object] = {"$o": names(kind)}
-    if _is_enum(kind):
-        out["v"] = encode(getattr(value, "_value_", None), depth + 1, budget)
-        return out
-    if isinstance(value, BaseException):
-        out["a"] = encode(BaseException.__getattribute__(value, "args"), depth + 1, budget)
-        return out
-    state: dict[str, object] = {}
-    try:
-        d = object.__getattribute__(value, "__dict__")
-    except Exception:  # noqa: BLE001 (no instance dict: slots or a builtin)
-        d = None
-    if type(d) is dict:
-        state = {k: v for k, v in dict.items(d) if type(k) is str}
-    for klass in type.__getattribute__(kind, "__mro__"):
-        for slot in klass.__dict__.get("__slots__", ()) if type(klass.__dict__.get("__slots__", ())) is tuple else ():
-            try:
-                state[slot] = object.__getattribute__(value, slot)
-            except Exception:  # noqa: BLE001, S112 (an unset slot)
-                continue
-    out["a"] = encode(state, depth + 1, budget) if state else None
-    try:
-        out["?"] = bool(value)
-    except Exception:  # noqa: BLE001 (a __bool__ that raises: no truthiness)
-        out["?"] = None
-    return out
+    """An object by its class names and instance state (the facts looked up now, not cached)."""
+    return _object(value, _looked_up(kind), depth, budget)
 
 
 def _sort_key(item: object) -> str:
