@@ -243,3 +243,42 @@ def test_a_working_path_that_would_hide_the_system_is_refused(bad: str) -> None:
 
     with pytest.raises(ValidationError, match="workdir"):
         TestsConfig(workdir=bad)
+
+
+RECORDS = """
+from dataclasses import dataclass
+
+
+@dataclass
+class Rec:
+    seq: int
+    sku: str
+    qty: int
+    note: str
+    ok: bool
+
+
+def rec(i):
+    return Rec(i, f"sku-{i:06d}", i * 2, "received into stock", True)
+"""
+
+
+def test_a_test_observing_35000_records_of_five_fields_is_decided(make_challenge, bwrap: Sandbox) -> None:
+    """The observations' size cap (``observe.MAX_TOTAL``) leaves room for tens of thousands of
+    observed plain calls returning a small record (a scale test's loop; 35,000 of these texts are
+    about 6.5 MB): such a test is decided on its values, not failed as an overflow."""
+    from bouts.models.challenge import Limits
+
+    loop = "from recs import rec\n\ndef test_scale():\n    for i in range(35_000):\n        r = rec(i)\n" \
+           "    assert r.seq == 34_999\n"  # fmt: skip
+    limits = Limits(test_timeout_s=60, suite_timeout_s=120, memory_mb=1024)
+    wrong = RECORDS.replace("return Rec(i,", "return Rec(i if i < 34_999 else 0,")
+    outcomes = []
+    for code in (RECORDS, wrong):
+        challenge, code_dir = make_challenge({"hidden": {"test_h.py": loop}}, {"recs.py": code}, limits=limits)
+        (challenge.root / "reference").mkdir(exist_ok=True)
+        (challenge.root / "reference" / "recs.py").write_text(RECORDS)
+        report = grade(challenge, code_dir, sandbox=bwrap, fresh_seed=99)
+        outcomes.append([(r.outcome, r.detail) for r in report.results])
+    assert outcomes[0] == [(Outcome.PASSED, "")]
+    assert outcomes[1][0][0] is Outcome.FAILED and "overflow" not in outcomes[1][0][1].lower()

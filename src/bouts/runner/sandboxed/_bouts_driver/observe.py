@@ -41,10 +41,11 @@ MAX_TEXT = 64 * 1024
 """An encoding longer than this is sent as its digest (equality still decidable on the host)."""
 MAX_OCCURRENCES = 50_000
 """Assertion executions recorded per test; past it the test reports an overflow (it fails)."""
-MAX_TOTAL = 5 * 1024 * 1024
+MAX_TOTAL = 7 * 1024 * 1024
 """Bytes of observations per test, as the record will carry them (each text's JSON-escaped length
 plus its framing); past it nothing more is kept and the test reports an overflow (it fails). The
-worker reads at most 6 MiB of a test's report: a flood ends here, with a reason, first."""
+worker reads at most 8 MiB of a test's report (``worker._MAX_REPORT``): a flood ends here, with a
+reason, first. About 37,000 observations of a five-field record fit (as many as before the texts)."""
 _KINDS_MAX = 1024
 """Classes whose encoding facts are cached (:data:`_KINDS`); more are looked up each time."""
 

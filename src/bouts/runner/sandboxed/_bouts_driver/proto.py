@@ -25,10 +25,15 @@ def result(nodeid: str, outcome: str, duration: float, detail: str) -> dict:
     return {"type": "result", "id": nodeid, "outcome": outcome, "duration_s": duration, "detail": detail}
 
 
+LINE_CAP = 10 * 1024 * 1024
+"""Longest line a :class:`LineBuffer` keeps: a worker's record of a test report of up to
+``worker._MAX_REPORT`` (8 MiB) with the fields it adds; the host's own cap is 16 MiB."""
+
+
 class LineBuffer:
     """Splits bytes read from a pipe into lines, bounded so a flood cannot exhaust memory."""
 
-    def __init__(self, cap: int = 8 * 1024 * 1024) -> None:
+    def __init__(self, cap: int = LINE_CAP) -> None:
         self._buf = b""
         self._cap = cap
         self.overflow = False

@@ -26,7 +26,9 @@ from _bouts_driver.fixtures import BoutsFixtures
 from _bouts_driver.proto import LineBuffer, result, send, short
 from _bouts_driver.supervisor import limit
 
-_MAX_REPORT = 6 * 1024 * 1024
+_MAX_REPORT = 8 * 1024 * 1024
+"""Bytes of a test process's report the worker reads (``observe.MAX_TOTAL`` of observations and the
+rest); the supervisor reads a worker's line up to ``proto.LINE_CAP``, the host up to 16 MiB."""
 
 
 def _last_line(report: pytest.TestReport) -> str:
