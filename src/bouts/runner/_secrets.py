@@ -27,12 +27,17 @@ def read_texts(root: Path, *, tests: bool = False, under: str = "") -> list[str]
     ``tests``, each Python file's externalised text follows it, rewritten as the runner rewrites the
     file at ``under`` + its path below ``root`` (``tests/hidden/``: the site numbers follow the path),
     through the runner's own memo (``_run.plan_for``)."""
+    return _texts(_files(root), under if tests else None)
+
+
+def _texts(files: list[tuple[str, str]], under: str | None) -> list[str]:
+    """:func:`read_texts` of files already read; ``under`` ``None``: no externalised texts."""
     from bouts.runner._run import plan_for
 
     texts: list[str] = []
-    for rel, text in _files(root):
+    for rel, text in files:
         texts.append(text)
-        if tests and rel.endswith(".py"):
+        if under is not None and rel.endswith(".py"):
             texts.append(plan_for(under + rel, text).external)
     return texts
 
@@ -59,19 +64,31 @@ def _files(root: Path) -> list[tuple[str, str]]:
 
 def read_challenge_texts(challenge: Challenge) -> tuple[list[str], list[str]]:
     """``(secret, public)`` texts of ``challenge``."""
-    tests = challenge.root / "tests"
-    secret = read_texts(tests / "hidden", tests=True, under="tests/hidden/") + read_texts(challenge.reference)
-    public = read_texts(tests / "visible", tests=True, under="tests/visible/") + read_texts(challenge.starter)
-    return secret, public
+    return _split(_challenge_files(challenge))
+
+
+_UNDER = ("tests/hidden/", None, "tests/visible/", None)
+"""Per folder the index reads (:func:`_challenge_files`: the hidden tests and the reference, secret;
+the visible tests and the starter, public), where its files sit in the workspace when they are test
+files (also indexed as the runner rewrites them), else ``None``."""
+
+
+def _challenge_files(challenge: Challenge) -> list[list[tuple[str, str]]]:
+    roots = (challenge.root / "tests" / "hidden", challenge.reference, challenge.root / "tests" / "visible",
+             challenge.starter)  # fmt: skip
+    return [_files(root) for root in roots]
+
+
+def _split(parts: list[list[tuple[str, str]]]) -> tuple[list[str], list[str]]:
+    texts = [_texts(files, under) for files, under in zip(parts, _UNDER, strict=True)]
+    return texts[0] + texts[1], texts[2] + texts[3]
 
 
 def secret_index(challenge: Challenge) -> SecretIndex:
     """The scrub index of ``challenge`` (built in milliseconds for the bundled challenges). The
     files are read every time; the index is built once per content (a worker scoring many
     submissions of one challenge rewrites its test files once, not per score)."""
-    tests = challenge.root / "tests"
-    roots = (tests / "hidden", challenge.reference, tests / "visible", challenge.starter)
-    parts = [_files(root) for root in roots]
+    parts = _challenge_files(challenge)
     h = hashlib.sha256()
     for files in parts:
         for name, text in files:
@@ -81,8 +98,7 @@ def secret_index(challenge: Challenge) -> SecretIndex:
     if key not in _INDEXES:
         if len(_INDEXES) >= 64:
             _INDEXES.clear()
-        secret, public = read_challenge_texts(challenge)
-        _INDEXES[key] = SecretIndex.build(secret, public)
+        _INDEXES[key] = SecretIndex.build(*_split(parts))
     return _INDEXES[key]
 
 
