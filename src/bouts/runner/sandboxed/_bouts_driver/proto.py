@@ -25,6 +25,14 @@ def result(nodeid: str, outcome: str, duration: float, detail: str) -> dict:
     return {"type": "result", "id": nodeid, "outcome": outcome, "duration_s": duration, "detail": detail}
 
 
+def limit(config: dict, nodeid: str, key: str) -> float:
+    """The time limit ``key`` (``test_timeout_s`` or ``suite_timeout_s``) of the suite ``nodeid``'s
+    file belongs to: the suite's own (``suite_limits``, set by the host: the engine's generated tests
+    get theirs, docs/adversarial.md) or the session's."""
+    own = (config.get("suite_limits") or {}).get(config["suite_of"].get(nodeid.split("::")[0], ""))
+    return float((own or config)[key])
+
+
 LINE_CAP = 10 * 1024 * 1024
 """Longest line a :class:`LineBuffer` keeps: a worker's record of a test report of up to
 ``worker._MAX_REPORT`` (8 MiB) with the fields it adds; the host's own cap is 16 MiB."""

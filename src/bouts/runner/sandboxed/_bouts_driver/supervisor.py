@@ -20,16 +20,7 @@ from collections import deque
 from dataclasses import dataclass, field
 
 from _bouts_driver import exploits, procs
-from _bouts_driver.proto import LineBuffer, result, send
-
-
-def limit(config: dict, nodeid: str, key: str) -> float:
-    """The time limit ``key`` (``test_timeout_s`` or ``suite_timeout_s``) of the suite ``nodeid``'s
-    file belongs to: the suite's own (``suite_limits``, set by the host: the engine's generated tests
-    get theirs, docs/adversarial.md) or the session's."""
-    own = (config.get("suite_limits") or {}).get(config["suite_of"].get(nodeid.split("::")[0], ""))
-    return float((own or config)[key])
-
+from _bouts_driver.proto import LineBuffer, limit, result, send
 
 _BACKSTOP_S = 5.0
 """Grace on top of the per-test timeout before the supervisor kills a worker that went quiet."""

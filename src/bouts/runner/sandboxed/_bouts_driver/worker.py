@@ -23,8 +23,7 @@ import pytest
 
 from _bouts_driver import exploits, observe, procs, seedwatch, tamper
 from _bouts_driver.fixtures import BoutsFixtures
-from _bouts_driver.proto import LineBuffer, result, send, short
-from _bouts_driver.supervisor import limit
+from _bouts_driver.proto import LineBuffer, limit, result, send, short
 
 _MAX_REPORT = 8 * 1024 * 1024
 """Bytes of a test process's report the worker reads (``observe.MAX_TOTAL`` of observations and the
@@ -415,7 +414,7 @@ class TestProcess:
         procs.become_subreaper()  # what a test leaves behind is found among our children
         # The hard limit: the longest per-test timeout of the session's suites, for every test.
         own = (self.config.get("suite_limits") or {}).values()
-        longest = max([limit(self.config, "", "test_timeout_s"), *(float(v["test_timeout_s"]) for v in own)])
+        longest = max([float(self.config["test_timeout_s"]), *(float(v["test_timeout_s"]) for v in own)])
         hard = (int(longest) + 1) * self.per_process + 1
         inherited = resource.getrlimit(resource.RLIMIT_CPU)[1]
         if inherited != resource.RLIM_INFINITY:
