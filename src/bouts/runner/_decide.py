@@ -236,21 +236,23 @@ def _canon(v: object) -> str:
     return json.dumps(v, sort_keys=True, default=repr)
 
 
+def _by_slot(texts: Mapping[str, object]) -> dict[int, object]:
+    """An occurrence's texts by slot number; a key that is no slot number is ignored (untrusted)."""
+    out: dict[int, object] = {}
+    for key, text in texts.items():
+        slot = _SLOTS.get(key) if type(key) is str else None
+        if slot is not None:
+            out[slot] = text
+    return out
+
+
 def check_occurrence(site: Site, sub: Mapping[str, object], gold: Mapping[str, object] | None) -> str | None:
     """``None`` if this execution of ``site`` holds, else why not (no expected value in the text).
 
     ``sub`` and ``gold`` map slots to the texts of the observed values (see :func:`parse`)."""
     observed = site.observed
-    mine_t: dict[int, object] = {}
-    for key, text in sub.items():
-        slot = _SLOTS.get(key) if type(key) is str else None
-        if slot is not None and slot < len(observed):
-            mine_t[observed[slot]] = text
-    ref_t: dict[int, object] = {}
-    for key, text in (gold or {}).items():
-        slot = _SLOTS.get(key) if type(key) is str else None
-        if slot is not None:
-            ref_t[slot] = text
+    mine_t = {observed[slot]: text for slot, text in _by_slot(sub).items() if slot < len(observed)}
+    ref_t = _by_slot(gold or {})
     mine: dict[int, object] = {}
     ref: dict[int, object] = {}
 
