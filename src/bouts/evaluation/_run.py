@@ -17,6 +17,7 @@ workers a chunk at a time as their chunk is scanned.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import logging
@@ -63,6 +64,8 @@ class EvalSettings:
     """Do not read cached scorecards (``--no-cache``); fresh ones are stored."""
     keep_scorecards: bool = False
     """Put each full scorecard in its result line."""
+    batch: bool = True
+    """Samples' graded runs share batch sessions (``bouts.runner._batch``); False: a session each."""
 
 
 def evaluate(
@@ -84,14 +87,23 @@ def evaluate(
     warm = _scans_security(settings)
     chunks = _chunks(order, PRESCAN_FIRST, PRESCAN_CHUNK) if warm else [list(order)]
     if workers <= 1:
-        for chunk in chunks:
-            if warm:
-                prescan([jobs[i] for i in chunk], settings)
-            for i in chunk:
-                done(i, score_sample(jobs[i], settings))
+        from bouts.runner._batch import batches
+
+        # The samples' graded runs share sandbox sessions (docs/sandbox.md, "Batch sessions").
+        with batches() if settings.batch else contextlib.nullcontext():
+            for chunk in chunks:
+                if warm:
+                    prescan([jobs[i] for i in chunk], settings)
+                for i in chunk:
+                    done(i, score_sample(jobs[i], settings))
     else:
+        from bouts.runner._batch import enable
+
         # spawn, not fork: the driver may hold threads (a progress bar) that a fork would copy mid-lock.
-        with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
+        # Each worker process keeps batch sessions for its samples' graded runs.
+        with ProcessPoolExecutor(
+            max_workers=workers, mp_context=get_context("spawn"), initializer=enable if settings.batch else None
+        ) as pool:
             futures: dict[Future[SampleResult], int] = {}
             try:
                 for chunk in chunks:  # the next chunk is scanned here while the workers score this one

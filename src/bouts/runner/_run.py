@@ -26,6 +26,7 @@ from bouts.loading import severity_for
 from bouts.models.challenge import SUITES, Challenge, Limits, Suite
 from bouts.models.results import AssertionCount, Outcome, RunReport, TestResult
 from bouts.prepare import DEFAULT_CACHE, prepare_dependencies
+from bouts.runner import _batch
 from bouts.runner._channel import Record, parse_record
 from bouts.runner._decide import check_test
 from bouts.runner._exploits import observed
@@ -288,13 +289,21 @@ def run_pytest(
         if fresh_files:
             config["fresh_files"] = sorted(fresh_files)
         phase_at: list[float] = []
-        records, end = _drive(
-            sandbox, workspace, mounts, config, lib,
-            limits=limits,
-            timeout_s=budget + limits.suite_timeout_s * bool(fresh_files) + _STARTUP_GRACE_S,
-            on_result=_progress_adapter(challenge, own if part else file_suite, CanaryIds(canaries), progress),
-            seed=seed, workdir=workdir if isolated else None,
-            fresh_seed=fresh.seed if fresh and fresh_files else None, phase_at=phase_at,
+        timeout_s = budget + limits.suite_timeout_s * bool(fresh_files) + _STARTUP_GRACE_S
+        on_result = _progress_adapter(challenge, own if part else file_suite, CanaryIds(canaries), progress)
+        fresh_at = fresh.seed if fresh and fresh_files else None
+        got = None
+        if sealed and deps is None and options.postgres is None and assertions != "golden" \
+                and _batch.tree_bytes(workspace) <= _batch.TREE_MAX:  # fmt: skip
+            # A graded run during a batch (``bouts eval``): a session shared with the batch's other
+            # submissions, reset between them (docs/sandbox.md, "Batch sessions").
+            with _batch.session_for(sandbox, workdir, limits, timeout_s) as session:
+                if session is not None:
+                    got = session.run(workspace, Path(tmp) / "tests", config, timeout_s=timeout_s,
+                                      on_result=on_result, fresh_seed=fresh_at, phase_at=phase_at)  # fmt: skip
+        records, end = got if got is not None else _drive(
+            sandbox, workspace, mounts, config, lib, limits=limits, timeout_s=timeout_s, on_result=on_result,
+            seed=seed, workdir=workdir if isolated else None, fresh_seed=fresh_at, phase_at=phase_at,
         )  # fmt: skip
     if not any(r.kind == "hello" for r in records):
         raise SandboxError(f"the test supervisor did not start in sandbox '{sandbox.name}' ({end})")

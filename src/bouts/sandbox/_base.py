@@ -197,6 +197,7 @@ def run_process(
     notes: tuple[str, ...] = (),
     wrap: Callable[[list[str]], list[str]] = lambda inner: inner,
     settle: Callable[[], None] | None = None,
+    on_start: Callable[[int], None] | None = None,
 ) -> SandboxResult:
     """Start ``argv`` in its own session, drain its output with caps, kill its group at the timeout.
 
@@ -207,7 +208,8 @@ def run_process(
     never mistaken for a broken sandbox.
     ``settle`` runs once the command has ended, before that byte is looked for (a backend that
     relays the pipes, like ``docker``, flushes them there). Raises ``SandboxError`` when the byte
-    never arrives.
+    never arrives. ``on_start`` gets the command's process group id (its pid) once it started: a
+    caller that keeps the command for long (a batch session) kills it with that group.
     """
     cap = limits.max_output_kb * 1024
     start = time.monotonic()
@@ -232,6 +234,8 @@ def run_process(
         os.close(started_w)
         if on_spawn is not None:
             on_spawn()
+    if on_start is not None:
+        on_start(proc.pid)
     readers = [_CappedReader(proc.stdout, cap), _CappedReader(proc.stderr, cap)]
     for r in readers:
         r.start()

@@ -143,6 +143,9 @@ class BubblewrapSandbox:
     isolated = True
     duplex_fds = True
     """The command reads a pipe the host writes as well as it writes one (``Sandbox``'s contract)."""
+    workspace_source = _WORKSPACE_SOURCE
+    """Where the host's workspace directory is bound read-only (the workspace is a copy of it): a
+    batch session (``bouts.runner._batch``) copies each submission's files from there."""
 
     def __init__(self, *, tmp_mb: int = 256) -> None:
         self._bwrap = _bwrap_path()
@@ -226,8 +229,10 @@ class BubblewrapSandbox:
         pass_fds: Sequence[int] = (),
         on_spawn: Callable[[], None] | None = None,
         workdir: str = WORKSPACE,
+        on_start: Callable[[int], None] | None = None,
     ) -> SandboxResult:
-        """Run ``argv`` under bubblewrap (contract: :class:`bouts.sandbox.Sandbox`)."""
+        """Run ``argv`` under bubblewrap (contract: :class:`bouts.sandbox.Sandbox`); ``on_start``
+        gets the process group to kill it by (``run_process``)."""
         root = os.geteuid() == 0
         data = [_data_fd(bpf_program()), _data_fd(_base.passwd_lines()), _data_fd(_base.group_lines())]
         stage = tempfile.mkdtemp(prefix="bouts-stage-") if root else None
@@ -249,6 +254,7 @@ class BubblewrapSandbox:
                 timeout_s=timeout_s,
                 pass_fds=(*pass_fds, *data),
                 on_spawn=on_spawn,
+                on_start=on_start,
                 wrap=lambda marked: self.build_argv(
                     marked,
                     workspace=workspace,

@@ -240,23 +240,55 @@ _SEED_WAIT_S = 30.0
 """How long to wait for the host's fresh seed once the first phase ended."""
 
 
-def fresh_seed(fd: int) -> int | None:
+class Control:
+    """The host's private pipe into the session: the fresh seed of a phase (both kinds of session)
+    and, in a batch session, the next sample's configuration. Lines, read with a bound."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd, self.lines, self.closed = fd, LineBuffer(), False
+        self.pending: deque[bytes] = deque()
+
+    def line(self, timeout_s: float | None) -> bytes | None:
+        """The next line; ``None`` at end of file or once ``timeout_s`` passed (``None``: no bound)."""
+        stop = None if timeout_s is None else time.monotonic() + timeout_s
+        with selectors.DefaultSelector() as sel:
+            sel.register(self.fd, selectors.EVENT_READ)
+            while not self.pending and not self.closed:
+                left = None if stop is None else stop - time.monotonic()
+                if left is not None and left <= 0 or not sel.select(left):
+                    return None
+                chunk = os.read(self.fd, 65536)
+                self.closed = not chunk
+                self.pending.extend(self.lines.feed(chunk))
+        return self.pending.popleft() if self.pending else None
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            os.close(self.fd)
+
+
+def fresh_seed(control: Control) -> int | None:
     """The second phase's seed, written by the host on our private pipe once the first phase ended
     (never earlier: no code of the first phase can learn it); ``None`` if none came."""
-    data, stop = b"", time.monotonic() + _SEED_WAIT_S
-    sel = selectors.DefaultSelector()
-    sel.register(fd, selectors.EVENT_READ)
-    try:
-        while b"\n" not in data and len(data) < 64 and sel.select(max(0.0, stop - time.monotonic())):
-            chunk = os.read(fd, 64)
-            if not chunk:
-                break
-            data += chunk
-    finally:
-        sel.close()
-        os.close(fd)
-    text = data.split(b"\n")[0].decode(errors="replace").strip()
+    line = control.line(_SEED_WAIT_S)
+    text = (line or b"")[:64].decode(errors="replace").strip()
     return int(text) if text.isdigit() else None
+
+
+def run_phases(config: dict, host: int, baseline: dict[str, str], control: Control | None) -> None:
+    """One submission's session: the first phase, then the hidden suite again with the fresh seed."""
+    Supervisor(config, host, baseline).run()
+    if config.get("fresh_files") and control is not None:
+        # The hidden suite again with the fresh seed, in this same sandbox (docs/sandbox.md, "Two
+        # phases, one session"): every process of the first phase is gone (the shutdown swept them),
+        # and new workers fork from this process, which never imported the submission.
+        send(host, {"type": "phase_end"})
+        seed = fresh_seed(control)
+        if seed is not None:
+            os.environ["BOUTS_SEED"] = str(seed)
+            send(host, {"type": "phase", "seed": seed})
+            phase = {**config, "files": config["fresh_files"], "seed": seed}
+            Supervisor(phase, host, baseline).run()
 
 
 def main() -> int:
@@ -289,17 +321,15 @@ def main() -> int:
         at = next((i for i, p in enumerate(sys.path) if p.rstrip("/").endswith("-packages")), len(sys.path))
         sys.path.insert(at, config["deps"])
     sys.path.append(config["workspace"])  # appended: a submission module never shadows stdlib or pytest
-    Supervisor(config, host, baseline).run()
-    if config.get("fresh_files"):
-        # The hidden suite again with the fresh seed, in this same sandbox (docs/sandbox.md, "Two
-        # phases, one session"): every process of the first phase is gone (the shutdown swept them),
-        # and new workers fork from this process, which never imported the submission.
-        send(host, {"type": "phase_end"})
-        seed = fresh_seed(int(config["seed_fd"]))
-        if seed is not None:
-            os.environ["BOUTS_SEED"] = str(seed)
-            send(host, {"type": "phase", "seed": seed})
-            phase = {**config, "files": config["fresh_files"], "seed": seed, "seed_fd": None}
-            Supervisor(phase, host, baseline).run()
+    control = Control(int(config["seed_fd"])) if config.get("seed_fd") is not None else None
+    if config.get("batch"):
+        from _bouts_driver import batch
+
+        assert control is not None
+        batch.serve(config, host, baseline, control)
+        return 0
+    run_phases(config, host, baseline, control)
+    if control is not None:
+        control.close()
     send(host, {"type": "done", "exit": 0})
     return 0
