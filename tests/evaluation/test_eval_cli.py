@@ -51,15 +51,19 @@ def test_eval_scores_every_sample_prints_pass_at_k_and_reads_the_cache_the_secon
     ]  # fmt: skip
 
 
-def test_eval_in_worker_processes_gives_the_same_results(tmp_path: Path) -> None:
+def test_eval_in_worker_processes_gives_the_same_results(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     args = eval_args(
         tmp_path, "--tests-only", "--no-generated", "-j", "2", "--no-cache", "-o", str(tmp_path / "r.jsonl")
     )
+    scratch = tmp_path / "scratch"  # the pool workers' temporary files (they read TMPDIR when they start)
+    scratch.mkdir()
+    monkeypatch.setenv("TMPDIR", str(scratch))
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
     rows = [json.loads(line) for line in (tmp_path / "r.jsonl").read_text().splitlines()]
     assert [r["passed"] for r in rows] == [False, False, True, True]
     assert "pass@k over 1 task(s)" in result.stdout and "0.5000" in result.stdout
+    assert not list(scratch.glob("bouts-batch-*"))  # each worker's batch session ended with it
 
 
 def test_eval_with_a_task_the_dataset_lacks_names_the_line(tmp_path: Path) -> None:

@@ -280,17 +280,29 @@ def batches() -> Iterator[None]:
         yield
     finally:
         if outer is None:
-            with _GUARD:
-                sessions, _ACTIVE = list((_ACTIVE or {}).values()), None
-            for s in sessions:
-                s.close()
+            close_all()
 
 
 def enable() -> None:
-    """Batch sessions for the rest of this process (a pool worker's initializer); they end with it."""
+    """Batch sessions for the rest of this process (a pool worker's initializer); they end with it:
+    at interpreter exit, and at a multiprocessing worker's exit (which skips ``atexit``)."""
     global _ACTIVE
     if _ACTIVE is None:
         _ACTIVE = {}
+        import atexit
+        from multiprocessing import util
+
+        atexit.register(close_all)
+        util.Finalize(None, close_all, exitpriority=10)
+
+
+def close_all() -> None:
+    """End every session of this process (their temporary directories go with them)."""
+    global _ACTIVE
+    with _GUARD:
+        sessions, _ACTIVE = list((_ACTIVE or {}).values()), None
+    for session in sessions:
+        session.close()
 
 
 def tree_bytes(root: Path) -> int:

@@ -235,7 +235,7 @@ class BubblewrapSandbox:
         gets the process group to kill it by (``run_process``)."""
         root = os.geteuid() == 0
         data = [_data_fd(bpf_program()), _data_fd(_base.passwd_lines()), _data_fd(_base.group_lines())]
-        stage = tempfile.mkdtemp(prefix="bouts-stage-") if root else None
+        stage = tempfile.mkdtemp(prefix="bouts-stage-", dir=_stage_parent()) if root else None
         setup = Setup(
             uid=secrets.randbelow(_UID_RANGE[1] - _UID_RANGE[0]) + _UID_RANGE[0] if root else None,
             hostname=secrets.token_hex(6),  # like a container's: says nothing about the grader
@@ -277,6 +277,19 @@ class BubblewrapSandbox:
             if stage is not None:
                 with contextlib.suppress(OSError):
                     os.rmdir(stage)  # the tmpfs on it lived in the launcher's mount namespace only
+
+
+def _stage_parent() -> str:
+    """Where the staging directory goes: the temporary directory if the per-run uid can reach it
+    (every directory on its path searchable by others), else ``/tmp`` or ``/dev/shm``. A ``TMPDIR``
+    inside a private directory (a test runner's, a user's 0700 home) would leave the uid outside its
+    own stage: the sandbox did not start ("Permission denied")."""
+    for parent in (tempfile.gettempdir(), "/tmp", "/dev/shm"):
+        with contextlib.suppress(OSError):
+            path = Path(parent).resolve()
+            if all(os.stat(p).st_mode & 0o001 for p in (path, *path.parents)):
+                return str(path)
+    return tempfile.gettempdir()
 
 
 def _data_fd(data: bytes) -> int:
