@@ -305,15 +305,6 @@ def close_all() -> None:
         session.close()
 
 
-def tree_bytes(root: Path) -> int:
-    total = 0
-    for dirpath, _dirs, files in os.walk(root):
-        for name in files:
-            with contextlib.suppress(OSError):
-                total += os.lstat(os.path.join(dirpath, name)).st_size + 4096
-    return total
-
-
 @contextlib.contextmanager
 def session_for(sandbox: Sandbox, workdir: str, limits: Limits, timeout_s: float) -> Iterator[Session | None]:
     """A batch session for a run of ``timeout_s`` in this layout, held for the run; ``None`` when no

@@ -36,6 +36,7 @@ from bouts.runner._supervise import supervise
 from bouts.runner._verdicts import RunEnd, assemble, to_result
 from bouts.runner._workspace import assemble_workspace, plant_canaries, seal_tests
 from bouts.sandbox import Mount, Sandbox, user_env
+from bouts.sandbox._base import tree_bytes
 
 DRIVER_LIB = Path(__file__).with_name("sandboxed")
 """Holds the ``_bouts_driver`` package; mounted read-only, never inside the workspace."""
@@ -294,7 +295,7 @@ def run_pytest(
         fresh_at = fresh.seed if fresh and fresh_files else None
         got = None
         if sealed and deps is None and options.postgres is None and assertions != "golden" \
-                and _batch.tree_bytes(workspace) <= _batch.TREE_MAX:  # fmt: skip
+                and tree_bytes(workspace) <= _batch.TREE_MAX:  # fmt: skip
             # A graded run during a batch (``bouts eval``): a session shared with the batch's other
             # submissions, reset between them (docs/sandbox.md, "Batch sessions").
             with _batch.session_for(sandbox, workdir, limits, timeout_s) as session:

@@ -167,6 +167,16 @@ class _CappedReader(threading.Thread):
                 self.truncated = True
 
 
+def tree_bytes(root: Path) -> int:
+    """Bytes a copy of ``root`` needs on a tmpfs (its files' sizes plus a block each for rounding)."""
+    total = 0
+    for dirpath, _dirnames, filenames in os.walk(root):
+        for name in filenames:
+            with contextlib.suppress(OSError):
+                total += os.lstat(os.path.join(dirpath, name)).st_size + 4096
+    return total
+
+
 def rlimit_args(limits: Limits, timeout_s: float) -> list[str]:
     """``prlimit`` options for the command: every process it starts inherits them."""
     mem = limits.memory_mb * 1024 * 1024

@@ -35,7 +35,16 @@ from pathlib import Path
 from bouts.errors import SandboxError
 from bouts.models.challenge import Limits
 from bouts.sandbox import _base, _kernel_log
-from bouts.sandbox._base import SANDBOX_HOME, SANDBOX_UID, WORKSPACE, Mount, SandboxResult, rlimit_args, run_process
+from bouts.sandbox._base import (
+    SANDBOX_HOME,
+    SANDBOX_UID,
+    WORKSPACE,
+    Mount,
+    SandboxResult,
+    rlimit_args,
+    run_process,
+    tree_bytes,
+)
 from bouts.sandbox._seccomp import bpf_program
 
 log = logging.getLogger(__name__)
@@ -189,7 +198,7 @@ class BubblewrapSandbox:
         # read-only next to it): a disk-filling test hits ENOSPC there, and nothing the run
         # writes ever reaches the host.
         _ro_bind(args, source(workspace), _WORKSPACE_SOURCE)
-        size = _tree_bytes(workspace) + int(tmp_size)
+        size = tree_bytes(workspace) + int(tmp_size)
         args += ["--perms", "1777", "--size", str(size), "--tmpfs", workdir]
         # Mounts inside the workspace lie on top of the copy, read-only: the graded code can
         # neither edit nor replace them (the pristine tests are one), and a mount point cannot be
@@ -300,13 +309,3 @@ def _data_fd(data: bytes) -> int:
     finally:
         os.close(w)
     return r
-
-
-def _tree_bytes(root: Path) -> int:
-    """Bytes the workspace copy needs (plus a block per file for tmpfs rounding)."""
-    total = 0
-    for dirpath, _dirnames, filenames in os.walk(root):
-        for name in filenames:
-            with contextlib.suppress(OSError):
-                total += os.lstat(os.path.join(dirpath, name)).st_size + 4096
-    return total
