@@ -41,11 +41,16 @@ CLEAN = '''
 import os
 
 def probe():
-    """What an earlier submission could have left where this one runs."""
+    """What an earlier submission could have left where this one runs (not what the sandbox made
+    for its mounts: an engine installed under /tmp has its directories there)."""
+    with open("/proc/self/mountinfo") as fh:
+        points = [line.split()[4] for line in fh]
     found = []
     for d in ("/tmp", os.environ["HOME"], "/dev/shm"):
-        if os.listdir(d):
-            found.append(f"{d}: {sorted(os.listdir(d))}")
+        names = [n for n in os.listdir(d)
+                 if not any(p == f"{d}/{n}" or p.startswith(f"{d}/{n}/") for p in points)]
+        if names:
+            found.append(f"{d}: {sorted(names)}")
     if os.stat("/tmp").st_mode & 0o7777 != 0o1777:
         found.append("/tmp mode")
     if os.path.lexists("/dev/leftover"):
