@@ -24,7 +24,6 @@ import os
 import selectors
 import shutil
 import signal
-import sys
 import tempfile
 import threading
 import time
@@ -67,7 +66,7 @@ class Session:
     """One running batch session. Not thread-safe: :func:`session_for` hands it to one run at a time."""
 
     def __init__(self, sandbox: Sandbox, layout: Layout, limits: Limits) -> None:
-        from bouts.runner._run import _LIB_TARGET, DRIVER_LIB, _driver_env, compile_driver
+        from bouts.runner._run import _LIB_TARGET, DRIVER_LIB, _driver_env, compile_driver, supervisor_argv
 
         self.layout, self.served, self.dead = layout, 0, False
         self.started = time.monotonic()
@@ -84,9 +83,7 @@ class Session:
             "batch": True, "result_fd": write_fd, "seed_fd": ctl_r, "seed": 0, "workspace": layout.workdir,
             "lib": _LIB_TARGET, "deps": None, "source": sandbox.workspace_source,  # type: ignore[attr-defined]
         }  # fmt: skip
-        boot = (f"import sys; sys.path.insert(0, {_LIB_TARGET!r}); "
-                "from _bouts_driver.supervisor import main; sys.exit(main())")  # fmt: skip
-        argv = [sys.executable, "-I", "-B", "-c", boot, json.dumps(config)]
+        argv = supervisor_argv(_LIB_TARGET, config)
         self.reader = LineReader(read_fd)
         self.sel = selectors.DefaultSelector()
         self.sel.register(read_fd, selectors.EVENT_READ)

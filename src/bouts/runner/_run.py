@@ -526,6 +526,12 @@ def _progress_adapter(
     return on_result
 
 
+def supervisor_argv(lib: str, config: Mapping[str, object]) -> list[str]:
+    """The command that starts the driver's supervisor from ``lib`` (as the sandbox sees it) with ``config``."""
+    boot = f"import sys; sys.path.insert(0, {lib!r}); from _bouts_driver.supervisor import main; sys.exit(main())"
+    return [sys.executable, "-I", "-B", "-c", boot, json.dumps(config)]
+
+
 def _drive(
     sandbox: Sandbox,
     workspace: Path,
@@ -549,8 +555,7 @@ def _drive(
     read_fd, write_fd = os.pipe()
     seed_r, seed_w = os.pipe() if fresh_seed is not None else (-1, -1)
     config = {**config, "result_fd": write_fd, **({"seed_fd": seed_r} if fresh_seed is not None else {})}
-    boot = f"import sys; sys.path.insert(0, {lib!r}); from _bouts_driver.supervisor import main; sys.exit(main())"
-    argv = [sys.executable, "-I", "-B", "-c", boot, json.dumps(config)]
+    argv = supervisor_argv(lib, config)
     first_phase = [True]
 
     def to_record(line: bytes) -> Record:
