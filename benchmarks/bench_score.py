@@ -13,9 +13,7 @@ and CPU core-seconds, medians, for three situations, in one run:
   new bytes each round, so nothing of it is cached: what a platform pays per submission;
 - ``re-score``: the same submission again: the stored scorecard.
 
-``--engine LABEL=SRC`` (repeatable) compares engines in the same rounds, alternating: each is the
-``src`` directory of a copy of the engine (``git archive REV src | tar -x -C /tmp/x``, or a copy of a
-working tree), put first on ``PYTHONPATH``, with caches of its own (their keys hold its fingerprint).
+``--engine LABEL=SRC`` (repeatable) compares engines in the same rounds, alternating (``_engines.py``).
 
 Results: docs/benchmarks.md.
 """
@@ -30,16 +28,15 @@ import sys
 import tempfile
 from pathlib import Path
 
+import _engines
 from _cgroup import Usage, measure
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def score(challenge: Path, submission: Path, cache: Path, home: Path, *extra: str, src: Path | None = None) -> Usage:
-    env = {**os.environ, "HOME": str(home)}
+    env = _engines.env(src, HOME=str(home))
     env.pop("BOUTS_CACHE_DIR", None)
-    if src is not None:
-        env["PYTHONPATH"] = str(src)
     bouts = Path(sys.executable).with_name("bouts")
     argv = [str(bouts), "score", str(challenge), str(submission), "--json", "--cache-dir", str(cache), *extra]
     return measure(argv, cwd=ROOT, env=env)
@@ -64,17 +61,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--challenge", type=Path, default=ROOT / "examples" / "inventory-ledger")
-    parser.add_argument("--engine", action="append", default=[], metavar="LABEL=SRC",
-                        help="an engine's src directory to compare (repeatable; default: the installed engine)")
+    _engines.add_option(parser)
     args = parser.parse_args()
-    engines: list[tuple[str, Path | None]] = [("", None)]
-    if args.engine:
-        engines = []
-        for item in args.engine:
-            label, sep, src = item.partition("=")
-            if not sep or not (Path(src) / "bouts").is_dir():
-                parser.error(f"--engine {item}: give LABEL=SRC, SRC a directory holding the bouts package")
-            engines.append((label, Path(src).resolve()))
+    engines = _engines.engines(parser, args)
     challenge = args.challenge.resolve()
     anchor = challenge / "anchors" / "high"
     runs: dict[tuple[str, str], list[Usage]] = {}

@@ -313,6 +313,7 @@ def main() -> int:
 
     # Tests must not be able to tell they run under pytest from the environment.
     _pytest.runner._update_current_test_var = lambda item, when: None  # type: ignore[assignment]
+    worker.prepare(config)
     baseline = tamper.fingerprint()
     send(host, {"type": "baseline", "digest": tamper.digest(baseline)})
     if config.get("deps"):

@@ -606,4 +606,61 @@ def main(config: dict, up_fd: int, cmd_fd: int, baseline: dict[str, str]) -> int
         seedwatch.install()
     fixtures = BoutsFixtures(config)
     plugin = WorkerPlugin(config, up_fd, cmd_fd, baseline, fixtures)
-    return int(pytest.main(pytest_args(config), plugins=[plugin, fixtures]))
+    return run_pytest(pytest_args(config), [plugin, fixtures])
+
+
+_PREPARED: list = []
+"""The pytest configuration :func:`prepare` built in the supervisor; a worker forks with its own copy."""
+
+
+def prepare(config: dict) -> None:
+    """In the supervisor, before its baseline and before any worker forks: what every worker's
+    ``pytest.main`` would do first and the same way (docs/benchmarks.md, "A worker's start"), done once
+    per session instead of once per worker: pytest's plugin manager with its built-in plugins imported
+    and registered (``get_config``; ``-p no:`` read from the pinned arguments), and the modules pytest
+    imports later in every run (``pdb`` when its debugging plugin is configured, ``readline`` when its
+    capture plugin starts). Nothing of the workspace is read: command line, rootdir, conftest files
+    and collection stay each worker's own (:func:`run_pytest`)."""
+    import pdb  # noqa: F401
+
+    from _pytest.config import get_config
+
+    with contextlib.suppress(ImportError):
+        import readline  # noqa: F401
+    _PREPARED[:] = [get_config(pytest_args({**config, "files": []}))]
+
+
+def run_pytest(args: list[str], plugins: list[object]) -> int:
+    """``pytest.main(args, plugins=plugins)``, from the configuration :func:`prepare` built (once:
+    this worker's copy) when there is one: ``pytest.main``'s own steps after ``get_config``."""
+    if not _PREPARED:
+        return int(pytest.main(args, plugins=plugins))
+    from _pytest.config import ConftestImportFailure, ExitCode, print_conftest_import_error, print_usage_error
+
+    prepared = _PREPARED.pop()
+    before = os.environ.get("PYTEST_VERSION")
+    os.environ["PYTEST_VERSION"] = pytest.__version__
+    try:
+        manager = prepared.pluginmanager
+        try:
+            for plugin in plugins:
+                manager.register(plugin)
+            parsed = manager.hook.pytest_cmdline_parse(pluginmanager=manager, args=args)
+        except ConftestImportFailure as exc:
+            print_conftest_import_error(exc, file=sys.stderr)
+            return int(ExitCode.USAGE_ERROR)
+        except BaseException:
+            prepared._ensure_unconfigure()
+            raise
+        try:
+            return int(parsed.hook.pytest_cmdline_main(config=parsed))
+        finally:
+            parsed._ensure_unconfigure()
+    except pytest.UsageError as exc:
+        print_usage_error(exc, file=sys.stderr)
+        return int(ExitCode.USAGE_ERROR)
+    finally:
+        if before is None:
+            os.environ.pop("PYTEST_VERSION", None)
+        else:
+            os.environ["PYTEST_VERSION"] = before
