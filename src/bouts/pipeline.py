@@ -86,6 +86,7 @@ class ScoreConfig:
             workers=self.workers,
             postgres=self.postgres_dsn if wants_pg else None,
             postgres_socket_dir=self.postgres_socket_dir if wants_pg else None,
+            cache_dir=self.cache_dir,
         )
 
 
@@ -142,7 +143,7 @@ def score(
         # Everything the sandbox said is scrubbed of the hidden tests and the reference here, the one
         # place every run report passes before a judge, a scorecard or a callback sees it (docs/sandbox.md,
         # "What leaves the sandbox").
-        secrets = secret_index(challenge)
+        secrets = secret_index(challenge, config.cache_dir)
         on_result = None if progress is None else (lambda r: progress(scrub_result(r, secrets)))
 
         gen_seed = config.adversarial_seed if config.adversarial_seed is not None else inp.seed

@@ -30,8 +30,9 @@ from bouts.runner import _batch
 from bouts.runner._channel import Record, parse_record
 from bouts.runner._decide import check_test
 from bouts.runner._exploits import observed
-from bouts.runner._externalise import REWRITTEN_SUITES, FilePlan, plan_file
+from bouts.runner._externalise import REWRITTEN_SUITES, FilePlan
 from bouts.runner._integrity import CanaryIds, findings, void
+from bouts.runner._plans import plan_for
 from bouts.runner._supervise import supervise
 from bouts.runner._verdicts import RunEnd, assemble, to_result
 from bouts.runner._workspace import assemble_workspace, plant_canaries, seal_tests
@@ -67,6 +68,9 @@ class RunOptions:
     or a test errored, crashed or left anything behind; each test keeps its own timeout and output
     cap, and a crash or hang costs only the test that was running. A test's changes to the
     process's memory are seen by the tests after it in the same process."""
+    cache_dir: Path | None = None
+    """The engine's cache (``bouts.cache.Store``), where the test files' rewrites are kept
+    (``_plans``); None: in this process's memory only."""
 
 
 DEFAULT_OPTIONS = RunOptions()
@@ -253,7 +257,7 @@ def run_pytest(
         for rel, text in (generated or {}).items():  # after the pristine tests: nothing can replace them
             (workspace / rel).parent.mkdir(parents=True, exist_ok=True)
             (workspace / rel).write_text(text, encoding="utf-8")
-        plans = _rewrite(workspace, file_suite, assertions)
+        plans = _rewrite(workspace, file_suite, assertions, options.cache_dir)
         inline = [f for f in file_suite if f not in plans]  # externalised files need no canary
         canaries = plant_canaries(workspace, inline, random.SystemRandom()) if options.canaries else []
         lib = _LIB_TARGET if isolated else str(DRIVER_LIB)
@@ -409,20 +413,9 @@ class _Phase:
         return DetailedRun(report, observations, occurrences, seed_readers=readers)
 
 
-_PLANS: dict[tuple[str, str], FilePlan] = {}
-
-
-def plan_for(rel: str, text: str) -> FilePlan:
-    """The rewrite of one test file, memoised by its path and text (a worker scores many submissions)."""
-    key = (rel, text)
-    if key not in _PLANS:
-        if len(_PLANS) > 256:
-            _PLANS.clear()
-        _PLANS[key] = plan_file(text, rel)
-    return _PLANS[key]
-
-
-def _rewrite(workspace: Path, file_suite: Mapping[str, Suite], mode: AssertionMode) -> dict[str, FilePlan]:
+def _rewrite(
+    workspace: Path, file_suite: Mapping[str, Suite], mode: AssertionMode, cache_dir: Path | None
+) -> dict[str, FilePlan]:
     """Rewrite the workspace's copies of the challenge's test files for ``mode``; their plans."""
     if mode == "inline":
         return {}
@@ -431,7 +424,7 @@ def _rewrite(workspace: Path, file_suite: Mapping[str, Suite], mode: AssertionMo
         path = workspace / rel
         if suite not in REWRITTEN_SUITES or path.suffix != ".py" or not path.is_file():
             continue
-        plan = plan_for(rel, path.read_text(encoding="utf-8", errors="replace"))
+        plan = plan_for(rel, path.read_text(encoding="utf-8", errors="replace"), cache_dir)
         path.write_text(plan.external if mode == "external" else plan.golden, encoding="utf-8")
         plans[rel] = plan
     return plans

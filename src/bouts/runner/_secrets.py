@@ -26,19 +26,19 @@ def read_texts(root: Path, *, tests: bool = False, under: str = "") -> list[str]
     """The text files under ``root`` (sorted; links, binaries and cache directories skipped); with
     ``tests``, each Python file's externalised text follows it, rewritten as the runner rewrites the
     file at ``under`` + its path below ``root`` (``tests/hidden/``: the site numbers follow the path),
-    through the runner's own memo (``_run.plan_for``)."""
+    through the runner's own memo (``_plans.plan_for``)."""
     return _texts(_files(root), under if tests else None)
 
 
-def _texts(files: list[tuple[str, str]], under: str | None) -> list[str]:
+def _texts(files: list[tuple[str, str]], under: str | None, cache_dir: Path | None = None) -> list[str]:
     """:func:`read_texts` of files already read; ``under`` ``None``: no externalised texts."""
-    from bouts.runner._run import plan_for
+    from bouts.runner._plans import plan_for
 
     texts: list[str] = []
     for rel, text in files:
         texts.append(text)
         if under is not None and rel.endswith(".py"):
-            texts.append(plan_for(under + rel, text).external)
+            texts.append(plan_for(under + rel, text, cache_dir).external)
     return texts
 
 
@@ -79,15 +79,16 @@ def _challenge_files(challenge: Challenge) -> list[list[tuple[str, str]]]:
     return [_files(root) for root in roots]
 
 
-def _split(parts: list[list[tuple[str, str]]]) -> tuple[list[str], list[str]]:
-    texts = [_texts(files, under) for files, under in zip(parts, _UNDER, strict=True)]
+def _split(parts: list[list[tuple[str, str]]], cache_dir: Path | None = None) -> tuple[list[str], list[str]]:
+    texts = [_texts(files, under, cache_dir) for files, under in zip(parts, _UNDER, strict=True)]
     return texts[0] + texts[1], texts[2] + texts[3]
 
 
-def secret_index(challenge: Challenge) -> SecretIndex:
+def secret_index(challenge: Challenge, cache_dir: Path | None = None) -> SecretIndex:
     """The scrub index of ``challenge`` (built in milliseconds for the bundled challenges). The
     files are read every time; the index is built once per content (a worker scoring many
-    submissions of one challenge rewrites its test files once, not per score)."""
+    submissions of one challenge rewrites its test files once, not per score; with the engine's
+    ``cache_dir``, the rewrites are read from it: ``_plans``)."""
     parts = _challenge_files(challenge)
     h = hashlib.sha256()
     for files in parts:
@@ -98,7 +99,7 @@ def secret_index(challenge: Challenge) -> SecretIndex:
     if key not in _INDEXES:
         if len(_INDEXES) >= 64:
             _INDEXES.clear()
-        _INDEXES[key] = SecretIndex.build(*_split(parts))
+        _INDEXES[key] = SecretIndex.build(*_split(parts, cache_dir))
     return _INDEXES[key]
 
 
