@@ -627,7 +627,10 @@ def prepare(config: dict) -> None:
 
     with contextlib.suppress(ImportError):
         import readline  # noqa: F401
-    _PREPARED[:] = [get_config(pytest_args({**config, "files": []}))]
+    try:
+        _PREPARED[:] = [get_config(pytest_args({**config, "files": []}))]
+    except Exception:  # noqa: BLE001 - each worker's own pytest.main meets it again, and reports it
+        _PREPARED.clear()
 
 
 def run_pytest(args: list[str], plugins: list[object]) -> int:
