@@ -2,12 +2,16 @@
 
 Each engine is the ``src`` directory of a copy of the engine (``git archive REV src | tar -x -C
 /tmp/x``, or a copy of a working tree), put first on ``PYTHONPATH`` of the commands run for it; its
-caches are its own (their keys hold its fingerprint). Without ``--engine``: the installed engine.
+caches are its own (their keys hold its fingerprint). Each is compiled to bytecode first, as
+``scripts/setup`` compiles the installed one (where PYTHONDONTWRITEBYTECODE is set, a copy left as
+source would compile its modules again in every command it runs). Without ``--engine``: the
+installed engine.
 """
 
 from __future__ import annotations
 
 import argparse
+import compileall
 import os
 from pathlib import Path
 
@@ -32,6 +36,7 @@ def engines(parser: argparse.ArgumentParser, args: argparse.Namespace) -> list[E
         if not sep or not label or not (Path(src) / "bouts").is_dir():
             parser.error(f"--engine {item}: give LABEL=SRC, SRC a directory holding the bouts package")
         found.append((label, Path(src).resolve()))
+        compileall.compile_dir(Path(src).resolve(), quiet=1)
     return found
 
 

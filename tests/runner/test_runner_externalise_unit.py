@@ -447,7 +447,7 @@ def test_obs_hands_back_the_value_of_a_plain_call() -> None:
     observe.reset()
     assert observe.obs(7, lambda: [1, 2]) == [1, 2]
     assert observe.obs(8, lambda: 1 // 0) is None
-    assert observe.occurrences[0] == (7, {"0": "[1,2]"}) and '"$raise"' in observe.occurrences[1][1]["0"]
+    assert observe.occurrences[0] == [7, {"0": "[1,2]"}] and '"$raise"' in observe.occurrences[1][1]["0"]
     observe.reset()
 
     def helper() -> int:

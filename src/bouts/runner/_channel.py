@@ -96,10 +96,17 @@ def _codes(value: object) -> tuple[tuple[str, str], ...]:
     return tuple((k[:2000], v[:64]) for k, v in items if isinstance(k, str) and isinstance(v, str))
 
 
+RS = b"\x1e"
+"""Ends a record's header where a body follows (``_bouts_driver.proto.BODY``): ``header<RS>body``,
+the body a test's observations as JSON, carried unparsed from the test process to here."""
+
+
 def parse_record(line: bytes) -> Record:
-    """Parse one line into a :class:`Record`; anything unexpected becomes ``kind='invalid'``."""
+    """Parse one line into a :class:`Record`; anything unexpected becomes ``kind='invalid'``. A
+    result's observations are its body (after the first :data:`RS`), and only there."""
+    head, _, body = line.partition(RS)
     try:
-        obj = json.loads(line)
+        obj = json.loads(head)
     except (ValueError, RecursionError):
         return Record("invalid", detail="not JSON")
     if not isinstance(obj, dict):
@@ -148,6 +155,7 @@ def parse_record(line: bytes) -> Record:
             return Record("invalid", detail="bad result")
         duration = obj.get("duration_s")
         warns = obj.get("warnings") or []
+        obs = _body(body)
         return Record(
             "result",
             id=node,
@@ -159,14 +167,26 @@ def parse_record(line: bytes) -> Record:
             changed=_strs(obj.get("changed")),
             observations=_strs(obj.get("observations"), 10_000),
             code=_str(obj.get("code"), 64),
-            occurrences=tuple(obj["obs"]) if isinstance(obj.get("obs"), list) else (),
+            occurrences=tuple(obs) if obs is not None else (),
             obs_overflow=obj.get("obs_overflow") is True,
-            has_obs=isinstance(obj.get("obs"), list),
+            has_obs=obs is not None,
             died_after_report=obj.get("died_after_report") is True,
             exploits=_exploits(obj.get("exploits")),
             seeded=obj.get("seeded") is not False,
         )
     return Record("invalid", detail=f"unknown record type {str(kind)[:40]!r}")
+
+
+def _body(body: bytes) -> list | None:
+    """A result's observations: its body parsed, if that is a JSON list (else none: the host then
+    has nothing to decide the test's assertions from, and it does not pass)."""
+    if not body:
+        return None
+    try:
+        obs = json.loads(body)
+    except (ValueError, RecursionError):
+        return None
+    return obs if isinstance(obs, list) else None
 
 
 class LineReader:

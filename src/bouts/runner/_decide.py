@@ -17,7 +17,7 @@ import json
 import math
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 
@@ -355,24 +355,76 @@ def check_test(
     ref = _occurrences(gold) if gold is not None else None
     if gold is not None and ref is None:
         return "unreadable reference observations"
-    if ref is not None and [k for k, _ in occ] != [k for k, _ in ref]:
+    if ref is not None and _site_runs(occ) != _site_runs(ref):
+        executed, expected = sum(n for _, _, n in occ), sum(n for _, _, n in ref)
         return (
-            f"its assertions ran differently from the reference solution's ({len(occ)} executed, {len(ref)} expected)"
+            f"its assertions ran differently from the reference solution's ({executed} executed, {expected} expected)"
         )
-    for i, (k, slots) in enumerate(occ):
+    for k, slots, gold_slots in _aligned(occ, ref):
         site = sites.get(k)
         if site is None:
             return "an assertion the test file does not have"
-        why = check_occurrence(site, slots, ref[i][1] if ref is not None else None)
+        why = check_occurrence(site, slots, gold_slots)
         if why:
             return why if site.form == "plain" else f"line {site.line}: {why}"
     return None
 
 
-def _occurrences(data: Sequence[object] | None) -> list[tuple[int, dict[str, object]]] | None:
-    out: list[tuple[int, dict[str, object]]] = []
+MAX_EXECUTED = 50_000
+"""Executions a test's observations may stand for (``observe.MAX_OCCURRENCES``; more: unreadable)."""
+
+_Run = tuple[int, dict[str, object], int]
+
+
+def _occurrences(data: Sequence[object] | None) -> list[_Run] | None:
+    """``(site, slots, n)`` per entry: ``[site, slots]`` is one execution, ``[site, slots, n]`` stands
+    for ``n`` in a row with the same texts (``observe._record``); anything else is unreadable, and so
+    is a record of more than :data:`MAX_EXECUTED` executions in all."""
+    out: list[_Run] = []
+    executed = 0
     for item in data or ():
-        if not (type(item) in (list, tuple) and len(item) == 2 and type(item[0]) is int and type(item[1]) is dict):
+        if not (type(item) in (list, tuple) and len(item) in (2, 3) and type(item[0]) is int and type(item[1]) is dict):
             return None
-        out.append((item[0], item[1]))
+        n = item[2] if len(item) == 3 else 1
+        if type(n) is not int or n < 1:
+            return None
+        executed += n
+        if executed > MAX_EXECUTED:
+            return None
+        out.append((item[0], item[1], n))
     return out
+
+
+def _site_runs(occ: list[_Run]) -> list[list[int]]:
+    """The sequence of sites executed, written as ``[site, times in a row]``: two records executed
+    the same sequence exactly when these are equal, however each split its entries."""
+    out: list[list[int]] = []
+    for k, _, n in occ:
+        if out and out[-1][0] == k:
+            out[-1][1] += n
+        else:
+            out.append([k, n])
+    return out
+
+
+_Check = tuple[int, dict[str, object], dict[str, object] | None]
+
+
+def _aligned(occ: list[_Run], ref: list[_Run] | None) -> Iterator[_Check]:
+    """Each stretch of executions over which neither side's texts change, once: ``(site, the
+    submission's slots, the reference's slots or None)``. Every execution of a stretch would get the
+    same verdict (:func:`check_occurrence` sees only these), so one check decides them all. ``ref``
+    has run the same sequence of sites (:func:`_site_runs`)."""
+    if ref is None:
+        for k, slots, _ in occ:
+            yield k, slots, None
+        return
+    j, left = 0, ref[0][2] if ref else 0
+    for k, slots, n in occ:
+        while n > 0 and left > 0:
+            yield k, slots, ref[j][1]
+            step = min(n, left)
+            n, left = n - step, left - step
+            if left == 0 and j + 1 < len(ref):
+                j += 1
+                left = ref[j][2]

@@ -20,6 +20,12 @@ it is observed: a string holds no references, so a test that observes 10,000 cal
 strings, not ten containers each for the garbage collector to walk again and again, and every hop
 of the record (test process, worker, supervisor, host) writes and parses strings instead of
 nested data. The host parses a text only when a check needs the value (``_decide``).
+
+A plain call repeated in a loop (10,000 ``led.receive(...)`` in a scale test) is one entry, not
+10,000: an execution of the same site with the same texts as the entry before it adds to that
+entry's count (``[site, {slot: text}, n]``), so the record, every hop of it and the host's checks
+grow with the distinct executions, not with all of them. The count is no more trusted than the rest:
+the host walks the runs of both sides (``_decide.check_test``) as if they were written out.
 """
 
 from __future__ import annotations
@@ -56,8 +62,11 @@ _CMP = ("__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__hash__")
 _STD = (datetime.datetime, datetime.date, datetime.time, datetime.timedelta, uuid.UUID,
         pathlib.PurePosixPath, pathlib.PosixPath, pathlib.PurePath, pathlib.Path)  # fmt: skip
 
-occurrences: list[tuple[int, dict[str, str]]] = []
-"""``(site, {slot: text of the encoding})`` per assertion executed in this test, in order."""
+occurrences: list[list] = []
+"""``[site, {slot: text of the encoding}]`` per assertion executed in this test, in order; an entry
+that stands for ``n`` executions in a row of one site with the same texts is ``[site, slots, n]``."""
+executed = 0
+"""Executions recorded in this test (an entry of ``n`` counts ``n``): at most :data:`MAX_OCCURRENCES`."""
 overflow = False
 total = 0
 """What the kept observations will weigh in the record (see :data:`MAX_TOTAL`)."""
@@ -75,11 +84,12 @@ anyway when it defines the class (see docs/sandbox.md, "Decided outside")."""
 
 
 def reset() -> None:
-    global overflow, total
+    global overflow, total, executed
     occurrences.clear()
     subclass_objects.clear()
     overflow = False
     total = 0
+    executed = 0
 
 
 def names(kind: type) -> list[str]:
@@ -283,15 +293,49 @@ def raised(exc: BaseException) -> dict:
     return {"$raise": names(type(exc)), "m": message}
 
 
-def _record(site: int, slots: dict[str, str]) -> None:
-    global overflow, total
-    if overflow or len(occurrences) >= MAX_OCCURRENCES:
+def text() -> bytes:
+    """This test's observations as the record's body carries them (``proto.BODY``): compact JSON."""
+    return _dumps(occurrences).encode()
+
+
+def _record(site: int, slots: dict[str, str], whole: bool = False) -> None:
+    """Keep an execution of ``site``. ``whole``: its slots are complete (:func:`obs`, :func:`gobs`),
+    so an execution equal to the entry before it (one site, the same texts) only adds to its count."""
+    global overflow, total, executed
+    if overflow or executed >= MAX_OCCURRENCES:
         overflow = True
         return
-    occurrences.append((site, slots))
+    executed += 1
+    if whole and occurrences:
+        last = occurrences[-1]
+        if last[0] == site and last[1] == slots:
+            if len(last) == 3:
+                last[2] += 1
+            else:
+                last.append(2)
+                total += 8  # ``,n`` (at most MAX_OCCURRENCES) as the record carries it
+            return
+    occurrences.append([site, slots])
     total += 24  # ``[site,{}],`` as the record carries it
     for key, text in list(slots.items()):
         _put(slots, key, text)
+
+
+def _last_alone() -> dict[str, str]:
+    """The slots of the last entry, made an entry of one execution first if it stood for several
+    (:func:`atom` adds to an execution's slots: the ones before it keep theirs)."""
+    global total
+    last = occurrences[-1]
+    if len(last) == 3:
+        n = last.pop()
+        if n > 2:
+            last.append(n - 1)
+        alone: dict[str, str] = {}
+        occurrences.append([last[0], alone])
+        total += 24
+        for key, text in list(last[1].items()):
+            _put(alone, key, text)  # weighed as a new entry's (past the cap, nothing is kept)
+    return occurrences[-1][1] if occurrences else {}
 
 
 def _put(slots: dict[str, str], key: str, text: str) -> None:
@@ -375,7 +419,7 @@ def obs(site: int, *thunks) -> object:  # noqa: ANN002
         except Exception as exc:  # noqa: BLE001 (a raised exception is an observation)
             value = None
             slots[str(i)] = _dumps(raised(exc))
-    _record(site, slots)
+    _record(site, slots, whole=True)
     return value
 
 
@@ -383,7 +427,7 @@ def gobs(site: int, thunk) -> object:  # noqa: ANN001
     """The golden run's plain call: recorded after the call, as :func:`obs` does (the assertions of
     a helper it runs come first), but an exception propagates as it did in the test."""
     value = thunk()
-    _record(site, {"0": _enc(value)})
+    _record(site, {"0": _enc(value)}, whole=True)
     return value
 
 
@@ -395,7 +439,9 @@ def open(site: int) -> None:  # noqa: A001 (the name reads well in rewritten fil
 def atom(slot: int, value: object) -> object:
     """Record ``value`` in the current occurrence and hand it back unchanged."""
     if occurrences and not overflow:
-        _put(occurrences[-1][1], str(slot), _enc(value))
+        slots = _last_alone()
+        if not overflow:
+            _put(slots, str(slot), _enc(value))
     return value
 
 

@@ -8,12 +8,41 @@ import os
 DETAIL_MAX = 1000
 
 
+BODY = object()
+"""The key of a record's *body* (bytes): a test's observations, already JSON (``observe``), which
+the hops between the test process and the host carry without parsing them. A record with a body
+is one line, ``header<RS>body``: the header is the record's JSON without it, ``RS`` the byte 0x1E,
+which JSON as :func:`send` writes it never holds (a control character is escaped), so the first
+one ends the header whoever wrote the line. Only the host parses a body (``_channel``). The key is
+no string: no header a test process writes can name it."""
+
+_RS = b"\x1e"
+
+
 def send(fd: int, record: dict) -> None:
     """Write one record as one line; loops because a pipe write may be partial."""
-    data = (json.dumps(record, separators=(",", ":")) + "\n").encode()
+    body = record.get(BODY)
+    if body is None:
+        data = (json.dumps(record, separators=(",", ":")) + "\n").encode()
+    else:
+        head = {k: v for k, v in record.items() if k is not BODY}
+        data = json.dumps(head, separators=(",", ":")).encode() + _RS + body + b"\n"
     while data:
         n = os.write(fd, data)
         data = data[n:]
+
+
+def loads(line: bytes) -> object:
+    """A line as :func:`send` wrote it: the header parsed (``ValueError`` if it is no JSON), the
+    body, if any, left as bytes under :data:`BODY` of a header that is an object."""
+    head, sep, body = line.partition(_RS)
+    try:
+        rec = json.loads(head)
+    except RecursionError as exc:  # a header nested past the parser's depth: as unreadable
+        raise ValueError("nested too deeply") from exc
+    if sep and type(rec) is dict:
+        rec[BODY] = body
+    return rec
 
 
 def short(text: str) -> str:

@@ -20,7 +20,7 @@ from collections import deque
 from dataclasses import dataclass, field
 
 from _bouts_driver import exploits, procs
-from _bouts_driver.proto import LineBuffer, limit, result, send
+from _bouts_driver.proto import LineBuffer, limit, loads, result, send
 
 _BACKSTOP_S = 5.0
 """Grace on top of the per-test timeout before the supervisor kills a worker that went quiet."""
@@ -125,7 +125,7 @@ class Supervisor:
                     continue
                 for line in w.lines.feed(chunk):
                     with contextlib.suppress(ValueError):
-                        rec = json.loads(line)
+                        rec = loads(line)
                         if isinstance(rec, dict) and rec.get("type") in ("collect_error", "warning"):
                             self._handle(w, rec)
         for w in self.workers.values():
@@ -156,7 +156,7 @@ class Supervisor:
             return
         for line in w.lines.feed(chunk):
             try:
-                rec = json.loads(line)
+                rec = loads(line)
             except ValueError:
                 rec = None
             if not isinstance(rec, dict):

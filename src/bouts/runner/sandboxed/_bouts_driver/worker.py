@@ -23,7 +23,7 @@ import pytest
 
 from _bouts_driver import exploits, observe, procs, seedwatch, tamper
 from _bouts_driver.fixtures import BoutsFixtures
-from _bouts_driver.proto import LineBuffer, limit, result, send, short
+from _bouts_driver.proto import BODY, LineBuffer, limit, loads, result, send, short
 
 _MAX_REPORT = 8 * 1024 * 1024
 """Bytes of a test process's report the worker reads (``observe.MAX_TOTAL`` of observations and the
@@ -192,8 +192,9 @@ class WorkerPlugin:
         rec["code"] = tamper.test_code(item)
         rec["changed"] = tamper.changed(self.baseline, prints)
         rec["observations"] = list(self.fixtures.expectations.digests)
-        # Externalised assertions: what the test observed; the host decides (docs/sandbox.md).
-        rec["obs"] = observe.occurrences
+        # Externalised assertions: what the test observed; the host decides (docs/sandbox.md). The
+        # record's body: the hops to the host carry it unparsed (proto.BODY).
+        rec[BODY] = observe.text()
         rec["obs_overflow"] = observe.overflow
         rec["warnings"] = sorted(set(self.warnings))
         rec["exploits"] = exploits.take()  # network attempts the audit hook saw during the test
@@ -459,10 +460,8 @@ class TestProcess:
 
 def _parse(nodeid: str, line: bytes, duration: float) -> dict:
     """A test process's report line, checked: one JSON record for ``nodeid``."""
-    import json
-
     try:
-        rec = json.loads(line)
+        rec = loads(line)
     except ValueError:
         return result(nodeid, "error", duration, "unreadable report from the test process")
     if not isinstance(rec, dict) or rec.get("id") != nodeid:
@@ -554,10 +553,8 @@ def _wait(nodeid: str, pid: int, res_r: int, out_r: int, start: float, config: d
         return result(nodeid, "crashed", duration, _death(status)), status, swept
     if len(lines) != 1:
         return result(nodeid, "error", duration, "the test wrote to the result channel"), status, swept
-    import json
-
     try:
-        rec = json.loads(lines[0])
+        rec = loads(lines[0])
     except ValueError:
         return result(nodeid, "error", duration, "unreadable report from the test process"), status, swept
     if not isinstance(rec, dict) or rec.get("id") != nodeid:
