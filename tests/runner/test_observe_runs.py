@@ -202,3 +202,22 @@ def test_counts_past_the_cap_in_all_are_unreadable() -> None:
     cap = [half, [LITERAL, {"0": "5"}], half, [LITERAL, {"0": "5"}]]  # exactly MAX_EXECUTED
     assert check_test(PLAN.sites, cap, None) is None
     assert check_test(PLAN.sites, [*cap, [LITERAL, {"0": "5"}]], None) == "unreadable observations"
+
+
+@pytest.mark.parametrize(
+    "slots",
+    [
+        {},
+        {"1": "5"},
+        {"0": 5},
+        {"0": "null"},
+        {"0": '{"$raise":["x.E"],"m":"no"}'},
+        {"0": '{"\\u0024raise":["x.E"],"m":"no"}'},
+        {"0": "null", "1": '{"$raise":[]}'},
+    ],
+)
+def test_a_plain_call_gets_the_verdict_check_occurrence_gives_it(slots: dict) -> None:
+    """The host's shortcut for a plain call (it holds unless it raised) decides as the full check."""
+    for gold in ([[PLAIN, {"0": "null"}]], None):
+        assert check_test(PLAN.sites, [[PLAIN, slots]], gold) == check_occurrence(PLAN.sites[PLAIN], slots, None)
+    assert check_test(PLAN.sites, [[PLAIN, {}]], None) == "an operand was not observed"

@@ -360,14 +360,24 @@ def check_test(
         return (
             f"its assertions ran differently from the reference solution's ({executed} executed, {expected} expected)"
         )
+    plain: dict[int, bool] = {}
     for k, slots, gold_slots in _aligned(occ, ref):
         site = sites.get(k)
         if site is None:
             return "an assertion the test file does not have"
+        if k not in plain:
+            plain[k] = _just_a_call(site)
+        if plain[k] and "0" in slots and not _raised(slots["0"]):
+            continue  # what check_occurrence decides for it, without building its slot maps
         why = check_occurrence(site, slots, gold_slots)
         if why:
             return why if site.form == "plain" else f"line {site.line}: {why}"
     return None
+
+
+def _just_a_call(site: Site) -> bool:
+    """A plain call of the submission with its one value observed: it holds unless it raised."""
+    return site.form == "plain" and len(site.operands) == 1 and site.observed == (0,)
 
 
 MAX_EXECUTED = 50_000
