@@ -53,11 +53,27 @@ def test_a_call_repeated_with_the_same_result_is_one_entry_counted() -> None:
     for _ in range(10_000):
         observe.obs(PLAIN, lambda: None)
     observe.obs(PLAIN, lambda: 1)
-    for _ in range(3):
-        observe.gobs(PLAIN, lambda: 1)  # the golden run's plain call: counted the same
     observe.obs(GOLD, lambda: 1)
-    assert observe.occurrences == [[PLAIN, {"0": "null"}, 10_000], [PLAIN, {"0": "1"}, 4], [GOLD, {"0": "1"}]]
-    assert observe.executed == 10_005
+    assert observe.occurrences == [[PLAIN, {"0": "null"}, 10_000], [PLAIN, {"0": "1"}], [GOLD, {"0": "1"}]]
+    assert observe.executed == 10_002
+
+
+def test_the_golden_runs_plain_calls_say_only_that_they_returned() -> None:
+    """The reference's plain calls: no value encoded (the host pairs none with them), so a loop of
+    them is one entry whatever each returned; an exception propagates, as in the test."""
+    values = iter(range(1000))
+    for _ in range(1000):
+        observe.gobs(PLAIN, lambda: next(values))
+    assert observe.occurrences == [[PLAIN, {"0": '{"$ret":true}'}, 1000]]
+    with pytest.raises(ValueError):
+        observe.gobs(PLAIN, lambda: int("x"))
+    assert observe.executed == 1000
+    gold = observe.occurrences
+    graded = [[PLAIN, {"0": str(i)}] for i in range(1000)]
+    assert check_test(PLAN.sites, graded, gold) is None
+    graded[500] = [PLAIN, {"0": '{"$raise":["builtins.KeyError"],"m":"x"}'}]
+    assert check_test(PLAN.sites, graded, gold) == "KeyError: x"
+    assert check_test(PLAN.sites, graded[:999], gold).startswith("its assertions ran differently")
 
 
 def test_an_assertion_evaluated_in_place_is_never_merged() -> None:

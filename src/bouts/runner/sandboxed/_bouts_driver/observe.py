@@ -425,9 +425,12 @@ def obs(site: int, *thunks) -> object:  # noqa: ANN002
 
 def gobs(site: int, thunk) -> object:  # noqa: ANN001
     """The golden run's plain call: recorded after the call, as :func:`obs` does (the assertions of
-    a helper it runs come first), but an exception propagates as it did in the test."""
+    a helper it runs come first), but an exception propagates as it did in the test. Its value is
+    not encoded: the host holds a plain call to nothing but not raising (``_decide``), and pairs
+    no value with it, so the reference's entry says only that it returned (and a loop of them is
+    one counted entry)."""
     value = thunk()
-    _record(site, {"0": _enc(value)}, whole=True)
+    _record(site, {"0": _RETURNED}, whole=True)
     return value
 
 
