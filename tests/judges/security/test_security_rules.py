@@ -67,3 +67,19 @@ def test_every_rule_and_every_cwe_row_is_documented() -> None:
     doc = DOCS.read_text()
     assert [rid for rid in RULE_IDS if f"`{rid}`" not in doc] == []
     assert [cwe for cwe in CWE_SEVERITY if str(cwe) not in doc] == []
+
+
+def test_the_rules_read_by_libyaml_are_the_rules_pyyaml_reads() -> None:
+    """The judge parses the rule files with PyYAML's libyaml loader where it has one: the same
+    documents as its pure-Python loader, so the rules Semgrep gets do not depend on the wheel."""
+    import json
+
+    import yaml
+
+    from bouts.judges.security._rules import _documents, compiled_rules, rule_files
+
+    root = rules_dir()
+    slow = [(p, yaml.safe_load(p.read_text(encoding="utf-8")) or {}) for p in rule_files(root)]
+    assert [p for p, _ in _documents(root)] == [p for p, _ in slow] and len(slow) >= 8
+    assert [d for _, d in _documents(root)] == [d for _, d in slow]
+    assert json.loads(compiled_rules(root)) == {"rules": [r for _, d in slow for r in d.get("rules", [])]}
