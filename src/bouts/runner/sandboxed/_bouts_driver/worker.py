@@ -292,7 +292,7 @@ class TestProcess:
         self.pid = 0
         self.ids_w = self.res_r = self.out_r = self.pidfd = -1
         self.sel: selectors.BaseSelector | None = None
-        self.buf = b""
+        self.buf = bytearray()
 
     # -- in the worker --------------------------------------------------------------------------
 
@@ -331,7 +331,7 @@ class TestProcess:
         self.sel = selectors.DefaultSelector()
         for fd in (self.pidfd, self.res_r, self.out_r):
             self.sel.register(fd, selectors.EVENT_READ)
-        self.buf = b""
+        self.buf = bytearray()
         return ""
 
     def _exited(self) -> bool:
@@ -514,7 +514,7 @@ def _wait(nodeid: str, pid: int, res_r: int, out_r: int, start: float, config: d
     sel = selectors.DefaultSelector()
     for fd in (pidfd, res_r, out_r):
         sel.register(fd, selectors.EVENT_READ)
-    report, out_bytes, timed_out, exited = b"", 0, False, False
+    report, out_bytes, timed_out, exited = bytearray(), 0, False, False  # a 2 MB report: appended in place
     deadline = start + timeout
     while not exited:
         left = deadline - time.monotonic()
@@ -548,7 +548,7 @@ def _wait(nodeid: str, pid: int, res_r: int, out_r: int, start: float, config: d
         os.close(fd)
     if timed_out:
         return result(nodeid, "timeout", duration, f"killed at the {timeout:g} s test timeout"), status, swept
-    lines = [ln for ln in report.split(b"\n") if ln.strip()]
+    lines = [ln for ln in bytes(report).split(b"\n") if ln.strip()]
     if not lines:
         return result(nodeid, "crashed", duration, _death(status)), status, swept
     if len(lines) != 1:
