@@ -275,7 +275,7 @@ def check_occurrence(site: Site, sub: Mapping[str, object], gold: Mapping[str, o
                 return f"observed {seen}, which differs from the reference solution's value"
         if site.form in ("generic", "gold"):
             return None
-    elif site.form == "plain" and len(site.operands) == 1 and 0 in mine_t and not _raised(mine_t[0]):
+    elif _just_a_call(site) and 0 in mine_t and not _raised(mine_t[0]):
         return None  # a plain call holds unless it raised (below): it would have ended the test
     if site.form == "cmp" and site.op in ("eq", "is") and [o.role != "L" for o in site.operands] == [True, True]:
         a, b = ((ref_t if o.role == "U" else mine_t).get(j) for j, o in enumerate(site.operands))
@@ -368,7 +368,7 @@ def check_test(
         if k not in plain:
             plain[k] = _just_a_call(site)
         if plain[k] and "0" in slots and not _raised(slots["0"]):
-            continue  # what check_occurrence decides for it, without building its slot maps
+            continue  # check_occurrence's verdict for a plain call (_just_a_call), without its slot maps
         why = check_occurrence(site, slots, gold_slots)
         if why:
             return why if site.form == "plain" else f"line {site.line}: {why}"
