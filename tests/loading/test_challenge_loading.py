@@ -275,3 +275,29 @@ def test_a_javascript_challenge_cannot_declare_a_working_path_yet(tmp_path: Path
     with pytest.raises(ChallengeError) as err:
         load_challenge(root)
     assert err.value.field == "tests.workdir"
+
+
+def test_a_python_challenge_may_run_several_tests_per_process(tmp_path: Path) -> None:
+    ch = load_challenge(make_challenge(tmp_path / "c", GOOD_TOML + "\n[tests]\ntests_per_process = 32\n"))
+    assert ch.spec.tests.tests_per_process == 32
+    assert load_challenge(make_challenge(tmp_path / "d")).spec.tests.tests_per_process == 1
+
+
+@pytest.mark.parametrize("value", ["0", "2000", '"many"'])
+def test_tests_per_process_out_of_range_names_the_field(tmp_path: Path, value: str) -> None:
+    err = _error(make_challenge(tmp_path / "c", GOOD_TOML + f"\n[tests]\ntests_per_process = {value}\n"))
+    assert err.field == "tests.tests_per_process"
+
+
+def test_a_javascript_challenge_cannot_run_several_tests_per_process(tmp_path: Path) -> None:
+    import shutil
+
+    root = tmp_path / "js"
+    shutil.copytree(Path(__file__).parents[2] / "examples" / "rate-limiter-js", root,
+                    ignore=shutil.ignore_patterns("node_modules"))  # fmt: skip
+    toml = root / "challenge.toml"
+    toml.write_text(toml.read_text().replace("[tests]\nseed = 1234", "[tests]\nseed = 1234\ntests_per_process = 8"))
+    with pytest.raises(ChallengeError) as err:
+        load_challenge(root)
+    assert err.value.field == "tests.tests_per_process"
+    assert "Python (pytest) challenges only" in err.value.message

@@ -44,6 +44,15 @@ def test_passing_tests_share_one_process_and_each_gets_a_fresh_database(make_cha
     # The same suite with a process per test: the second test finds another pid in the log.
     report = run_suites(challenge, code, sandbox=bwrap, options=RunOptions(workers=1, canaries=False))
     assert sorted(outcomes(report).values()).count(Outcome.PASSED) == 1
+    # The challenge may ask for it itself ([tests] tests_per_process); the run's options, when they
+    # name a number, win over the challenge's.
+    spec = challenge.spec.model_copy(update={"tests": challenge.spec.tests.model_copy(update={"tests_per_process": 8})})
+    declared = challenge.model_copy(update={"spec": spec})
+    report = run_suites(declared, code, sandbox=bwrap, options=RunOptions(workers=1, canaries=False))
+    assert set(outcomes(report).values()) == {Outcome.PASSED}
+    one = RunOptions(workers=1, tests_per_process=1, canaries=False)
+    report = run_suites(declared, code, sandbox=bwrap, options=one)
+    assert sorted(outcomes(report).values()).count(Outcome.PASSED) == 1
 
 
 def test_a_process_ends_after_a_test_that_errored_or_left_something_behind(make_challenge, bwrap: Sandbox) -> None:

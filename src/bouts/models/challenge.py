@@ -173,6 +173,13 @@ class TestsConfig(_Strict):
     """Where the code sits inside the sandbox, and the tests' working directory (e.g.
     ``/home/dev/inventory``): an ordinary project path, so code cannot tell the grader by it.
     Python challenges only, for now."""
+    tests_per_process: int = Field(1, ge=1, le=1024)
+    """How many tests a forked test process may run one after another (docs/sandbox.md, "Tests per
+    process"). 1, the default: a fresh process per test. More, for a suite whose tests do not depend
+    on fresh interpreter state: each test keeps its own timeout, output cap, fresh database, crash
+    containment and host-decided verdict, and a process ends after any test that errored, crashed or
+    left anything behind; what a test leaves in the process's memory is seen by the tests after it.
+    Python (pytest) challenges only."""
 
     @field_validator("workdir")
     @classmethod

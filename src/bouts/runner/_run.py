@@ -62,9 +62,10 @@ class RunOptions:
     canaries: bool = True
     deps_cache: Path = DEFAULT_CACHE
     """Where challenges' prepared dependency environments live (``bouts.prepare``)."""
-    tests_per_process: int = 1
+    tests_per_process: int | None = None
     """Tests a forked test process may run one after another (docs/sandbox.md, "Tests per
-    process"). 1: a fresh process per test. More: a process runs tests until it has run this many
+    process"); ``None``: the challenge's ``[tests] tests_per_process`` (1 unless it says otherwise).
+    1: a fresh process per test. More: a process runs tests until it has run this many
     or a test errored, crashed or left anything behind; each test keeps its own timeout and output
     cap, and a crash or hang costs only the test that was running. A test's changes to the
     process's memory are seen by the tests after it in the same process."""
@@ -275,7 +276,7 @@ def run_pytest(
             "workspace": workdir if isolated else str(workspace),
             "lib": lib,
             "workers": max(1, options.workers),
-            "tests_per_process": max(1, options.tests_per_process),
+            "tests_per_process": max(1, options.tests_per_process or challenge.spec.tests.tests_per_process),
             "postgres": options.postgres,
             "deps": None if deps is None else (_DEPS_TARGET if isolated else str(deps.path)),
             "track_seed": assertions == "golden",  # trusted code only: the reference's runs
