@@ -1,6 +1,7 @@
 """Workers start from the pytest configuration their supervisor prepared once per session
 (docs/benchmarks.md, "A worker's start"): what each worker reads of the workspace (the challenge's
-conftest, the test files, the submission) is still its own, in every worker and both seed phases."""
+conftest, the test files, the submission) is still its own, in both seed phases; the other workers
+are clones of the one that collected (docs/sandbox.md, "Clones")."""
 
 from __future__ import annotations
 
@@ -35,10 +36,11 @@ def _challenge(make_challenge, submission: str, conftest: str):  # noqa: ANN001,
 
 
 @pytest.mark.parametrize(("submission", "outcome"), [("BASE = 40\n", Outcome.PASSED), ("BASE = 41\n", Outcome.FAILED)])
-def test_the_challenge_conftest_loads_in_every_worker_and_both_phases(
+def test_the_challenge_conftest_reaches_every_worker_in_both_phases(
     make_challenge, bwrap: Sandbox, submission: str, outcome: Outcome
 ) -> None:
-    # The fixture reads the submission in each worker: the wrong one fails every test, in both phases.
+    # The fixture reads the submission in each worker (the collecting one and its clone): the wrong
+    # one fails every test, in both phases.
     report = grade(*_challenge(make_challenge, submission, FIXTURE), sandbox=bwrap, options=RunOptions(workers=2))
     # Both seeds ran (a hidden test passes only if it passed under each: merge_phases).
     assert len(report.results) == 4 and len(report.seeds) == 2

@@ -21,10 +21,11 @@ def _prctl(option: int, value: int) -> None:
         ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0)
 
 
-def become_subreaper() -> None:
+def become_subreaper(on: bool = True) -> None:
     """Orphans of our descendants (a test's ``setsid`` + double-fork daemon) become our children,
-    so a sweep scoped to *our* children finds them without touching a parallel worker's tests."""
-    _prctl(_PR_SET_CHILD_SUBREAPER, 1)
+    so a sweep scoped to *our* children finds them without touching a parallel worker's tests.
+    ``on=False`` gives it up (a worker, for the moment it hands a clone to the supervisor)."""
+    _prctl(_PR_SET_CHILD_SUBREAPER, int(on))
 
 
 def make_private() -> None:
@@ -41,20 +42,23 @@ class Sweep(NamedTuple):
     """Of those, processes that had died of ``SIGSYS``: a system call the seccomp filter forbids."""
 
 
+def parent_of(pid: int) -> int | None:
+    """The parent pid of ``pid`` as ``/proc`` shows it (zombies included); ``None``: no such process."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            stat = fh.read()
+    except OSError:
+        return None
+    fields = stat[stat.rfind(b")") + 2 :].split()  # comm may hold spaces and parentheses
+    return int(fields[1]) if len(fields) > 1 else None
+
+
 def _parents() -> dict[int, int]:
     """pid → parent pid of every process in ``/proc`` (zombies included)."""
     found: dict[int, int] = {}
     for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as fh:
-                stat = fh.read()
-        except OSError:
-            continue
-        fields = stat[stat.rfind(b")") + 2 :].split()  # comm may hold spaces and parentheses
-        if len(fields) > 1:
-            found[int(entry)] = int(fields[1])
+        if entry.isdigit() and (ppid := parent_of(int(entry))) is not None:
+            found[int(entry)] = ppid
     return found
 
 

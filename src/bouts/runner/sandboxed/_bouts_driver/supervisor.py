@@ -44,12 +44,25 @@ class Worker:
     """The backstop of the first assigned test (from when it started: its predecessor's answer)."""
 
 
+@dataclass
+class Pending:
+    """The channels of a worker's clone (docs/sandbox.md, "Clones"), before the clone has said
+    which process it is."""
+
+    index: int
+    up_r: int
+    cmd_w: int
+    lines: LineBuffer = field(default_factory=LineBuffer)
+
+
 class Supervisor:
     """Dispatches test ids to workers and vets what they answer."""
 
     def __init__(self, config: dict, host_fd: int, baseline: dict[str, str]) -> None:
         self.config, self.host, self.baseline = config, host_fd, baseline
         self.workers: dict[int, Worker] = {}
+        self.pending: dict[int, Pending] = {}
+        """Clones not yet adopted, by the read end of their channel."""
         self.sel = selectors.DefaultSelector()
         self.queue: deque[str] | None = None
         self.spent: dict[str, float] = {}
@@ -59,13 +72,16 @@ class Supervisor:
         """When the supervisor gives up on ``nodeid``, started now: its suite's test timeout and a grace."""
         return time.monotonic() + limit(self.config, nodeid, "test_timeout_s") + _BACKSTOP_S
 
-    def start_worker(self) -> None:
+    def start_worker(self, clones: int = 0) -> None:
+        """Fork a worker; with ``clones``, the channels of that many clones it forks once it has
+        collected (docs/sandbox.md, "Clones"), adopted when each says which process it is."""
         from _bouts_driver import worker
 
         cmd_r, cmd_w = os.pipe()
         up_r, up_w = os.pipe()
+        spare = [(*os.pipe(), *os.pipe()) for _ in range(clones)]  # (cmd_r, cmd_w, up_r, up_w) each
         index = self.started
-        self.started += 1
+        self.started += 1 + clones
         pid = procs.fork_with_retry()
         if pid == 0:
             code = 70
@@ -73,27 +89,66 @@ class Supervisor:
                 # The host channel and every other worker's pipes are closed before any import.
                 seed_fd = self.config.get("seed_fd")
                 for fd in (self.host, cmd_w, up_r, *(x for w in self.workers.values() for x in (w.up_r, w.cmd_w)),
+                           *(x for p in self.pending.values() for x in (p.up_r, p.cmd_w)),
+                           *(x for c in spare for x in (c[1], c[2])),
                            *(() if seed_fd is None else (seed_fd,))):  # fmt: skip
                     os.close(fd)
                 self.sel.close()
-                code = worker.main(self.config, up_w, cmd_r, self.baseline)
+                code = worker.main(self.config, up_w, cmd_r, self.baseline, [(c[3], c[0]) for c in spare])
             finally:
                 os._exit(code)
-        os.close(cmd_r)
-        os.close(up_w)
+        for fd in (cmd_r, up_w, *(x for c in spare for x in (c[0], c[3]))):
+            os.close(fd)
         w = Worker(index, pid, os.pidfd_open(pid), up_r, cmd_w)
         self.workers[pid] = w
         self.sel.register(w.up_r, selectors.EVENT_READ, ("up", w))
         self.sel.register(w.pidfd, selectors.EVENT_READ, ("exit", w))
+        for k, (_, c_w, u_r, _) in enumerate(spare):
+            self.pending[u_r] = Pending(index + 1 + k, u_r, c_w)
+            self.sel.register(u_r, selectors.EVENT_READ, ("clone", self.pending[u_r]))
+
+    def _adopt(self, p: Pending) -> None:
+        """A clone's first words: ``{"type": "clone", "pid": ...}``. It becomes a worker if that
+        process is a child of ours (the double fork handed it to us) and not one we know already."""
+        chunk = os.read(p.up_r, 65536)
+        lines = p.lines.feed(chunk) if chunk else []
+        if chunk and not lines:
+            return  # the first line is not complete yet
+        try:
+            hello = loads(lines[0]) if lines else None
+        except ValueError:
+            hello = None
+        pid = hello.get("pid") if isinstance(hello, dict) and hello.get("type") == "clone" else None
+        pidfd = -1
+        if isinstance(pid, int) and pid not in self.workers and procs.parent_of(pid) == os.getpid():
+            with contextlib.suppress(OSError):
+                pidfd = os.pidfd_open(pid)
+        del self.pending[p.up_r]
+        self.sel.unregister(p.up_r)
+        if pidfd < 0:
+            if chunk:  # no clone was made (its worker died or could not fork) is EOF, not a violation
+                send(self.host, {"type": "violation", "detail": f"worker {p.index}: a clone that is not ours"})
+            os.close(p.up_r)
+            os.close(p.cmd_w)
+            return
+        w = Worker(p.index, pid, pidfd, p.up_r, p.cmd_w, p.lines)
+        self.workers[pid] = w
+        self.sel.register(w.up_r, selectors.EVENT_READ, ("up", w))
+        self.sel.register(w.pidfd, selectors.EVENT_READ, ("exit", w))
+        self._lines(w, lines[1:])
 
     def run(self) -> None:
-        for _ in range(max(1, int(self.config["workers"]))):
-            self.start_worker()
+        # One worker collects; the others are its clones, forked once it has (docs/sandbox.md, "Clones").
+        self.start_worker(clones=max(1, int(self.config["workers"])) - 1)
         while self.workers and not self._finished():
             self._dispatch()
             wait = min((w.deadline for w in self.workers.values() if w.assigned), default=time.monotonic() + 1.0)
             for key, _ in self.sel.select(max(0.0, wait - time.monotonic())):
                 kind, w = key.data
+                if kind == "clone":
+                    if w.up_r in self.pending:
+                        self._adopt(w)
+                    continue
                 if w.pid not in self.workers:
                     continue
                 if kind == "up":
@@ -111,6 +166,11 @@ class Supervisor:
         for w in self.workers.values():
             os.close(w.cmd_w)  # EOF: an honest worker finishes pytest and exits
             w.cmd_w = -1
+        for p in self.pending.values():  # clones never adopted: nothing of theirs is read
+            self.sel.unregister(p.up_r)
+            os.close(p.up_r)
+            os.close(p.cmd_w)
+        self.pending.clear()
         stop = time.monotonic() + 5.0
         open_fds = {w.up_r: w for w in self.workers.values()}
         while open_fds and time.monotonic() < stop:
@@ -154,7 +214,10 @@ class Supervisor:
         if not chunk:
             self._lost(w, "closed its channel")
             return
-        for line in w.lines.feed(chunk):
+        self._lines(w, w.lines.feed(chunk))
+
+    def _lines(self, w: Worker, lines: list[bytes]) -> None:
+        for line in lines:
             try:
                 rec = loads(line)
             except ValueError:

@@ -17,6 +17,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import NamedTuple
 
 import pytest
@@ -70,8 +71,13 @@ class QuietReporter:
 class WorkerPlugin:
     """Owns pytest's test loop in a worker: take a test id from the supervisor, fork, report."""
 
-    def __init__(self, config: dict, up_fd: int, cmd_fd: int, baseline: dict[str, str], fixtures: BoutsFixtures):
+    def __init__(
+        self, config: dict, up_fd: int, cmd_fd: int, baseline: dict[str, str], fixtures: BoutsFixtures,
+        clones: list[tuple[int, int]] | None = None,
+    ) -> None:  # fmt: skip
         self.config, self.up, self.cmd, self.baseline, self.fixtures = config, up_fd, cmd_fd, baseline, fixtures
+        self.clones = clones or []
+        """(up, cmd) channels of the clones this worker forks once it has collected (docs/sandbox.md, "Clones")."""
         self.warnings: list[str] = []
         self.exception: str | None = None
         self.reports: list[pytest.TestReport] = []
@@ -120,19 +126,10 @@ class WorkerPlugin:
         if reporter is not None:
             session.config.pluginmanager.unregister(reporter)
             session.config.pluginmanager.register(QuietReporter(reporter._tw), "terminalreporter")
-        prints = tamper.fingerprint()
-        roots = [os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, self.config["lib"])]
-        roots.append(os.path.realpath(self.config["workspace"]) + "/tests/")
-        if self.config.get("deps"):  # the challenge's own dependencies may bring pytest plugins
-            roots.append(os.path.realpath(self.config["deps"]))
-        send(self.up, {
-            "type": "collected", "ids": list(items), "digest": tamper.digest(prints),
-            "codes": {nodeid: tamper.test_code(item) for nodeid, item in items.items()},
-            "changed": tamper.changed(self.baseline, prints),
-            "foreign": tamper.foreign_plugins(session.config.pluginmanager, roots),
-            "exploits": exploits.take(),  # attempts made while importing the submission
-            **({"seeded": seedwatch.collection_seeded()} if self.config.get("track_seed") else {}),
-        })  # fmt: skip
+        send(self.up, self._collected(session, items))
+        if self.clones and self._fork_clones(session):  # this process is a clone now
+            send(self.up, {"type": "clone", "pid": os.getpid()})
+            send(self.up, self._collected(session, items))  # its own fingerprint, taken after the fork
         lines = LineBuffer()
         per_process = max(1, int(self.config.get("tests_per_process") or 1))
         batch = TestProcess(self, items, per_process) if per_process > 1 else None
@@ -153,6 +150,68 @@ class WorkerPlugin:
         finally:
             if batch is not None:
                 batch.close()
+
+    def _collected(self, session: pytest.Session, items: dict[str, pytest.Item]) -> dict:
+        """The record that says this worker collected: the ids, and the integrity evidence of its import."""
+        prints = tamper.fingerprint()
+        roots = [os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, self.config["lib"])]
+        roots.append(os.path.realpath(self.config["workspace"]) + "/tests/")
+        if self.config.get("deps"):  # the challenge's own dependencies may bring pytest plugins
+            roots.append(os.path.realpath(self.config["deps"]))
+        return {
+            "type": "collected", "ids": list(items), "digest": tamper.digest(prints),
+            "codes": {nodeid: tamper.test_code(item) for nodeid, item in items.items()},
+            "changed": tamper.changed(self.baseline, prints),
+            "foreign": tamper.foreign_plugins(session.config.pluginmanager, roots),
+            "exploits": exploits.take(),  # attempts made while importing the submission
+            **({"seeded": seedwatch.collection_seeded()} if self.config.get("track_seed") else {}),
+        }  # fmt: skip
+
+    def _fork_clones(self, session: pytest.Session) -> bool:
+        """Fork this worker's clones, each a copy of it as collection left it, handed to the
+        supervisor by a double fork (docs/sandbox.md, "Clones"). True in a clone, which goes on as
+        a worker on its own channels; False in this worker, which keeps none of theirs."""
+        clones, self.clones = self.clones, []
+        sys.stdout.flush()
+        sys.stderr.flush()
+        procs.become_subreaper(False)  # so that the middle process's exit hands the clone to the supervisor
+        try:
+            for k, (up, cmd) in enumerate(clones):
+                try:
+                    middle = procs.fork_with_retry()
+                except OSError:
+                    break  # fewer workers: the others run every test
+                if middle == 0:
+                    me = os.getpid()
+                    try:
+                        child = os.fork()
+                    except BaseException:  # noqa: BLE001
+                        os._exit(1)
+                    if child:
+                        os._exit(0)
+                    others = [fd for j, pair in enumerate(clones) if j != k for fd in pair]
+                    self._become_clone(session, me, up, cmd, others)
+                    return True
+                os.waitpid(middle, 0)  # reaped: its child has been reparented already
+        finally:
+            procs.become_subreaper()  # the worker, and a clone, are subreapers again
+        for fd in (x for pair in clones for x in pair):
+            os.close(fd)
+        return False
+
+    def _become_clone(self, session: pytest.Session, middle: int, up: int, cmd: int, others: list[int]) -> None:
+        """In a clone: the worker's channels closed and its own taken, a temporary directory of its
+        own; returns once the supervisor is its parent, so that it can check the pid the clone gives."""
+        for fd in (self.up, self.cmd, *others):
+            os.close(fd)
+        self.up, self.cmd = up, cmd
+        factory = getattr(session.config, "_tmp_path_factory", None)
+        if factory is not None:  # pytest's --basetemp holds the collecting worker's pid: not to be shared
+            factory._given_basetemp = Path(f"/tmp/bouts-pytest-{os.getpid()}")
+            factory._basetemp = None
+        stop = time.monotonic() + 5.0
+        while os.getppid() == middle and time.monotonic() < stop:
+            time.sleep(0.0005)
 
     def _fork_and_run(self, item: pytest.Item) -> dict:
         spawned = spawn(self, lambda res_w, _ids_r: self._one_test(item, res_w))
@@ -596,13 +655,16 @@ def pytest_args(config: dict) -> list[str]:
     ]  # fmt: skip
 
 
-def main(config: dict, up_fd: int, cmd_fd: int, baseline: dict[str, str]) -> int:
-    """Entry point in a freshly forked worker; returns pytest's exit code."""
+def main(
+    config: dict, up_fd: int, cmd_fd: int, baseline: dict[str, str], clones: list[tuple[int, int]] | None = None
+) -> int:
+    """Entry point in a freshly forked worker; returns pytest's exit code (a clone's too: it
+    returns here as its worker would). ``clones``: (up, cmd) channels of the clones to fork."""
     procs.become_subreaper()
     if config.get("track_seed"):  # a trusted reference run: may its tests have read the seed?
         seedwatch.install()
     fixtures = BoutsFixtures(config)
-    plugin = WorkerPlugin(config, up_fd, cmd_fd, baseline, fixtures)
+    plugin = WorkerPlugin(config, up_fd, cmd_fd, baseline, fixtures, clones)
     return run_pytest(pytest_args(config), [plugin, fixtures])
 
 
