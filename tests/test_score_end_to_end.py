@@ -269,10 +269,10 @@ def test_a_sandbox_that_breaks_under_the_generated_tests_is_an_infrastructure_fa
 def test_generated_tests_score_alike_in_the_graded_session_and_in_their_own(
     tiny_challenge: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # Python, the published seed: the generated tests run in the graded session's first phase. A
-    # runner that cannot share its session keeps them in a session of their own (forced here): the
-    # same scorecard.
+    # Python, the published seed: the generated tests run in the graded session's first phase. A file
+    # that imports hypothesis keeps them in a session of their own (forced here): the same scorecard.
     import bouts.pipeline
+    from bouts.adversarial._run import Prepared
     from bouts.pipeline import ScoreConfig
 
     real = bouts.pipeline.grade_with
@@ -285,7 +285,7 @@ def test_generated_tests_score_alike_in_the_graded_session_and_in_their_own(
     monkeypatch.setattr("bouts.pipeline.grade_with", recording)
     config = ScoreConfig(adversarial_generation=True, fresh_seed=777, cache_dir=tmp_path / "cache")
     shared = score(tiny_challenge, submission(tmp_path, GOOD, "a"), config=config)
-    monkeypatch.setattr("bouts.pipeline.shares_session", lambda challenge: False)
+    monkeypatch.setattr(Prepared, "draws", lambda self: True)
     alone = score(tiny_challenge, submission(tmp_path, GOOD, "b"), config=config)
     assert parts[0] is not None and parts[1] is None
     assert shared.generated_adversarial is not None and alone.generated_adversarial is not None

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from bouts.adversarial import GeneratedRun, run_generated, to_model
-from bouts.adversarial._run import Prepared, finish_generated, prepare_generated
+from bouts.adversarial._run import Prepared, finish_generated, prepare_generated, run_prepared
 from bouts.assemble import Measurements, build_scorecard
 from bouts.errors import SandboxError
 from bouts.judges.base import JudgeInput
@@ -149,10 +149,12 @@ def score(
         gen_seed = config.adversarial_seed if config.adversarial_seed is not None else inp.seed
         one = replace(options, workers=1)
 
-        def run_generated_tests() -> GeneratedRun:
-            # Engine-written tests that cannot join the graded session (another seed, another runner),
-            # run in the same sandbox as every other test, in a session of their own (their own limits
-            # and canaries), beside the graded run and off its critical path; one worker for a few tests.
+        def run_generated_tests(prepared: Prepared | None) -> GeneratedRun:
+            # Engine-written tests, run in the same sandbox as every other test, in a session of their
+            # own (their own limits and canaries), beside the graded run and off its critical path. One
+            # worker: a second collects the file (hypothesis) again for a few tests (docs/benchmarks.md).
+            if prepared is not None:
+                return run_prepared(prepared, submission.code_dir, sandbox=sandbox, seed=gen_seed, options=one)
             return run_generated(challenge, submission.code_dir, sandbox=sandbox, options=one, seed=gen_seed,
                                  code=view.judged,
                                  cache_dir=config.cache_dir)  # the reference's answers: docs/adversarial.md
@@ -170,12 +172,16 @@ def score(
             prepared = prepared_here()
             if isinstance(prepared, GeneratedRun):  # nothing to run: the verdict says why
                 generated.append(_scrub_generated(prepared, secrets))
-            # Prepared here: they run in the graded session's first phase (its workers are clones of
-            # the one that collected, so a file that imports hypothesis is imported once:
-            # docs/sandbox.md, "Clones"); else in a session of their own, beside it.
-            part = prepared if isinstance(prepared, Prepared) else None
+            # A file that imports hypothesis keeps a session of its own with two workers or more: the
+            # graded session's workers (clones of the one that collected) would carry hypothesis into
+            # every test process they fork, and merged it saved no CPU and cost wall time
+            # (room-bookings, docs/benchmarks.md "Clones").
+            part = prepared if isinstance(prepared, Prepared) and not (prepared.draws() and options.workers > 1) \
+                else None  # fmt: skip
+            own = prepared if isinstance(prepared, Prepared) and part is None else None
             with ThreadPoolExecutor(max_workers=1, thread_name_prefix="bouts-generated") as pool:
-                pending = pool.submit(run_generated_tests) if gen_on and prepared is None else None
+                alone = gen_on and (prepared is None or own is not None)
+                pending = pool.submit(run_generated_tests, own) if alone else None
                 try:
                     run, beside = grade_with(
                         challenge, submission.code_dir, sandbox=sandbox, progress=on_result, seed=config.seed,

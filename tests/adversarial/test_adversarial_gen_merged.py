@@ -17,8 +17,8 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 @pytest.mark.parametrize(
     ("example", "anchor", "draws"),
-    # room-bookings' generated tests draw values (a file imports hypothesis at collection): the
-    # graded session's clones share the one import (docs/sandbox.md, "Clones").
+    # room-bookings' generated tests draw values (a file imports hypothesis at collection): `bouts
+    # score` merges them only with one worker (pipeline.run_tests), but they score alike merged.
     [("inventory-ledger", "low", False), ("inventory-ledger", "high", False), ("room-bookings", "high", True)],
 )
 def test_the_merged_run_s_verdicts_equal_the_separate_sessions(

@@ -8,6 +8,7 @@ SAFETY: generated tests call the submission's code, so they run only through
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -139,6 +140,12 @@ class Prepared:
         return GeneratedPart(dict(self.files), limits.test_timeout_s, limits.suite_timeout_s,
                              [t.id for t in self.tests])  # fmt: skip
 
+    def draws(self) -> bool:
+        """Whether a file imports hypothesis at collection (its tests draw values): ~0.2 core-s a worker."""
+        return any(_HYPOTHESIS.search(text) for text in self.files.values())
+
+
+_HYPOTHESIS = re.compile(r"^\s*(?:from|import)\s+(?:hypothesis|schemathesis)\b", re.M)
 
 
 def run_generated(
