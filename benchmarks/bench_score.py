@@ -13,7 +13,9 @@ and CPU core-seconds, medians, for three situations, in one run:
   new bytes each round, so nothing of it is cached: what a platform pays per submission;
 - ``re-score``: the same submission again: the stored scorecard.
 
-``--engine LABEL=SRC`` (repeatable) compares engines in the same rounds, alternating (``_engines.py``).
+``--engine LABEL=SRC`` (repeatable) compares engines in the same rounds, alternating (``_engines.py``);
+``--variant LABEL=DIR`` (repeatable) adds another version of the challenge, scored by each engine in
+the same rounds (e.g. its ``challenge.toml`` without ``[tests] tests_per_process``).
 
 Results: docs/benchmarks.md.
 """
@@ -61,24 +63,35 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--challenge", type=Path, default=ROOT / "examples" / "inventory-ledger")
+    parser.add_argument(
+        "--variant", action="append", default=[], metavar="LABEL=DIR",
+        help="also score another version of the challenge (e.g. one line of its challenge.toml changed) "
+        "with each engine, in the same rounds (repeatable)",
+    )  # fmt: skip
     _engines.add_option(parser)
     args = parser.parse_args()
     engines = _engines.engines(parser, args)
-    challenge = args.challenge.resolve()
-    anchor = challenge / "anchors" / "high"
+    challenges = [("", args.challenge.resolve())]
+    for spec in args.variant:
+        label, _, path = spec.partition("=")
+        if not label or not (Path(path) / "challenge.toml").is_file():
+            raise SystemExit(f"--variant {spec}: give LABEL=DIR, DIR a challenge directory")
+        challenges.append((label, Path(path).resolve()))
+    modes = [("/".join(x for x in (e, c) if x), src, challenge) for e, src in engines for c, challenge in challenges]
     runs: dict[tuple[str, str], list[Usage]] = {}
     with tempfile.TemporaryDirectory(prefix="bouts-bench-score-") as tmp:
         for r in range(args.repeat):
-            for label, src in engines:  # alternating: load from other work hits every engine alike
-                base = Path(tmp) / f"{r}-{label}"
+            for n, (label, src, challenge) in enumerate(modes):  # alternating: load hits every mode alike
+                anchor = challenge / "anchors" / "high"
+                base = Path(tmp) / f"{r}-{n}"
                 cache, home = base / "cache", base / "home"
                 home.mkdir(parents=True)
                 runs.setdefault((label, "cold"), []).append(score(challenge, anchor, cache, home, src=src))
-                copy = fresh_copy(anchor, base / "submission", f"{os.getpid()}-{r}-{label}")
+                copy = fresh_copy(anchor, base / "submission", f"{os.getpid()}-{r}-{n}")
                 runs.setdefault((label, "new submission"), []).append(score(challenge, copy, cache, home, src=src))
                 runs.setdefault((label, "re-score"), []).append(score(challenge, copy, cache, home, src=src))
     print(f"{'bouts score':24} {'wall s':>8} {'core-s':>10}   (min–max core-s, {args.repeat} rounds)")
-    for label, _ in engines:
+    for label, _, _ in modes:
         for name in ("cold", "new submission", "re-score"):
             print(line(f"{label + ': ' if label else ''}{name}", runs[(label, name)]))
 
