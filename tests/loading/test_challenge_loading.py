@@ -264,17 +264,20 @@ def test_public_names_are_frozen() -> None:
     ]
 
 
-def test_a_javascript_challenge_cannot_declare_a_working_path_yet(tmp_path: Path) -> None:
+def _js_challenge_with(tmp_path: Path, tests_line: str) -> ChallengeError:
+    """The JavaScript example with one more line in its ``[tests]`` table: the error loading it."""
     import shutil
 
     root = tmp_path / "js"
     shutil.copytree(Path(__file__).parents[2] / "examples" / "rate-limiter-js", root,
                     ignore=shutil.ignore_patterns("node_modules"))  # fmt: skip
     toml = root / "challenge.toml"
-    toml.write_text(toml.read_text().replace("[tests]\nseed = 1234", '[tests]\nseed = 1234\nworkdir = "/srv/limiter"'))
-    with pytest.raises(ChallengeError) as err:
-        load_challenge(root)
-    assert err.value.field == "tests.workdir"
+    toml.write_text(toml.read_text().replace("[tests]\nseed = 1234", f"[tests]\nseed = 1234\n{tests_line}"))
+    return _error(root)
+
+
+def test_a_javascript_challenge_cannot_declare_a_working_path_yet(tmp_path: Path) -> None:
+    assert _js_challenge_with(tmp_path, 'workdir = "/srv/limiter"').field == "tests.workdir"
 
 
 def test_a_python_challenge_may_run_several_tests_per_process(tmp_path: Path) -> None:
@@ -290,14 +293,6 @@ def test_tests_per_process_out_of_range_names_the_field(tmp_path: Path, value: s
 
 
 def test_a_javascript_challenge_cannot_run_several_tests_per_process(tmp_path: Path) -> None:
-    import shutil
-
-    root = tmp_path / "js"
-    shutil.copytree(Path(__file__).parents[2] / "examples" / "rate-limiter-js", root,
-                    ignore=shutil.ignore_patterns("node_modules"))  # fmt: skip
-    toml = root / "challenge.toml"
-    toml.write_text(toml.read_text().replace("[tests]\nseed = 1234", "[tests]\nseed = 1234\ntests_per_process = 8"))
-    with pytest.raises(ChallengeError) as err:
-        load_challenge(root)
-    assert err.value.field == "tests.tests_per_process"
-    assert "Python (pytest) challenges only" in err.value.message
+    err = _js_challenge_with(tmp_path, "tests_per_process = 8")
+    assert err.field == "tests.tests_per_process"
+    assert "Python (pytest) challenges only" in err.message

