@@ -23,6 +23,7 @@ def test_imported_challenges_load(tmp_path: Path) -> None:
         challenge = load_challenge(path)
         assert challenge.spec.id == path.name
         assert challenge.spec.family == "default" and challenge.spec.profile == "engine"
+        assert challenge.spec.tests.tests_per_process == 64  # as the dataset's harness: docs/importers.md
         assert len(challenge.test_files["visible"]) == len(challenge.test_files["hidden"]) == 1
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(p.name for p in paths)  # no staging left
 
