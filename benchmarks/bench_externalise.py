@@ -30,7 +30,7 @@ from pathlib import Path
 
 from bouts.models.challenge import Challenge, ChallengeSpec
 from bouts.runner import run_detailed
-from bouts.runner._channel import parse_record
+from bouts.runner._channel import RS, parse_record
 from bouts.runner._decide import check_test
 from bouts.runner._externalise import plan_file
 from bouts.sandbox import get_sandbox
@@ -157,15 +157,17 @@ def halves(n: int, plain: bool = False) -> tuple[float, float]:
     for _ in range(rounds):
         for k, thunk in zip(ids, thunks, strict=True):
             observe.obs(k, thunk)
-    record = {"type": "result", "id": "t", "outcome": "passed", "obs": observe.occurrences}
-    line = json.dumps({**record, "obs_overflow": observe.overflow}, separators=(",", ":"))  # as a worker sends it
+    record = {"type": "result", "id": "t", "outcome": "passed", "obs_overflow": observe.overflow}
+    # as the test process writes it: the header, then the observations as the record's body (proto.BODY)
+    line = json.dumps(record, separators=(",", ":")).encode() + RS + observe.text()
     test_side = (time.perf_counter() - start) / n * 1e6
     sites = {k: plan.sites[k] for k in ids}
     start = time.perf_counter()
-    rec = parse_record(line.encode())
+    rec = parse_record(line)
     why = check_test(sites, rec.occurrences, golden, overflow=rec.obs_overflow)
     host_side = (time.perf_counter() - start) / n * 1e6
-    assert why is None and len(rec.occurrences) == rounds * len(ids), why
+    executed = sum(entry[2] if len(entry) == 3 else 1 for entry in rec.occurrences)  # counted entries
+    assert why is None and executed == rounds * len(ids), why or f"{executed} executions reported"
     return test_side, host_side
 
 
@@ -180,7 +182,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bouts-bench-ext-") as tmp:
         challenge, code = make(Path(tmp), args.tests, args.asserts, args.plain)
         golden = run_detailed(challenge, code, sandbox=sandbox, assertions="golden").occurrences
-        total = sum(len(v) for v in golden.values())
+        total = sum(e[2] if len(e) == 3 else 1 for v in golden.values() for e in v)  # counted entries
         times: dict[str, list[float]] = {"inline": [], "external": []}
         for _ in range(args.repeat):
             for mode in ("inline", "external"):
