@@ -136,3 +136,28 @@ def test_every_judge_and_the_generator_survive_pathological_files(tmp_path: Path
             continue
         verdict = judge.judge(inp)  # must not raise
         assert verdict.judge == judge.name
+
+
+def _depth(tree: ast.AST) -> int:
+    """The tree's depth, recursively (the oracle; fine for trees this shallow)."""
+    return 1 + max((_depth(child) for child in ast.iter_child_nodes(tree)), default=0)
+
+
+@pytest.mark.parametrize("extra", [-1, 0, 1])
+def test_the_depth_bound_is_exact(extra: int) -> None:
+    from bouts._pyast import MAX_DEPTH
+
+    # A chain of additions nests one BinOp per term: the first line's depth, found by the oracle,
+    # decides the chain's length for a tree of MAX_DEPTH + extra levels.
+    def source(terms: int) -> str:
+        return "x = 0\n\n\ny = " + " + ".join(["a"] * terms) + "\n"
+
+    base = _depth(ast.parse(source(2)))
+    text = source(2 + MAX_DEPTH + extra - base)
+    assert _depth(ast.parse(text)) == MAX_DEPTH + extra
+    if extra <= 0:
+        assert isinstance(parse(text), ast.Module)
+    else:
+        with pytest.raises(SyntaxError, match=f"more than {MAX_DEPTH} levels") as caught:
+            parse(text, filename="code/deep.py")
+        assert caught.value.lineno == 4  # the line of a node beyond the bound
