@@ -28,6 +28,9 @@ class Usage:
     cpu_s: float
     user_s: float
     system_s: float
+    stdout: bytes = b""
+    stderr: bytes = b""
+    """What the command printed (``measure``), for a benchmark to check what it measured."""
 
 
 def cgroup_root() -> Path:
@@ -70,7 +73,9 @@ def measure(
         stat = _cpu_stat(group)
     finally:
         _remove(group)
-    return Usage(wall, stat["usage_usec"] / 1e6, stat["user_usec"] / 1e6, stat["system_usec"] / 1e6)
+    return Usage(
+        wall, stat["usage_usec"] / 1e6, stat["user_usec"] / 1e6, stat["system_usec"] / 1e6, done.stdout, done.stderr
+    )
 
 
 class Meter:

@@ -23,6 +23,7 @@ Results: docs/benchmarks.md.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import statistics
@@ -32,6 +33,8 @@ from pathlib import Path
 
 import _engines
 from _cgroup import Usage, measure
+
+from bouts.cache.results import UNCACHEABLE_FLAGS
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -57,6 +60,22 @@ def line(name: str, runs: list[Usage]) -> str:
     cpu = statistics.median(u.cpu_s for u in runs)
     spread = f"{min(u.cpu_s for u in runs):.2f}–{max(u.cpu_s for u in runs):.2f}"
     return f"{name:24} {wall:8.2f} {cpu:10.2f}   ({spread})"
+
+
+def _check(where: str, new: Usage, again: Usage) -> None:
+    """Say so when a round measured something else than it means to: a new submission's scorecard
+    that the cache does not keep (an infrastructure failure, a judge that could not run) makes the
+    re-score a full score."""
+    try:
+        card = json.loads(new.stdout)
+    except ValueError:
+        card = {}
+    flags = [f.get("code") for f in card.get("flags", []) if isinstance(f, dict)]
+    if card.get("infra_error") or UNCACHEABLE_FLAGS & set(flags):
+        print(f"note ({where}): the new submission's scorecard has {card.get('infra_error') or flags}: "
+              f"{json.dumps(card.get('flags'))[:1500]}", file=sys.stderr, flush=True)  # fmt: skip
+    if b"cached scorecard" not in again.stderr:
+        print(f"note ({where}): the re-score was scored afresh, not read from the cache", file=sys.stderr, flush=True)
 
 
 def main() -> None:
@@ -88,8 +107,11 @@ def main() -> None:
                 home.mkdir(parents=True)
                 runs.setdefault((label, "cold"), []).append(score(challenge, anchor, cache, home, src=src))
                 copy = fresh_copy(anchor, base / "submission", f"{os.getpid()}-{r}-{n}")
-                runs.setdefault((label, "new submission"), []).append(score(challenge, copy, cache, home, src=src))
-                runs.setdefault((label, "re-score"), []).append(score(challenge, copy, cache, home, src=src))
+                new = score(challenge, copy, cache, home, src=src)
+                again = score(challenge, copy, cache, home, src=src)
+                runs.setdefault((label, "new submission"), []).append(new)
+                runs.setdefault((label, "re-score"), []).append(again)
+                _check(f"{label or 'base'}, round {r + 1}", new, again)
     print(f"{'bouts score':24} {'wall s':>8} {'core-s':>10}   (min–max core-s, {args.repeat} rounds)")
     for label, _, _ in modes:
         for name in ("cold", "new submission", "re-score"):
