@@ -10,14 +10,13 @@
 from __future__ import annotations
 
 import hashlib
-import os
 import secrets
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from bouts.cache import Store
+from bouts.cache import Store, hash_tree
 from bouts.languages import language_of
 from bouts.models.challenge import SUITES, Challenge, Suite
 from bouts.models.results import Outcome, RunReport, StabilitySignals, TestResult
@@ -74,13 +73,8 @@ def _key(
     text = f"{CACHE_SCHEMA}|{EXTERNALISE_VERSION}|{challenge.content_hash}|{','.join(suites)}|{seed}|{services}"
     text += "" if select is None else "|select=" + "\n".join(select)
     h = hashlib.sha256(text.encode())
-    # Also the bytes themselves: a hash in challenge.toml could be stale or, in tests, a dummy.
-    for sub in ("tests", "reference"):
-        for dirpath, dirnames, filenames in os.walk(challenge.root / sub):
-            dirnames.sort()
-            for name in sorted(filenames):
-                path = Path(dirpath) / name
-                h.update(str(path.relative_to(challenge.root)).encode() + b"\0" + path.read_bytes() + b"\0")
+    for sub in ("tests", "reference"):  # the bytes themselves too
+        hash_tree(h, challenge.root / sub, challenge.root)
     return h.hexdigest()
 
 
