@@ -119,6 +119,21 @@ def test_a_changed_engine_never_reads_an_old_entry(store: Store, monkeypatch: py
     assert store.get(MATERIAL) is None
 
 
+def test_a_store_not_keyed_by_the_engine_survives_an_engine_change_and_keeps_every_check(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    answers = Store.open(tmp_path / "llm", "answers", engine_keyed=False)
+    assert answers.put({"prompt": "p"}, {"text": "t"})
+    monkeypatch.setattr("bouts.cache._store.engine_fingerprint", lambda: "another engine")
+    assert answers.get({"prompt": "p"}) == {"text": "t"}  # an LLM's answer does not depend on the engine
+    assert answers.key({"prompt": "p"}) != Store.open(tmp_path / "llm", "answers").key({"prompt": "p"})
+    (entry,) = (tmp_path / "llm" / "answers").rglob("*.json")
+    data = json.loads(entry.read_text())
+    data["payload"] = json.dumps({"text": "forged"})
+    entry.write_text(json.dumps(data))
+    assert answers.get({"prompt": "p"}) is None  # the MAC still decides
+
+
 def test_an_unwritable_cache_costs_a_run_never_an_error(store: Store) -> None:
     (store.root / "results").mkdir()
     (store.root / "results").chmod(0o500)

@@ -39,24 +39,32 @@ MAX_ENTRY_BYTES = 64 * 1024 * 1024
 SECRET_FILE = "secret"
 
 
-def cache_key(namespace: str, material: Mapping[str, Any]) -> str:
-    """sha256 over the namespace, the engine fingerprint and ``material`` (JSON, keys sorted)."""
-    text = json.dumps({"namespace": namespace, "engine": engine_fingerprint(), "material": material},
-                      sort_keys=True, separators=(",", ":"), default=str)  # fmt: skip
+def cache_key(namespace: str, material: Mapping[str, Any], *, engine_keyed: bool = True) -> str:
+    """sha256 over the namespace, the engine fingerprint (unless not ``engine_keyed``) and
+    ``material`` (JSON, keys sorted)."""
+    head: dict[str, Any] = {"namespace": namespace, "material": material}
+    if engine_keyed:
+        head["engine"] = engine_fingerprint()
+    text = json.dumps(head, sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(text.encode()).hexdigest()
 
 
 class Store:
     """One namespace of a cache directory. Build with :meth:`open`."""
 
-    def __init__(self, root: Path, namespace: str, secret: bytes) -> None:
+    def __init__(self, root: Path, namespace: str, secret: bytes, engine_keyed: bool = True) -> None:
         self.root = root
         self.namespace = namespace
         self._secret = secret
+        self.engine_keyed = engine_keyed
 
     @classmethod
-    def open(cls, root: Path, namespace: str) -> Store:
+    def open(cls, root: Path, namespace: str, *, engine_keyed: bool = True) -> Store:
         """The namespace ``namespace`` of the cache at ``root`` (created 0700 if missing).
+
+        ``engine_keyed=False`` leaves the engine's fingerprint out of the keys: only for what does not
+        depend on the engine's code (an LLM's answer to a prompt whose every byte, and the prompt
+        version, are in the material); every check on read stays.
 
         Raises ``InfrastructureError`` naming ``root`` (the engine's environment is wrong, never the
         submission) when it is not a directory of this user that only this user can write: a cache
@@ -76,13 +84,13 @@ class Store:
                 "anyone can write decides a score): chmod go-w it, or choose another --cache-dir",
                 file=str(root),
             )
-        return cls(root, namespace, _secret(root))
+        return cls(root, namespace, _secret(root), engine_keyed)
 
     def path(self, key: str) -> Path:
         return self.root / self.namespace / key[:2] / f"{key}.json"
 
     def key(self, material: Mapping[str, Any]) -> str:
-        return cache_key(self.namespace, material)
+        return cache_key(self.namespace, material, engine_keyed=self.engine_keyed)
 
     def get(self, material: Mapping[str, Any]) -> Any | None:
         """The payload stored under ``material``, or None (a miss: absent, unreadable, or refused)."""

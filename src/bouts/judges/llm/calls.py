@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 import threading
 import time
 import weakref
@@ -25,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from bouts.cache import Store
 from bouts.errors import InfrastructureError
 from bouts.judges.llm.config import LLMJudgeConfig
 from bouts.judges.llm.prompt import PROMPT_VERSION, Prompt
@@ -78,9 +77,21 @@ class PanelRuntime:
     semaphore: threading.BoundedSemaphore = field(init=False)
     _budgets: dict[int, tuple[weakref.ref[object], Deadline]] = field(init=False, default_factory=dict)
     _lock: threading.Lock = field(init=False, default_factory=threading.Lock)
+    _store: Store | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:
         self.semaphore = threading.BoundedSemaphore(self.max_concurrency)
+
+    def store(self) -> Store | None:
+        """The answer cache (opened once), or None without a ``cache_dir``. Not keyed by the engine's
+        fingerprint: an answer depends on the model, the prompt version and the prompt's every byte
+        (its key, :func:`cache_key`), not on the engine's code, and asking again costs money."""
+        if self.cache_dir is None:
+            return None
+        with self._lock:
+            if self._store is None:
+                self._store = Store.open(self.cache_dir, ANSWERS, engine_keyed=False)
+            return self._store
 
     def budget_for(self, scoring: object) -> Deadline | None:
         """The panel's deadline on one scorecard, started by the first judge asking with that
@@ -111,31 +122,30 @@ def cache_key(config: LLMJudgeConfig, prompt: Prompt, seed: int | None) -> str:
     return hashlib.sha256(json.dumps(material, sort_keys=True).encode()).hexdigest()
 
 
+ANSWERS = "answers"
+"""The answer cache's namespace in the panel's ``cache_dir`` (``bouts.cache.Store``)."""
+
+
 def cache_get(runtime: PanelRuntime, key: str) -> str | None:
-    """A cached answer's text; a missing or unreadable entry is a miss (the cache is an optimisation)."""
-    if runtime.cache_dir is None:
+    """A cached answer's text; a missing, damaged or forged entry is a miss (asked again). The entry
+    is served only as every engine cache entry is (``bouts.cache.Store``: the engine user's, MAC'd
+    under the cache's own secret): whoever can write the cache would otherwise decide the judges'
+    answers. A cache directory others can write is refused (``InfrastructureError``: the judge
+    cannot run, named as the environment's fault)."""
+    store = runtime.store()
+    if store is None:
         return None
-    path = runtime.cache_dir / key[:2] / f"{key}.json"
-    try:
-        return str(json.loads(path.read_text("utf-8"))["text"])
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
+    payload = store.get({"prompt": key})
+    text = payload.get("text") if isinstance(payload, dict) else None
+    return text if isinstance(text, str) else None
 
 
 def cache_put(runtime: PanelRuntime, key: str, config: LLMJudgeConfig, text: str) -> None:
-    """Store a *validated* answer (failures are never cached). Atomic: a crash leaves no half file."""
-    if runtime.cache_dir is None:
-        return
-    folder = runtime.cache_dir / key[:2]
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        entry = {"model": config.model, "prompt_version": PROMPT_VERSION, "text": text}
-        fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            json.dump(entry, out)
-        os.replace(tmp, folder / f"{key}.json")
-    except OSError:
-        pass  # a read-only or full cache costs a future call, never a verdict
+    """Store a *validated* answer (failures are never cached). Atomic; a read-only or full cache
+    costs a future call, never a verdict (``Store.put``)."""
+    store = runtime.store()
+    if store is not None:
+        store.put({"prompt": key}, {"model": config.model, "prompt_version": PROMPT_VERSION, "text": text})
 
 
 def call(
