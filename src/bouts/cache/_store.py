@@ -70,20 +70,7 @@ class Store:
         submission) when it is not a directory of this user that only this user can write: a cache
         others can write would let them decide scores.
         """
-        root = Path(root).expanduser()
-        try:
-            root.mkdir(mode=0o700, parents=True, exist_ok=True)
-            st = root.lstat()
-        except OSError as exc:
-            raise InfrastructureError(f"cannot create the cache directory: {exc.strerror}", file=str(root)) from None
-        if not stat.S_ISDIR(st.st_mode):
-            raise InfrastructureError("the cache must be a directory (not a link or a file)", file=str(root))
-        if st.st_uid != os.getuid() or st.st_mode & 0o022:
-            raise InfrastructureError(
-                "the cache directory must belong to this user and be writable by nobody else (an entry "
-                "anyone can write decides a score): chmod go-w it, or choose another --cache-dir",
-                file=str(root),
-            )
+        root = private_directory(Path(root).expanduser())
         return cls(root, namespace, _secret(root), engine_keyed)
 
     def path(self, key: str) -> Path:
@@ -140,6 +127,28 @@ class Store:
 
     def _mac(self, key: str, text: str) -> str:
         return hmac.new(self._secret, f"{self.namespace}\0{key}\0{text}".encode(), hashlib.sha256).hexdigest()
+
+
+def private_directory(root: Path, *, create: bool = True) -> Path:
+    """``root`` (made 0700 with its parents if missing and ``create``), checked to be a directory of
+    this user that nobody else can write, not a link. Raises ``InfrastructureError`` naming it
+    otherwise: the engine's environment is wrong, never the submission, and whatever others can
+    write in an engine cache decides a score."""
+    try:
+        if create:
+            root.mkdir(mode=0o700, parents=True, exist_ok=True)
+        st = root.lstat()
+    except OSError as exc:
+        raise InfrastructureError(f"cannot create the cache directory: {exc.strerror}", file=str(root)) from None
+    if not stat.S_ISDIR(st.st_mode):
+        raise InfrastructureError("the cache must be a directory (not a link or a file)", file=str(root))
+    if st.st_uid != os.getuid() or st.st_mode & 0o022:
+        raise InfrastructureError(
+            "the cache directory must belong to this user and be writable by nobody else (an entry "
+            "anyone can write decides a score): chmod go-w it, or choose another --cache-dir",
+            file=str(root),
+        )
+    return root
 
 
 def _trusted(st: os.stat_result) -> bool:

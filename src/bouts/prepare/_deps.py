@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -20,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from bouts.cache._store import private_directory
 from bouts.errors import InfrastructureError
 
 DEFAULT_CACHE = Path.home() / ".cache" / "bouts" / "deps"
@@ -83,12 +85,16 @@ def prepare_dependencies(
     if ecosystem == "node" and not any(p.name == "package-lock.json" for p in manifests):
         raise InfrastructureError(f"{manifests[0]} has dependencies but no package-lock.json next to it")
     key = environment_key(manifests, ecosystem)
+    # Whoever can write an environment decides what the tests import: the cache's folders are the
+    # engine user's and nobody else can write them (as every engine cache, bouts.cache.Store).
+    private_directory(cache_root)
+    private_directory(cache_root / ecosystem)
     final = cache_root / ecosystem / key
     leaf = final / ("node_modules" if ecosystem == "node" else "site")
-    if leaf.is_dir():
+    if final.exists() or final.is_symlink():
+        for path in (final, leaf):
+            _sealed(path)
         return PreparedEnv(ecosystem, key, leaf)
-    cache_root.mkdir(parents=True, exist_ok=True, mode=0o700)
-    (cache_root / ecosystem).mkdir(exist_ok=True, mode=0o700)
     with tempfile.TemporaryDirectory(dir=cache_root / ecosystem, prefix=".building-") as tmp:
         build = Path(tmp) / "env"
         build.mkdir()
@@ -114,13 +120,30 @@ def prepare_dependencies(
     return PreparedEnv(ecosystem, key, leaf)
 
 
+def _sealed(path: Path) -> None:
+    """A prepared environment's folder as this engine left it: a directory of this user, no link,
+    nobody else may write it (the sandbox reads it as another uid). Its deeper files are as
+    ``_world_readable`` made them; a folder someone opened to others is refused by name."""
+    try:
+        st = path.lstat()
+    except OSError as exc:
+        raise InfrastructureError(f"the prepared environment is incomplete: {exc.strerror}", file=str(path)) from None
+    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid() or st.st_mode & 0o022:
+        raise InfrastructureError(
+            "a prepared environment must be a directory of this user that nobody else can write (not a "
+            "link); delete it to prepare it again",
+            file=str(path),
+        )
+
+
 def _world_readable(root: Path) -> None:
-    """The sandbox runs as a fresh uid: every file must be readable (and dirs traversable) by others."""
+    """The sandbox runs as a fresh uid: every file must be readable (and dirs traversable) by others,
+    and written by nobody but the engine (whatever the umask let the installer make)."""
     for dirpath, dirnames, filenames in os.walk(root):
         for name in dirnames + filenames:
             path = os.path.join(dirpath, name)
             if os.path.islink(path):
                 continue
             mode = os.stat(path).st_mode
-            os.chmod(path, mode | (0o555 if name in dirnames or mode & 0o100 else 0o444))
+            os.chmod(path, (mode | (0o555 if name in dirnames or mode & 0o100 else 0o444)) & ~0o022)
     os.chmod(root, 0o755)
