@@ -13,9 +13,13 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from bouts.cache._fingerprint import engine_fingerprint
+from bouts.cache._prune import PruneReport, Tally, prune, summary
 from bouts.cache._store import Store, cache_key
 
-__all__ = ["Store", "cache_key", "default_cache_dir", "engine_fingerprint", "hash_tree"]
+__all__ = [
+    "PruneReport", "Store", "Tally", "cache_key", "default_cache_dir", "engine_fingerprint", "hash_tree", "prune",
+    "summary",
+]
 
 
 def default_cache_dir(environ: Mapping[str, str]) -> Path:

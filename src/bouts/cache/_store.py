@@ -99,9 +99,12 @@ class Store:
             text = entry["payload"]
             if not isinstance(text, str) or not hmac.compare_digest(str(entry.get("mac", "")), self._mac(key, text)):
                 return None
-            return json.loads(text)
+            payload = json.loads(text)
         except (ValueError, KeyError, TypeError):
             return None
+        with contextlib.suppress(OSError):  # used now: the last a pruning LRU removes (bouts.cache._prune)
+            os.utime(path, follow_symlinks=False)
+        return payload
 
     def put(self, material: Mapping[str, Any], payload: Any) -> bool:
         """Store ``payload`` (JSON-able) under ``material``; atomic: a reader never sees half an entry.

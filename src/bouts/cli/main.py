@@ -17,6 +17,7 @@ from bouts import __version__
 from bouts.cli._errors import json_safe, plain, print_error, terminal
 from bouts.cli.advisories import advisories_app, store_path
 from bouts.cli.agents import register as register_agents
+from bouts.cli.cache import cache_app
 from bouts.cli.calibration import register as register_calibration
 from bouts.cli.eval import register as register_eval
 from bouts.cli.importers import import_app
@@ -37,6 +38,7 @@ app = typer.Typer(
 app.add_typer(trajectory_app, name="trajectory")
 app.add_typer(import_app, name="import")
 app.add_typer(advisories_app, name="advisories")
+app.add_typer(cache_app, name="cache")
 register_calibration(app)
 register_agents(app)
 register_eval(app)

@@ -10,6 +10,7 @@ the final key.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import shutil
@@ -94,6 +95,8 @@ def prepare_dependencies(
     if final.exists() or final.is_symlink():
         for path in (final, leaf):
             _sealed(path)
+        with contextlib.suppress(OSError):  # used now: the last a pruning LRU removes (bouts.cache._prune)
+            os.utime(final, follow_symlinks=False)
         return PreparedEnv(ecosystem, key, leaf)
     with tempfile.TemporaryDirectory(dir=cache_root / ecosystem, prefix=".building-") as tmp:
         build = Path(tmp) / "env"
