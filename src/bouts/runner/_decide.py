@@ -361,18 +361,37 @@ def check_test(
             f"its assertions ran differently from the reference solution's ({executed} executed, {expected} expected)"
         )
     plain: dict[int, bool] = {}
+    paired: dict[int, tuple[str, str] | None] = {}
     for k, slots, gold_slots in _aligned(occ, ref):
         site = sites.get(k)
         if site is None:
             return "an assertion the test file does not have"
         if k not in plain:
-            plain[k] = _just_a_call(site)
+            plain[k], paired[k] = _just_a_call(site), _paired_equality(site)
         if plain[k] and "0" in slots and not _raised(slots["0"]):
             continue  # check_occurrence's verdict for a plain call (_just_a_call), without its slot maps
+        pair = paired[k]
+        if pair is not None and gold_slots is not None:
+            mine = slots.get("0")
+            if _equal_texts(mine, gold_slots.get(pair[0])) and _equal_texts(mine, gold_slots.get(pair[1])) \
+                    and not _raised(mine):  # fmt: skip
+                continue  # check_occurrence's verdict when the value is the reference's (_paired_equality)
         why = check_occurrence(site, slots, gold_slots)
         if why:
             return why if site.form == "plain" else f"line {site.line}: {why}"
     return None
+
+
+def _paired_equality(site: Site) -> tuple[str, str] | None:
+    """For ``assert T == U`` (``is`` too): the reference's slots of its own ``T`` and of ``U``. An
+    execution whose one observed text equals both, holding only plain data and no exception, holds:
+    :func:`check_occurrence` would pair it with the reference's ``T`` (equal) and then compare it
+    with ``U`` (equal), both on their texts. None for every other site."""
+    roles = [o.role for o in site.operands]
+    if site.form != "cmp" or site.op not in ("eq", "is") or sorted(roles) != ["T", "U"]:
+        return None
+    t = roles.index("T")
+    return str(t), str(1 - t)
 
 
 def _just_a_call(site: Site) -> bool:
