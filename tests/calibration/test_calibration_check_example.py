@@ -43,6 +43,18 @@ def test_static_checks_name_each_problem_with_its_file(tmp_path: Path) -> None:
     assert ("lint", "tests/visible/test_ledger_visible.py", "test_add_item_rejects_duplicate_sku") in where
 
 
+def test_a_preload_the_engine_cannot_find_is_named(tmp_path: Path) -> None:
+    root = tmp_path / "ch"
+    shutil.copytree(EXAMPLE, root)
+    toml = root / "challenge.toml"
+    toml.write_text(toml.read_text().replace("tests_per_process = 32", 'tests_per_process = 32\npreload = '
+                                             '["queue", "no_such_package_here.sub", "json.decoder"]'))  # fmt: skip
+    report = check_challenge(root, CheckConfig(runs=0, anchors=False))
+    found = [(p.level, p.field) for p in report.problems if p.field and p.field.startswith("tests.preload")]
+    assert found == [("warning", "tests.preload[1]")]
+    assert report.launch  # a preload costs speed only
+
+
 def test_a_broken_spec_is_reported_with_file_and_field(tmp_path: Path) -> None:
     root = tmp_path / "ch"
     shutil.copytree(EXAMPLE, root)

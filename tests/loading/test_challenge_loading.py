@@ -296,3 +296,22 @@ def test_a_javascript_challenge_cannot_run_several_tests_per_process(tmp_path: P
     err = _js_challenge_with(tmp_path, "tests_per_process = 8")
     assert err.field == "tests.tests_per_process"
     assert "Python (pytest) challenges only" in err.message
+
+
+def test_a_python_challenge_may_preload_library_modules(tmp_path: Path) -> None:
+    toml = GOOD_TOML + '\n[tests]\npreload = ["anyio._backends._asyncio", "pydantic.v1", "queue"]\n'
+    assert load_challenge(make_challenge(tmp_path / "c", toml)).spec.tests.preload == [
+        "anyio._backends._asyncio", "pydantic.v1", "queue"]  # fmt: skip
+    assert load_challenge(make_challenge(tmp_path / "d")).spec.tests.preload == []
+
+
+@pytest.mark.parametrize("value", ['["os; rm"]', '["../x"]', '["a..b"]', '[""]', '"queue"', "[1]"])
+def test_a_preload_that_is_no_module_name_names_the_field(tmp_path: Path, value: str) -> None:
+    err = _error(make_challenge(tmp_path / "c", GOOD_TOML + f"\n[tests]\npreload = {value}\n"))
+    assert err.field is not None and err.field.startswith("tests.preload")
+
+
+def test_a_javascript_challenge_cannot_preload(tmp_path: Path) -> None:
+    err = _js_challenge_with(tmp_path, 'preload = ["queue"]')
+    assert err.field == "tests.preload"
+    assert "Python (pytest) challenges only" in err.message

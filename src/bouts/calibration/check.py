@@ -93,7 +93,7 @@ def check_challenge(
     if challenge is None:
         skipped += ["starter", "reference", "anchors"]
     else:
-        problems += spec_problems(challenge, _files(path))
+        problems += spec_problems(challenge, _files(path)) + _preload_problems(challenge)
         if config.runs > 0:
             try:
                 starter, found = starter_problems(run_starter(challenge, get_sandbox(config.sandbox)))
@@ -138,6 +138,22 @@ def check_challenge(
         launch=not any(p.level == "error" for p in problems),
         problems=problems, lint=lint, starter=starter, reference=reference, anchors=anchors, skipped=skipped,
     )  # fmt: skip
+
+
+def _preload_problems(challenge: Challenge) -> list[Problem]:
+    """``[tests] preload`` names the engine's environment does not hold (the workers skip them
+    silently). Only the top-level package is looked up: finding a submodule would import its
+    package here; a module of the challenge's prepared dependencies exists only at run time."""
+    import importlib.util
+
+    out: list[Problem] = []
+    for i, name in enumerate(challenge.spec.tests.preload):
+        top = name.partition(".")[0]
+        if importlib.util.find_spec(top) is None:
+            out.append(Problem(check="spec", level="warning", file="challenge.toml", field=f"tests.preload[{i}]",
+                               message=f"'{top}' is not in the engine's environment: the workers skip '{name}' "
+                               "(unless the challenge's requirements.txt brings it)"))  # fmt: skip
+    return out
 
 
 def _pipeline_scorer(challenge_path: Path, check: CheckConfig) -> ScoreAnchor:

@@ -139,6 +139,10 @@ def _check_framework(root: Path, spec: ChallengeSpec, toml_shown: str, test_file
         raise ChallengeError(f"several tests per process are supported for Python (pytest) challenges only; "
                              f"{framework} runs its own processes", file=toml_shown,
                              field="tests.tests_per_process")  # fmt: skip
+    if spec.tests.preload:
+        raise ChallengeError(f"preloaded modules are supported for Python (pytest) challenges only; "
+                             f"{framework} runs its own processes", file=toml_shown,
+                             field="tests.preload")  # fmt: skip
     if spec.tests.workdir != TestsConfig.model_fields["workdir"].default:
         raise ChallengeError(f"a working path of its own is supported for Python challenges only; "
                              f"{spec.language} tests run in /workspace", file=toml_shown,

@@ -180,6 +180,20 @@ class TestsConfig(_Strict):
     containment and host-decided verdict, and a process ends after any test that errored, crashed or
     left anything behind; what a test leaves in the process's memory is seen by the tests after it.
     Python (pytest) challenges only."""
+    preload: list[str] = Field(default_factory=list, max_length=200)
+    """Library modules each worker imports after collecting, before any test process forks from it
+    (e.g. ``["anyio._backends._asyncio", "pydantic.v1"]``): what every test would otherwise import
+    lazily again in its own fresh process (docs/sandbox.md, "Preloaded modules"). Modules of the
+    engine's environment or the challenge's prepared dependencies only (one inside the workspace is
+    skipped with a warning). Python (pytest) challenges only."""
+
+    @field_validator("preload")
+    @classmethod
+    def _module_names(cls, value: list[str]) -> list[str]:
+        for name in value:
+            if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*", name) or len(name) > 200:
+                raise ValueError(f"{name!r} is not a module name (dotted identifiers, e.g. anyio._backends._asyncio)")
+        return value
 
     @field_validator("workdir")
     @classmethod

@@ -277,6 +277,7 @@ def run_pytest(
             "lib": lib,
             "workers": max(1, options.workers),
             "tests_per_process": max(1, options.tests_per_process or challenge.spec.tests.tests_per_process),
+            "preload": list(challenge.spec.tests.preload),
             "postgres": options.postgres,
             "deps": None if deps is None else (_DEPS_TARGET if isolated else str(deps.path)),
             "track_seed": assertions == "golden",  # trusted code only: the reference's runs

@@ -126,6 +126,7 @@ class WorkerPlugin:
         if reporter is not None:
             session.config.pluginmanager.unregister(reporter)
             session.config.pluginmanager.register(QuietReporter(reporter._tw), "terminalreporter")
+        self._preload()
         send(self.up, self._collected(session, items))
         if self.clones and self._fork_clones(session):  # this process is a clone now
             send(self.up, {"type": "clone", "pid": os.getpid()})
@@ -150,6 +151,24 @@ class WorkerPlugin:
         finally:
             if batch is not None:
                 batch.close()
+
+    def _preload(self) -> None:
+        """The challenge's ``[tests] preload``: library modules imported here, once, so that no test
+        process imports them again (docs/sandbox.md, "Preloaded modules"); before this worker's
+        integrity record, which covers them. A module of the workspace (the submission's, the
+        tests') is not one and is skipped, as is one that is not there or fails to import: silently,
+        since a warning would count against the submission's stability (``bouts check`` names them)."""
+        import importlib
+        import importlib.util
+
+        workspace = os.path.realpath(self.config["workspace"]) + os.sep
+        for name in self.config.get("preload") or ():
+            try:
+                spec = importlib.util.find_spec(name)
+                if spec is not None and not os.path.realpath(spec.origin or workspace).startswith(workspace):
+                    importlib.import_module(name)
+            except Exception:  # noqa: BLE001, S112 (a preload that fails costs its speed, never the run)
+                continue
 
     def _collected(self, session: pytest.Session, items: dict[str, pytest.Item]) -> dict:
         """The record that says this worker collected: the ids, and the integrity evidence of its import."""
