@@ -160,3 +160,25 @@ def test_spans_read_as_the_help_says(text: str, seconds: float) -> None:
     from bouts.cli.cache import parse_span
 
     assert parse_span(text) == seconds
+
+
+def test_a_dataset_folder_counts_and_goes_with_its_entry(cache: Path) -> None:
+    store = Store.open(cache, "datasets")
+    material = {"dataset": "d" * 64, "profile": "engine"}
+    store.put(material, {"hashes": {}})
+    key = store.key(material)
+    folder = cache / "datasets" / key
+    (folder / "HumanEval_0" / "tests").mkdir(parents=True)
+    (folder / "HumanEval_0" / "tests" / "test_x.py").write_text("x" * 5000)
+    staging = cache / "datasets" / ".import-abc"
+    (staging / "out").mkdir(parents=True)
+    for path in (folder, store.path(key), staging):
+        os.utime(path, (NOW - 40 * DAY, NOW - 40 * DAY))
+    assert summary(cache, now=NOW)["datasets"].bytes >= 5000  # the challenges are counted
+    assert store.get(material) is not None  # used now: the entry's time is the folder's too
+    prune(cache, older_than_s=30 * DAY, now=NOW)
+    assert folder.is_dir() and not staging.exists()  # a killed import's staging is a leftover
+    prune(cache, max_bytes=0, now=NOW)  # used within the hour: an evaluation may be reading it
+    assert folder.is_dir() and not store.path(key).exists()  # the entry itself was read whole
+    prune(cache, max_bytes=0, now=NOW + 2 * IN_USE_S)
+    assert not folder.exists()

@@ -7,12 +7,15 @@ entry's modification time (``Store.get``; a prepared environment's folder when a
 the oldest are the least recently used.
 
 What counts as an entry: a ``Store`` file, ``<namespace>/<2 hex>/<64 hex>.json`` at any depth
-(``llm/answers/…`` is the answer cache's own store), and a prepared dependency environment,
-``deps/<ecosystem>/<64 hex>/``, removed whole. Leftovers: a ``Store`` temporary file (``*.tmp``) or a
-``deps`` ``.building-*`` folder older than :data:`LEFTOVER_S` (what a killed writer left), a link
-where an entry belongs (never served: entries are opened without following links), and the files
-earlier layouts wrote that nothing reads any more (``oracle-<key>.json`` at the top). Nothing else
-is touched: not the caches' ``secret`` files, not a file of another user, and no link is followed.
+(``llm/answers/…`` is the answer cache's own store), the folder an entry keeps beside it under its
+key (``datasets/<64 hex>/``: an imported dataset's challenges), and a prepared dependency
+environment, ``deps/<ecosystem>/<64 hex>/``; folders are removed whole. Leftovers: a ``Store``
+temporary file (``*.tmp``) or a staging folder (``.building-*``, ``.import-*``) older than
+:data:`LEFTOVER_S` (what a killed writer left), a link where an entry belongs (never served:
+entries are opened without following links), and the files earlier layouts wrote that nothing
+reads any more (``oracle-<key>.json`` at the top). Nothing else is touched: not the caches'
+``secret`` files, not a file of another user, no link is followed, and no folder used in the last
+:data:`IN_USE_S` (a running score or evaluation may be reading it; a file read is read whole).
 """
 
 from __future__ import annotations
@@ -29,7 +32,8 @@ from pathlib import Path
 LEFTOVER_S = 3600.0
 """A temporary file or build folder this old was left by a writer that died."""
 IN_USE_S = 3600.0
-"""A prepared environment used this recently may be mounted in a running sandbox: never removed."""
+"""A folder used this recently (a prepared environment, a dataset's challenges) may be in use by a
+running score or evaluation: never removed."""
 _HEX2 = re.compile(r"[0-9a-f]{2}")
 _ENTRY = re.compile(r"[0-9a-f]{64}\.json")
 _ENV = re.compile(r"[0-9a-f]{64}")
@@ -110,14 +114,14 @@ def prune(
     now: float | None = None,
 ) -> PruneReport:
     """Remove leftovers, every entry unused for ``older_than_s``, then the least recently used until
-    the entries weigh at most ``max_bytes``. A prepared environment used in the last
-    :data:`IN_USE_S` stays whatever the limits. ``dry_run``: remove nothing, report the same."""
+    the entries weigh at most ``max_bytes``. A folder used in the last :data:`IN_USE_S` stays
+    whatever the limits. ``dry_run``: remove nothing, report the same."""
     now = time.time() if now is None else now
     items = survey(root, now=now)
     report = PruneReport(dry_run=dry_run)
     total = sum(i.size for i in items if i.kind != "leftover")
     for item in items:  # oldest first
-        protected = item.kind.startswith("deps/") and now - item.mtime < IN_USE_S
+        protected = item.tree and item.kind != "leftover" and now - item.mtime < IN_USE_S
         drop = item.kind == "leftover" or (
             not protected
             and (
@@ -161,7 +165,9 @@ def _mine(st: os.stat_result) -> bool:
 
 
 def _store_items(folder: Path, kind: str, now: float, depth: int) -> Iterator[Item]:
-    """A namespace's entries (``<2 hex>/<64 hex>.json``), and namespaces nested in it."""
+    """A namespace's entries (``<2 hex>/<64 hex>.json``), the folders entries keep beside them
+    (``<64 hex>/``, named by the entry's key: an imported dataset's challenges), the staging folders
+    a killed writer left (``.import-*``, ``.building-*``), and namespaces nested in it."""
     for name in _names(folder):
         path = folder / name
         st = _lstat(path)
@@ -169,6 +175,14 @@ def _store_items(folder: Path, kind: str, now: float, depth: int) -> Iterator[It
             continue  # a file here is no entry (a store's secret, say): left alone
         if _HEX2.fullmatch(name):
             yield from _bucket(path, kind, now)
+        elif _ENV.fullmatch(name) and _mine(st):
+            # Used when its entry is (a hit touches the entry): removed with it, least recent first.
+            entry = _lstat(folder / name[:2] / f"{name}.json")
+            used = max(st.st_mtime, entry.st_mtime) if entry is not None else st.st_mtime
+            yield Item(path, kind, _tree_size(path), used, tree=True)
+        elif name.startswith((".import-", ".building-")) and _mine(st):
+            if now - st.st_mtime > LEFTOVER_S:
+                yield Item(path, "leftover", _tree_size(path), st.st_mtime, tree=True)
         elif depth < _MAX_DEPTH:
             yield from _store_items(path, f"{kind}/{name}", now, depth + 1)
 
