@@ -182,3 +182,20 @@ def test_a_dataset_folder_counts_and_goes_with_its_entry(cache: Path) -> None:
     assert folder.is_dir() and not store.path(key).exists()  # the entry itself was read whole
     prune(cache, max_bytes=0, now=NOW + 2 * IN_USE_S)
     assert not folder.exists()
+
+
+def test_links_to_folders_are_never_walked(cache: Path, tmp_path: Path) -> None:
+    store = Store.open(cache, "results")
+    _put(store, "mine", 40)
+    outside = tmp_path / "outside"
+    victim = outside / "ab" / f"{'a' * 64}.json"
+    victim.parent.mkdir(parents=True)
+    victim.write_text("{}")
+    (cache / "evil").symlink_to(outside)  # a namespace that is a link
+    (cache / "results" / "cd").symlink_to(outside / "ab")  # a bucket that is a link
+    (cache / "deps" / "python").mkdir(parents=True)
+    (cache / "deps" / "python" / ("e" * 64)).symlink_to(outside)  # an environment that is a link
+    os.utime(victim, (NOW - 90 * DAY, NOW - 90 * DAY))
+    report = prune(cache, max_bytes=0, older_than_s=DAY, now=NOW)
+    assert victim.read_text() == "{}" and (outside / "ab").is_dir()
+    assert report.total("removed").entries == 1  # only the entry of the cache itself
