@@ -142,13 +142,15 @@ def private_directory(root: Path, *, create: bool = True) -> Path:
             root.mkdir(mode=0o700, parents=True, exist_ok=True)
         st = root.lstat()
     except OSError as exc:
-        raise InfrastructureError(f"cannot create the cache directory: {exc.strerror}", file=str(root)) from None
+        verb = "create" if create else "use"
+        raise InfrastructureError(f"cannot {verb} the cache directory: {exc.strerror}", file=str(root)) from None
     if not stat.S_ISDIR(st.st_mode):
         raise InfrastructureError("the cache must be a directory (not a link or a file)", file=str(root))
     if st.st_uid != os.getuid() or st.st_mode & 0o022:
         raise InfrastructureError(
             "the cache directory must belong to this user and be writable by nobody else (an entry "
-            "anyone can write decides a score): chmod go-w it, or choose another --cache-dir",
+            "anyone can write decides a score): chmod go-w it or delete it (the engine makes it again), "
+            "or choose another --cache-dir",
             file=str(root),
         )
     return root

@@ -14,7 +14,6 @@ import contextlib
 import hashlib
 import os
 import shutil
-import stat
 import subprocess
 import sys
 import tempfile
@@ -93,8 +92,8 @@ def prepare_dependencies(
     final = cache_root / ecosystem / key
     leaf = final / ("node_modules" if ecosystem == "node" else "site")
     if final.exists() or final.is_symlink():
-        for path in (final, leaf):
-            _sealed(path)
+        for path in (final, leaf):  # as this engine left them: the sandbox reads them as another uid
+            private_directory(path, create=False)
         with contextlib.suppress(OSError):  # used now: the last a pruning LRU removes (bouts.cache._prune)
             os.utime(final, follow_symlinks=False)
         return PreparedEnv(ecosystem, key, leaf)
@@ -121,22 +120,6 @@ def prepare_dependencies(
             if not leaf.is_dir():  # lost a race to a concurrent preparation: theirs is as good
                 raise
     return PreparedEnv(ecosystem, key, leaf)
-
-
-def _sealed(path: Path) -> None:
-    """A prepared environment's folder as this engine left it: a directory of this user, no link,
-    nobody else may write it (the sandbox reads it as another uid). Its deeper files are as
-    ``_world_readable`` made them; a folder someone opened to others is refused by name."""
-    try:
-        st = path.lstat()
-    except OSError as exc:
-        raise InfrastructureError(f"the prepared environment is incomplete: {exc.strerror}", file=str(path)) from None
-    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid() or st.st_mode & 0o022:
-        raise InfrastructureError(
-            "a prepared environment must be a directory of this user that nobody else can write (not a "
-            "link); delete it to prepare it again",
-            file=str(path),
-        )
 
 
 def _world_readable(root: Path) -> None:
