@@ -98,9 +98,7 @@ def survey(root: Path, *, now: float | None = None) -> list[Item]:
             continue
         if _LEGACY.fullmatch(name) and _mine(st):
             found.append(Item(path, "leftover", st.st_size, st.st_mtime))
-        elif name == "deps" and stat.S_ISDIR(st.st_mode):
-            found += _environments(path, now)
-        elif stat.S_ISDIR(st.st_mode) and name != "deps":
+        elif stat.S_ISDIR(st.st_mode):  # a namespace, or deps/ (deps/<ecosystem>/<64 hex>/ are folders)
             found += _store_items(path, name, now, 1)
     return sorted(found, key=lambda i: i.mtime)
 
@@ -165,9 +163,10 @@ def _mine(st: os.stat_result) -> bool:
 
 
 def _store_items(folder: Path, kind: str, now: float, depth: int) -> Iterator[Item]:
-    """A namespace's entries (``<2 hex>/<64 hex>.json``), the folders entries keep beside them
-    (``<64 hex>/``, named by the entry's key: an imported dataset's challenges), the staging folders
-    a killed writer left (``.import-*``, ``.building-*``), and namespaces nested in it."""
+    """A namespace's entries (``<2 hex>/<64 hex>.json``), the folders named by a key (``<64 hex>/``:
+    an imported dataset's challenges beside their entry, a prepared environment in
+    ``deps/<ecosystem>/``), the staging folders a killed writer left (``.import-*``, ``.building-*``),
+    and namespaces nested in it."""
     for name in _names(folder):
         path = folder / name
         st = _lstat(path)
@@ -199,23 +198,6 @@ def _bucket(folder: Path, kind: str, now: float) -> Iterator[Item]:
             yield Item(path, kind, st.st_size, st.st_mtime)
         elif stat.S_ISREG(st.st_mode) and name.endswith(".tmp") and now - st.st_mtime > LEFTOVER_S:
             yield Item(path, "leftover", st.st_size, st.st_mtime)
-
-
-def _environments(deps: Path, now: float) -> Iterator[Item]:
-    for ecosystem in _names(deps):
-        folder = deps / ecosystem
-        st = _lstat(folder)
-        if st is None or not stat.S_ISDIR(st.st_mode):
-            continue
-        for name in _names(folder):
-            path = folder / name
-            env = _lstat(path)
-            if env is None or not _mine(env) or not stat.S_ISDIR(env.st_mode):
-                continue
-            if _ENV.fullmatch(name):
-                yield Item(path, f"deps/{ecosystem}", _tree_size(path), env.st_mtime, tree=True)
-            elif name.startswith(".building-") and now - env.st_mtime > LEFTOVER_S:
-                yield Item(path, "leftover", _tree_size(path), env.st_mtime, tree=True)
 
 
 def _tree_size(root: Path) -> int:
