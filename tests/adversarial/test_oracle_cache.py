@@ -69,18 +69,14 @@ def test_answers_are_stored_in_the_engine_cache_and_read_back(fake: FakeReferenc
     assert _answers(cache) == EXPECTED and fake.runs == 1
 
 
-def _rewrite(entry: Path, change: object) -> None:
-    data = json.loads(entry.read_text())
-    change(data)  # type: ignore[operator]
-    entry.write_text(json.dumps(data))
-
-
-def _forge(data: dict) -> None:
+def _forge(entry: Path) -> None:
     """What someone without the cache's secret can write: other answers, the old MAC."""
+    data = json.loads(entry.read_text())
     payload = json.loads(data["payload"])
     payload["digests"] = {IDS[0]: ["forged"], IDS[1]: ["forged"]}
     payload["outcomes"] = {IDS[0]: "passed", IDS[1]: "passed"}
     data["payload"] = json.dumps(payload, sort_keys=True, separators=(",", ":"))
+    entry.write_text(json.dumps(data))
 
 
 @pytest.mark.parametrize("damage", ["forged", "cut short", "not json"])
@@ -90,7 +86,7 @@ def test_a_forged_or_damaged_entry_is_a_miss(damage: str, fake: FakeReference, t
     _answers(cache)
     (entry,) = _entries(cache)
     if damage == "forged":
-        _rewrite(entry, _forge)
+        _forge(entry)
     elif damage == "cut short":
         entry.write_bytes(entry.read_bytes()[:40])
     else:
