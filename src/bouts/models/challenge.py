@@ -184,8 +184,9 @@ class TestsConfig(_Strict):
     """Library modules each worker imports after collecting, before any test process forks from it
     (e.g. ``["anyio._backends._asyncio", "pydantic.v1"]``): what every test would otherwise import
     lazily again in its own fresh process (docs/sandbox.md, "Preloaded modules"). Modules of the
-    engine's environment or the challenge's prepared dependencies only (one inside the workspace is
-    skipped with a warning). Python (pytest) challenges only."""
+    engine's environment or the challenge's prepared dependencies only: one inside the workspace, or
+    one that cannot be imported, is skipped silently (``bouts check`` names a package the engine
+    lacks). Python (pytest) challenges only."""
 
     @field_validator("preload")
     @classmethod
