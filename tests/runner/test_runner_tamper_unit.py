@@ -45,6 +45,19 @@ def _digest(prints: dict[str, str]) -> str:
     return hashlib.sha256(repr(sorted(prints.items())).encode()).hexdigest()
 
 
+def test_a_test_case_assertion_added_replaced_or_removed_shows(monkeypatch: pytest.MonkeyPatch) -> None:
+    import unittest
+
+    baseline = tamper.fingerprint()
+    monkeypatch.setattr(unittest.TestCase, "assertRoughly", lambda self, a, b: None, raising=False)
+    assert tamper.changed(baseline, tamper.fingerprint()) == ["unittest.case:TestCase.assertRoughly"]
+    monkeypatch.undo()
+    monkeypatch.setattr(unittest.TestCase, "assertEqual", lambda self, a, b, msg=None: None)
+    assert tamper.changed(baseline, tamper.fingerprint()) == ["unittest.case:TestCase.assertEqual"]
+    monkeypatch.undo()
+    assert tamper.fingerprint() == baseline
+
+
 def test_an_unchanged_process_fingerprints_the_same_and_digests_as_before(probe: types.ModuleType) -> None:
     first = tamper.fingerprint()
     again = tamper.fingerprint()
@@ -63,6 +76,8 @@ def test_an_unchanged_process_fingerprints_the_same_and_digests_as_before(probe:
         lambda m: setattr(vars(m.Base)["build"].__func__, "__code__", m.other.__code__),  # a classmethod's function
         lambda m: setattr(m.Report, "passed", property(lambda self: True)),  # shadowed lower in the MRO
         lambda m: setattr(m, "gone", m.other),  # an absent name appears
+        lambda m: setattr(m, "Report", None),  # an owner on the way gone: everything under it absent
+        lambda m: setattr(m, "Report", type("Report", (m.Base,), {})),  # an owner replaced by a look-alike
         # a decoy namespace planted as the module's "__mro__", holding the original, then the swap
         lambda m: (setattr(m, "__mro__", (types.SimpleNamespace(target=m.target),)), setattr(m, "target", m.other)),
     ],

@@ -90,47 +90,66 @@ WATCHED = (
 def _unittest_asserts() -> list[str]:
     import unittest
 
-    return sorted(f"unittest.case:TestCase.{n}" for n in vars(unittest.TestCase) if n.startswith(("assert", "fail")))
+    return sorted(n for n in vars(unittest.TestCase) if n.startswith(("assert", "fail")))
 
 
 _TYPE_MRO = type.__dict__["__mro__"]
-_PATHS: dict[str, tuple[str, tuple[str, ...]]] = {}
-"""path → (module, attribute names), split once."""
+_Node = dict[str, tuple["str | None", "_Node"]]
+"""attribute → (the watched path it ends, if one does; the attributes watched under it)."""
+_TREES: dict[tuple[str, ...], dict[str, _Node]] = {}
+"""The watched paths as a tree, per module (built once per list of paths): each owner on the way
+is looked up once per fingerprint, whatever number of paths go through it."""
 
 
-def _resolve(path: str, memo: dict | None = None) -> object:
-    """The object ``path`` names now, or None. ``memo`` (one per fingerprint) holds the owners and
-    the class dicts already looked up, so the fifty ``TestCase`` methods walk its MRO once."""
-    memo = {} if memo is None else memo
-    split = _PATHS.get(path)
-    if split is None:
-        module, _, attrs = path.partition(":")
-        split = _PATHS[path] = (module, tuple(attrs.split(".")))
-    module, attrs = split
+def _tree(paths: tuple[str, ...]) -> dict[str, _Node]:
+    tree = _TREES.get(paths)
+    if tree is None:
+        tree = {}
+        for path in paths:
+            module, _, attrs = path.partition(":")
+            node, names = tree.setdefault(module, {}), attrs.split(".")
+            for i, name in enumerate(names):
+                end, kids = node.get(name, (None, {}))
+                node[name] = (path if i == len(names) - 1 else end, kids)
+                node = kids
+        _TREES[paths] = tree
+    return tree
+
+
+def _spaces(owner: object) -> list:
+    """Where ``owner``'s attributes are read: the class dicts of its MRO (a property or function as
+    defined), or its own dict. Only a class has an MRO, read from type's own slot: a module (or any
+    object) given an attribute named ``__mro__`` must not point the lookup at a decoy's namespace."""
+    mro = _TYPE_MRO.__get__(owner, type) if isinstance(owner, type) else (owner,)
+    return [vars(k) if hasattr(k, "__dict__") else {} for k in mro]
+
+
+def _lookup(owner: object, spaces: list, attr: str) -> object:
+    for space in spaces:
+        if attr in space:
+            return space[attr]
+    return getattr(owner, attr, None)
+
+
+def _walk(owner: object, node: _Node, prints: dict[str, str]) -> None:
+    """Describe every path of ``node`` under ``owner`` (None: absent, and all below it) into ``prints``."""
+    spaces = None if owner is None else _spaces(owner)
+    for attr, (path, kids) in node.items():
+        obj = None if spaces is None else _lookup(owner, spaces, attr)
+        if path is not None:
+            prints[path] = _describe(obj)
+        if kids:
+            _walk(obj, kids, prints)
+
+
+def _resolve(path: str) -> object:
+    """The object ``path`` (``module:attr.attr``) names now, or None."""
+    module, _, attrs = path.partition(":")
     obj: object = sys.modules.get(module)
-    for i, attr in enumerate(attrs):
+    for attr in attrs.split("."):
         if obj is None:
             return None
-        key = (module, attrs[: i + 1])
-        if key in memo:
-            obj = memo[key]
-            continue
-        # Class attributes are read from the class dicts: a property or function as defined.
-        owner = obj
-        spaces = memo.get(id(owner))
-        if spaces is None or spaces[0] is not owner:
-            # Only a class has an MRO, read from type's own slot: a module (or any object) given
-            # an attribute named ``__mro__`` must not point the lookup at a decoy's namespace.
-            mro = _TYPE_MRO.__get__(owner, type) if isinstance(owner, type) else (owner,)
-            spaces = memo[id(owner)] = (owner, [vars(k) if hasattr(k, "__dict__") else {} for k in mro])
-        obj = None
-        for space in spaces[1]:
-            if attr in space:
-                obj = space[attr]
-                break
-        else:
-            obj = getattr(owner, attr, None)
-        memo[key] = obj
+        obj = _lookup(obj, _spaces(obj), attr)
     return obj
 
 
@@ -169,8 +188,10 @@ def _describe(obj: object) -> str:
     if obj is None:
         return "absent"
     code = getattr(obj, "__code__", None)
-    fget = getattr(getattr(obj, "fget", None), "__code__", None)
-    func = getattr(getattr(obj, "__func__", None), "__code__", None)
+    fget = getattr(obj, "fget", None)  # None has no __code__: not asked (a failed lookup costs)
+    fget = None if fget is None else getattr(fget, "__code__", None)
+    func = getattr(obj, "__func__", None)
+    func = None if func is None else getattr(func, "__code__", None)
     hit = _DESCRIBED.get(id(obj))
     if hit is not None and hit[0] is obj and hit[1] is code and hit[2] is fget and hit[3] is func:
         return hit[4]
@@ -183,8 +204,13 @@ def _describe(obj: object) -> str:
 
 def fingerprint() -> dict[str, str]:
     """Name → identity and code hash of every watched object, plus global hooks."""
-    memo: dict = {}
-    prints = {path: _describe(_resolve(path, memo)) for path in (*WATCHED, *_unittest_asserts())}
+    prints: dict[str, str] = {}
+    for module, node in _tree(tuple(WATCHED)).items():
+        _walk(sys.modules.get(module), node, prints)
+    case = _resolve("unittest.case:TestCase")
+    spaces = None if case is None else _spaces(case)
+    for name in _unittest_asserts():
+        prints[f"unittest.case:TestCase.{name}"] = _describe(None if spaces is None else _lookup(case, spaces, name))
     prints["sys.settrace"] = "set" if sys.gettrace() is not None else "none"
     prints["sys.setprofile"] = "set" if sys.getprofile() is not None else "none"
     prints["threading.settrace"] = "set" if getattr(threading, "_trace_hook", None) else "none"
@@ -211,6 +237,8 @@ def digest(prints: dict[str, str]) -> str:
 
 
 def changed(baseline: dict[str, str], now: dict[str, str]) -> list[str]:
+    if now == baseline:  # the usual case, compared in C
+        return []
     return sorted(k for k in baseline.keys() | now.keys() if baseline.get(k) != now.get(k))
 
 
