@@ -6,16 +6,16 @@ from __future__ import annotations
 import gzip
 import itertools
 import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from bouts.cli._errors import print_error, terminal
 from bouts.errors import BoutsError, InfrastructureError, InputError
-from bouts.importers import ImportedChallenge, ImportReport, parse_humaneval, parse_mbpp, write_challenges
-from bouts.importers._verify import summarise, verify_challenges
+
+if TYPE_CHECKING:
+    from bouts.importers import ImportReport
 
 import_app = typer.Typer(help="Import public coding-task datasets as challenges.", no_args_is_help=True)
 EXIT_INPUT, EXIT_INFRA = 2, 3
@@ -54,7 +54,6 @@ def read_dataset(file: Path) -> str:
 
 def _run(
     dataset: str,
-    parser: Callable[..., list[ImportedChallenge]],
     file: Path,
     out: Path,
     *,
@@ -66,6 +65,11 @@ def _run(
     batch: int,
     report_path: Path | None,
 ) -> None:
+    # Imported here, not with the command line: ``bouts score`` and the rest never pay for them.
+    from bouts.importers import ImportReport, parse_humaneval, parse_mbpp, write_challenges
+    from bouts.importers._verify import summarise, verify_challenges
+
+    parser = {"humaneval": parse_humaneval, "mbpp": parse_mbpp}[dataset]
     err = terminal(stderr=True)
     try:
         if profile not in ("engine", "composite", "four-judge"):
@@ -139,7 +143,7 @@ def humaneval(
 ) -> None:
     """Import HumanEval tasks: doctest examples visible, check(candidate) hidden."""
     _run(
-        "humaneval", parse_humaneval, file, out, limit=limit, profile=profile, overwrite=overwrite,
+        "humaneval", file, out, limit=limit, profile=profile, overwrite=overwrite,
         verify=not no_verify, jobs=jobs, batch=batch, report_path=report,
     )  # fmt: skip
 
@@ -158,6 +162,6 @@ def mbpp(
 ) -> None:
     """Import MBPP tasks: the first test visible, the rest and challenge_test_list hidden."""
     _run(
-        "mbpp", parse_mbpp, file, out, limit=limit, profile=profile, overwrite=overwrite,
+        "mbpp", file, out, limit=limit, profile=profile, overwrite=overwrite,
         verify=not no_verify, jobs=jobs, batch=batch, report_path=report,
     )  # fmt: skip
