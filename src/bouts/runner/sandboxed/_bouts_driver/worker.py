@@ -16,7 +16,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import NamedTuple
 
@@ -133,7 +133,7 @@ class WorkerPlugin:
             send(self.up, self._collected(session, items))  # its own fingerprint, taken after the fork
         lines = LineBuffer()
         per_process = max(1, int(self.config.get("tests_per_process") or 1))
-        batch = TestProcess(self, items, per_process) if per_process > 1 else None
+        batch = TestProcess(self, items, per_process)  # with 1, a process per test
         try:
             while True:
                 chunk = os.read(self.cmd, 65536)
@@ -144,13 +144,10 @@ class WorkerPlugin:
                     item = items.get(nodeid)
                     if item is None:
                         send(self.up, result(nodeid, "error", 0.0, "not collected in this run"))
-                    elif batch is not None:
-                        send(self.up, batch.run(item))
                     else:
-                        send(self.up, self._fork_and_run(item))
+                        send(self.up, batch.run(item))
         finally:
-            if batch is not None:
-                batch.close()
+            batch.close()
 
     def _preload(self) -> None:
         """The challenge's ``[tests] preload``: library modules imported here, once, so that no test
@@ -231,19 +228,6 @@ class WorkerPlugin:
         stop = time.monotonic() + 5.0
         while os.getppid() == middle and time.monotonic() < stop:
             time.sleep(0.0005)
-
-    def _fork_and_run(self, item: pytest.Item) -> dict:
-        spawned = spawn(self, lambda res_w, _ids_r: self._one_test(item, res_w))
-        if isinstance(spawned, str):
-            return result(item.nodeid, "crashed", 0.0, spawned)
-        start = time.monotonic()  # a wait for a free process slot is not the test's time
-        return _supervise(item.nodeid, spawned.pid, spawned.res_r, spawned.out_r, start, self.config)
-
-    def _one_test(self, item: pytest.Item, res_w: int) -> None:
-        """In a test process of its own: run exactly one test and report it."""
-        cpu = int(limit(self.config, item.nodeid, "test_timeout_s")) + 1
-        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
-        send(res_w, self._run_in_child(item))
 
     def _run_in_child(self, item: pytest.Item) -> dict:
         self.warnings, self.exception, self.reports = [], None, []
@@ -350,16 +334,18 @@ def _process_budget(config: dict) -> int | None:
 
 
 class TestProcess:
-    """Several tests one after another in one forked test process (``tests_per_process`` > 1).
+    """Tests one after another in one forked test process: ``per_process`` of them (the run's
+    ``tests_per_process``; 1, the default, is a process per test).
 
     The worker hands the process one id at a time and holds each test to its own timeout and
-    output cap exactly as a process per test; a process that hangs is killed and one that dies ends
-    only the test it was running. The process ends after ``per_process`` tests, and right after any
-    test that errored or crashed, changed a fingerprint, tried an exploit, left a process or a
-    thread running, or changed the working directory or the environment: the next test gets a
-    process freshly forked from the worker. What a test leaves in the process's memory (a module
-    global, a cache) is seen by the tests after it in the same process, as in one pytest process
-    (docs/sandbox.md, "Tests per process").
+    output cap; a process that hangs is killed and one that dies ends only the test it was running,
+    and whatever it left is swept: its processes die with it (a fork bomb, or one killed by SIGSYS,
+    a call the seccomp filter forbids, is reported so: ``_after``). The process ends after
+    ``per_process`` tests, and right after any test that errored or crashed, changed a
+    fingerprint, tried an exploit, left a process or a thread running, or changed the working
+    directory or the environment: the next test gets a process freshly forked from the worker.
+    What a test leaves in the process's memory (a module global, a cache) is seen by the tests
+    after it in the same process, as in one pytest process (docs/sandbox.md, "Tests per process").
     """
 
     __test__ = False  # not a test class, whoever imports it
@@ -382,12 +368,13 @@ class TestProcess:
             how = _death(status).removesuffix(" before reporting")
             note = f"ResourceWarning: a test process ended between tests ({how})"
         if not self.pid:
-            failed = self._start()
+            failed = self._start(item)  # a new process starts with this test: no id to send
             if failed:
                 return result(item.nodeid, "crashed", 0.0, failed)
+        else:
+            with contextlib.suppress(OSError):  # a process that died meanwhile is seen below
+                os.write(self.ids_w, item.nodeid.encode() + b"\n")
         start = time.monotonic()
-        with contextlib.suppress(OSError):  # a process that died meanwhile is seen below
-            os.write(self.ids_w, item.nodeid.encode() + b"\n")
         rec = self._await(item.nodeid, start)
         if note:
             rec["warnings"] = [*(rec["warnings"] if isinstance(rec.get("warnings"), list) else []), note]
@@ -396,12 +383,15 @@ class TestProcess:
     def close(self) -> None:
         """No more tests: the process leaves on end of input; reaped and swept."""
         if self.pid:
-            os.close(self.ids_w)
-            self.ids_w = -1
+            if self.ids_w >= 0:
+                os.close(self.ids_w)
+                self.ids_w = -1
             self._end(time.monotonic() + 1.0)
 
-    def _start(self) -> str:
-        spawned = spawn(self.plugin, self._serve, ids=True)
+    def _start(self, first: pytest.Item) -> str:
+        """Fork the process, ``first`` its first test; a pipe for the ids of the next ones if it is to
+        run more than one."""
+        spawned = spawn(self.plugin, lambda res_w, ids_r: self._serve(res_w, ids_r, first), ids=self.per_process > 1)
         if isinstance(spawned, str):
             return spawned
         self.pid, self.ids_w, self.res_r, self.out_r = spawned.pid, spawned.ids_w, spawned.res_r, spawned.out_r
@@ -500,7 +490,7 @@ class TestProcess:
 
     # -- in the test process --------------------------------------------------------------------
 
-    def _serve(self, res_w: int, ids_r: int) -> None:
+    def _serve(self, res_w: int, ids_r: int, first: pytest.Item) -> None:
         procs.become_subreaper()  # what a test leaves behind is found among our children
         # The hard limit: the longest per-test timeout of the session's suites, for every test.
         own = (self.config.get("suite_limits") or {}).values()
@@ -509,31 +499,35 @@ class TestProcess:
         inherited = resource.getrlimit(resource.RLIMIT_CPU)[1]
         if inherited != resource.RLIM_INFINITY:
             hard = min(hard, inherited)
-        cwd, env = os.getcwd(), dict(os.environ)
-        lines = LineBuffer()
-        done = 0
-        while chunk := os.read(ids_r, 65536):
-            for line in lines.feed(chunk):
-                item = self.items.get(line.decode())
-                if item is None:
-                    return
-                used = sum(os.times()[:2])
-                cpu = int(limit(self.config, item.nodeid, "test_timeout_s")) + 1
-                # The CPU backstop of this test: its own budget on top of what the process has used.
-                resource.setrlimit(resource.RLIMIT_CPU, (min(hard, int(used) + cpu), hard))
-                rec = self.plugin._run_in_child(item)
-                done += 1
-                # A failed assertion leaves the process as a pass would (a canary, a wrong answer);
-                # an error (a fixture's setup or teardown) or a crash (MemoryError) does not.
-                clean = (
-                    rec["outcome"] in ("passed", "failed") and not rec["changed"] and not rec["exploits"]
-                    and not procs.has_children() and threading.active_count() == 1
-                    and len(os.listdir("/proc/self/task")) == 1 and os.getcwd() == cwd and os.environ == env
-                )  # fmt: skip
-                rec["last"] = done >= self.per_process or not clean
-                send(res_w, rec)
-                if rec["last"]:
-                    return
+        more = self.per_process > 1
+        cwd, env = (os.getcwd(), dict(os.environ)) if more else ("", {})
+
+        def tests() -> Iterator[pytest.Item | None]:
+            yield first
+            lines = LineBuffer()
+            while more and (chunk := os.read(ids_r, 65536)):
+                for line in lines.feed(chunk):
+                    yield self.items.get(line.decode())
+
+        for done, item in enumerate(tests(), 1):
+            if item is None:
+                return
+            used = sum(os.times()[:2])
+            cpu = int(limit(self.config, item.nodeid, "test_timeout_s")) + 1
+            # The CPU backstop of this test: its own budget on top of what the process has used.
+            resource.setrlimit(resource.RLIMIT_CPU, (min(hard, int(used) + cpu), hard))
+            rec = self.plugin._run_in_child(item)
+            # A failed assertion leaves the process as a pass would (a canary, a wrong answer);
+            # an error (a fixture's setup or teardown) or a crash (MemoryError) does not.
+            clean = done < self.per_process and (
+                rec["outcome"] in ("passed", "failed") and not rec["changed"] and not rec["exploits"]
+                and not procs.has_children() and threading.active_count() == 1
+                and len(os.listdir("/proc/self/task")) == 1 and os.getcwd() == cwd and os.environ == env
+            )  # fmt: skip
+            rec["last"] = not clean
+            send(res_w, rec)
+            if rec["last"]:
+                return
 
 
 def _parse(nodeid: str, line: bytes, duration: float) -> dict:
@@ -546,17 +540,6 @@ def _parse(nodeid: str, line: bytes, duration: float) -> dict:
         return result(nodeid, "error", duration, "the test wrote to the result channel")
     rec["duration_s"] = duration
     return rec
-
-
-def _supervise(nodeid: str, pid: int, res_r: int, out_r: int, start: float, config: dict) -> dict:
-    """Wait for one test process: wall timeout, capped output, exactly one report; then sweep.
-
-    The test's processes die with it: the sweep kills whatever it left (and whatever that forks
-    meanwhile) until nothing is left. A test that left a fork bomb behind, or whose process or
-    one it started was killed by SIGSYS (a call the seccomp filter forbids), is reported so.
-    """
-    rec, status, swept = _wait(nodeid, pid, res_r, out_r, start, config)
-    return _after(rec, status, swept, config)
 
 
 def _after(rec: dict, status: int, swept: procs.Sweep, config: dict) -> dict:
@@ -582,65 +565,6 @@ def _after(rec: dict, status: int, swept: procs.Sweep, config: dict) -> dict:
         warnings = rec["warnings"] if isinstance(rec.get("warnings"), list) else []
         rec["warnings"] = [*warnings, f"ResourceWarning: the test left {swept.killed} process(es) behind; killed"]
     return rec
-
-
-def _wait(nodeid: str, pid: int, res_r: int, out_r: int, start: float, config: dict) -> tuple[dict, int, procs.Sweep]:
-    """The test's record (or why there is none), its wait status and what the sweep killed."""
-    timeout = limit(config, nodeid, "test_timeout_s")
-    cap = int(config["max_output_kb"]) * 1024
-    pidfd = os.pidfd_open(pid)
-    sel = selectors.DefaultSelector()
-    for fd in (pidfd, res_r, out_r):
-        sel.register(fd, selectors.EVENT_READ)
-    report, out_bytes, timed_out, exited = bytearray(), 0, False, False  # a 2 MB report: appended in place
-    deadline = start + timeout
-    while not exited:
-        left = deadline - time.monotonic()
-        if left <= 0:
-            timed_out = True
-            break
-        for key, _ in sel.select(left):
-            if key.fd == pidfd:
-                exited = True
-                continue
-            chunk = os.read(key.fd, 65536)
-            if not chunk:
-                sel.unregister(key.fd)
-            elif key.fd == res_r and len(report) < _MAX_REPORT:
-                report += chunk
-            elif key.fd == out_r:
-                out_bytes += len(chunk)
-    duration = time.monotonic() - start
-    with contextlib.suppress(OSError):
-        os.killpg(pid, signal.SIGKILL)
-    with contextlib.suppress(OSError):
-        os.kill(pid, signal.SIGKILL)
-    _, status = os.waitpid(pid, 0)
-    swept = procs.kill_children()  # whatever the test left behind, e.g. a setsid'd daemon: it is ours now
-    os.set_blocking(res_r, False)
-    with contextlib.suppress(BlockingIOError):
-        while len(report) < _MAX_REPORT and (chunk := os.read(res_r, 65536)):
-            report += chunk
-    sel.close()
-    for fd in (pidfd, res_r, out_r):
-        os.close(fd)
-    if timed_out:
-        return result(nodeid, "timeout", duration, f"killed at the {timeout:g} s test timeout"), status, swept
-    lines = [ln for ln in bytes(report).split(b"\n") if ln.strip()]
-    if not lines:
-        return result(nodeid, "crashed", duration, _death(status)), status, swept
-    if len(lines) != 1:
-        return result(nodeid, "error", duration, "the test wrote to the result channel"), status, swept
-    try:
-        rec = loads(lines[0])
-    except ValueError:
-        return result(nodeid, "error", duration, "unreadable report from the test process"), status, swept
-    if not isinstance(rec, dict) or rec.get("id") != nodeid:
-        return result(nodeid, "error", duration, "the test wrote to the result channel"), status, swept
-    rec["duration_s"] = duration
-    if out_bytes > cap:
-        rec["detail"] = short(f"{rec.get('detail', '')} (printed {out_bytes} bytes; output capped)")
-    return rec, status, swept
 
 
 def _death(status: int) -> str:
