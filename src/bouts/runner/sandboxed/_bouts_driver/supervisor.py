@@ -29,9 +29,10 @@ PIPELINE = 2
 moment it reports, without a round trip through the supervisor."""
 PIPELINE_FAST = 8
 """Test ids a worker holds once its last test answered within :data:`FAST_S` of the one before
-(by the supervisor's clock, not by what the worker says): ids handed over several at a time, fewer
-wake-ups per test (docs/sandbox.md). Bounded so that what a worker holds when the suite's budget runs
-out, or when the other workers run dry, is a few short tests."""
+(by the supervisor's clock, not by what the worker says), while the suite's budget left covers every
+held test at its full timeout (``Supervisor._room``): ids handed over several at a time, fewer
+wake-ups per test (docs/sandbox.md). Past a spent budget a worker runs at most one test more, as
+with :data:`PIPELINE`; what it holds when the other workers run dry is a few quick tests' worth."""
 FAST_S = 0.02
 
 
@@ -206,15 +207,29 @@ class Supervisor:
     def _finished(self) -> bool:
         return self.queue is not None and not self.queue and not any(w.assigned for w in self.workers.values())
 
+    def _suite(self, nodeid: str) -> str:
+        return self.config["suite_of"].get(nodeid.split("::")[0], "")
+
+    def _room(self, suite: str, nodeid: str) -> bool:
+        """Whether the suite's budget left covers every test of it held now, and ``nodeid``, each run
+        to its full timeout: only then may a worker hold more than :data:`PIPELINE` ids, so a held test
+        never runs past an exhausted budget that two ids in flight would not have let it."""
+        held = sum(self._suite(i) == suite for w in self.workers.values() for i in w.assigned)
+        spent = self.spent.get(suite, 0.0) + (held + 1) * limit(self.config, nodeid, "test_timeout_s")
+        return spent <= limit(self.config, nodeid, "suite_timeout_s")
+
     def _dispatch(self) -> None:
         for w in self.workers.values():
             depth, given = PIPELINE_FAST if w.fast else PIPELINE, []
             while self.queue and w.collected is not None and len(w.assigned) < depth:
                 nodeid = self.queue.popleft()
-                suite = self.config["suite_of"].get(nodeid.split("::")[0], "")
+                suite = self._suite(nodeid)
                 if self.spent.get(suite, 0.0) >= limit(self.config, nodeid, "suite_timeout_s"):
                     send(self.host, result(nodeid, "timeout", 0.0, "suite time budget exhausted"))
                     continue
+                if len(w.assigned) >= PIPELINE and not self._room(suite, nodeid):
+                    self.queue.appendleft(nodeid)  # the next answer hands it out, or cuts it
+                    break
                 if not w.assigned:
                     w.deadline = self._backstop(nodeid)
                 w.assigned.append(nodeid)
@@ -268,7 +283,7 @@ class Supervisor:
             w.fast, w.answered = w.answered > 0.0 and now - w.answered < FAST_S, now
             if w.assigned:  # the worker starts the next one now
                 w.deadline = self._backstop(w.assigned[0])
-            suite = self.config["suite_of"].get(nodeid.split("::")[0], "")
+            suite = self._suite(nodeid)
             duration = rec.get("duration_s")
             self.spent[suite] = self.spent.get(suite, 0.0) + (duration if isinstance(duration, int | float) else 0.0)
             rec["worker"] = w.index
