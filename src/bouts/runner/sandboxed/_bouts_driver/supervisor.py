@@ -32,7 +32,8 @@ PIPELINE_FAST = 8
 (by the supervisor's clock, not by what the worker says), while the suite's budget left covers every
 held test at its full timeout (``Supervisor._room``): ids handed over several at a time, fewer
 wake-ups per test (docs/sandbox.md). Past a spent budget a worker runs at most one test more, as
-with :data:`PIPELINE`; what it holds when the other workers run dry is a few quick tests' worth."""
+with :data:`PIPELINE`; when the queue runs dry, a worker may still hold up to this many ids that
+another, idle worker could have run."""
 FAST_S = 0.02
 
 
