@@ -32,8 +32,8 @@ PIPELINE_FAST = 8
 (by the supervisor's clock, not by what the worker says), while the suite's budget left covers every
 held test at its full timeout (``Supervisor._room``): ids handed over several at a time, fewer
 wake-ups per test (docs/sandbox.md). Past a spent budget a worker runs at most one test more, as
-with :data:`PIPELINE`; when the queue runs dry, a worker may still hold up to this many ids that
-another, idle worker could have run."""
+with :data:`PIPELINE`; and only while the queue holds more ids than the workers could take at once,
+so that near its end no worker holds tests an idle one could run."""
 FAST_S = 0.02
 
 
@@ -228,7 +228,10 @@ class Supervisor:
                 if self.spent.get(suite, 0.0) >= limit(self.config, nodeid, "suite_timeout_s"):
                     send(self.host, result(nodeid, "timeout", 0.0, "suite time budget exhausted"))
                     continue
-                if len(w.assigned) >= PIPELINE and not self._room(suite, nodeid):
+                # Beyond two only while the queue holds more than the workers could take at once (near
+                # its end, what one worker holds could have gone to another, idle one) and the budget allows.
+                tail = len(self.queue) < PIPELINE_FAST * len(self.workers)
+                if len(w.assigned) >= PIPELINE and (tail or not self._room(suite, nodeid)):
                     self.queue.appendleft(nodeid)  # the next answer hands it out, or cuts it
                     break
                 if not w.assigned:
