@@ -75,6 +75,11 @@ def test_an_unchanged_process_fingerprints_the_same_and_digests_as_before(probe:
         lambda m: setattr(vars(m.Base)["passed"].fget, "__code__", m.other.__code__),  # a property's getter
         lambda m: setattr(vars(m.Base)["build"].__func__, "__code__", m.other.__code__),  # a classmethod's function
         lambda m: setattr(m.Report, "passed", property(lambda self: True)),  # shadowed lower in the MRO
+        lambda m: setattr(m.target, "fget", m.other),  # a function given a getter of its own
+        lambda m: setattr(m.target, "__func__", m.other),  # ... or a function of its own
+        # new bases: the MRO read again, whose namespaces hold other attributes
+        lambda m: setattr(m.Report, "__bases__", (type("Base", (), {"passed": property(lambda s: 1), "build": 1}),)),
+        lambda m: setattr(m, "target", len),  # a built-in in a function's place
         lambda m: setattr(m, "gone", m.other),  # an absent name appears
         lambda m: setattr(m, "Report", None),  # an owner on the way gone: everything under it absent
         lambda m: setattr(m, "Report", type("Report", (m.Base,), {})),  # an owner replaced by a look-alike

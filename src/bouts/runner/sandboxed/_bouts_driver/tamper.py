@@ -56,6 +56,8 @@ WATCHED = (
     "json:dumps",
     "json.encoder:JSONEncoder.encode",
     "_bouts_driver.proto:send",
+    "_bouts_driver.proto:encode",
+    "_bouts_driver.proto:write_all",
     "_bouts_driver.proto:result",
     "_bouts_driver.worker:verdict",
     "_bouts_driver.worker:WorkerPlugin._run_in_child",
@@ -83,10 +85,21 @@ WATCHED = (
 """Objects whose identity and code must not change once the submission is imported."""
 
 
-def _unittest_asserts() -> list[str]:
+_ASSERTS: list = [None, None, []]
+"""The class whose assertion names were read last, its attribute names then, and those names (each
+with its fingerprint key)."""
+
+
+def _unittest_asserts() -> list[tuple[str, str]]:
     import unittest
 
-    return sorted(n for n in vars(unittest.TestCase) if n.startswith(("assert", "fail")))
+    case = unittest.TestCase
+    names = vars(case).keys()
+    if _ASSERTS[0] is case and names == _ASSERTS[1]:  # the same names: compared in C, not rebuilt
+        return _ASSERTS[2]
+    found = sorted(n for n in names if n.startswith(("assert", "fail")))
+    _ASSERTS[:] = [case, set(names), [(n, f"unittest.case:TestCase.{n}") for n in found]]
+    return _ASSERTS[2]
 
 
 _TYPE_MRO = type.__dict__["__mro__"]
@@ -112,12 +125,25 @@ def _tree(paths: tuple[str, ...]) -> dict[str, _Node]:
     return tree
 
 
+_SPACES: dict[int, tuple[object, tuple, list]] = {}
+"""id(class) → (the class, its MRO, the namespaces of that MRO). A class's namespace is the same
+dict for its life and a new MRO is a new tuple (bases assigned): both are compared by identity, and
+holding the class keeps its id from being reused."""
+
+
 def _spaces(owner: object) -> list:
     """Where ``owner``'s attributes are read: the class dicts of its MRO (a property or function as
     defined), or its own dict. Only a class has an MRO, read from type's own slot: a module (or any
     object) given an attribute named ``__mro__`` must not point the lookup at a decoy's namespace."""
-    mro = _TYPE_MRO.__get__(owner, type) if isinstance(owner, type) else (owner,)
-    return [vars(k) if hasattr(k, "__dict__") else {} for k in mro]
+    if not isinstance(owner, type):
+        return [vars(owner) if hasattr(owner, "__dict__") else {}]
+    mro = _TYPE_MRO.__get__(owner, type)
+    hit = _SPACES.get(id(owner))
+    if hit is not None and hit[0] is owner and hit[1] is mro:
+        return hit[2]
+    spaces = [vars(k) if hasattr(k, "__dict__") else {} for k in mro]
+    _SPACES[id(owner)] = (owner, mro, spaces)
+    return spaces
 
 
 def _lookup(owner: object, spaces: list, attr: str) -> object:
@@ -131,7 +157,14 @@ def _walk(owner: object, node: _Node, prints: dict[str, str]) -> None:
     """Describe every path of ``node`` under ``owner`` (None: absent, and all below it) into ``prints``."""
     spaces = None if owner is None else _spaces(owner)
     for attr, (path, kids) in node.items():
-        obj = None if spaces is None else _lookup(owner, spaces, attr)
+        obj = None
+        if spaces is not None:  # _lookup, inline: a fingerprint does this a hundred times
+            for space in spaces:
+                if attr in space:
+                    obj = space[attr]
+                    break
+            else:
+                obj = getattr(owner, attr, None)
         if path is not None:
             prints[path] = _describe(obj)
         if kids:
@@ -183,12 +216,26 @@ and code; holding them keeps their ids from being reused."""
 def _describe(obj: object) -> str:
     if obj is None:
         return "absent"
+    hit = _DESCRIBED.get(id(obj))
+    if hit is not None and hit[0] is obj:
+        # The usual kinds, checked without a failed lookup (each raises and drops an AttributeError):
+        # a built-in function has none of the three; a function has only ``__code__`` while its own
+        # dict is empty (``fget`` or ``__func__`` could only come from there); a property only ``fget``.
+        kind = type(obj)
+        if kind is types.BuiltinFunctionType:
+            return hit[4]
+        if kind is types.FunctionType and not obj.__dict__:  # type: ignore[attr-defined]
+            if obj.__code__ is hit[1] and hit[2] is None and hit[3] is None:  # type: ignore[attr-defined]
+                return hit[4]
+        elif kind is property:
+            fget = obj.fget  # type: ignore[attr-defined]
+            if (getattr(fget, "__code__", None) if fget is not None else None) is hit[2] and hit[1] is hit[3] is None:
+                return hit[4]
     code = getattr(obj, "__code__", None)
     fget = getattr(obj, "fget", None)  # None has no __code__: not asked (a failed lookup costs)
     fget = None if fget is None else getattr(fget, "__code__", None)
     func = getattr(obj, "__func__", None)
     func = None if func is None else getattr(func, "__code__", None)
-    hit = _DESCRIBED.get(id(obj))
     if hit is not None and hit[0] is obj and hit[1] is code and hit[2] is fget and hit[3] is func:
         return hit[4]
     parts = [str(id(obj))]  # forked processes share the original objects' addresses
@@ -205,8 +252,8 @@ def fingerprint() -> dict[str, str]:
         _walk(sys.modules.get(module), node, prints)
     case = _resolve("unittest.case:TestCase")
     spaces = None if case is None else _spaces(case)
-    for name in _unittest_asserts():
-        prints[f"unittest.case:TestCase.{name}"] = _describe(None if spaces is None else _lookup(case, spaces, name))
+    for name, key in _unittest_asserts():
+        prints[key] = _describe(None if spaces is None else _lookup(case, spaces, name))
     prints["sys.settrace"] = "set" if sys.gettrace() is not None else "none"
     prints["sys.setprofile"] = "set" if sys.getprofile() is not None else "none"
     prints["threading.settrace"] = "set" if getattr(threading, "_trace_hook", None) else "none"
