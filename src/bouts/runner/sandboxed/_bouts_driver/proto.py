@@ -19,17 +19,25 @@ no string: no header a test process writes can name it."""
 _RS = b"\x1e"
 
 
-def send(fd: int, record: dict) -> None:
-    """Write one record as one line; loops because a pipe write may be partial."""
+def encode(record: dict) -> bytes:
+    """One record as the line :func:`send` writes."""
     body = record.get(BODY)
     if body is None:
-        data = (json.dumps(record, separators=(",", ":")) + "\n").encode()
-    else:
-        head = {k: v for k, v in record.items() if k is not BODY}
-        data = json.dumps(head, separators=(",", ":")).encode() + _RS + body + b"\n"
+        return (json.dumps(record, separators=(",", ":")) + "\n").encode()
+    head = {k: v for k, v in record.items() if k is not BODY}
+    return json.dumps(head, separators=(",", ":")).encode() + _RS + body + b"\n"
+
+
+def write_all(fd: int, data: bytes) -> None:
+    """Write all of ``data``; loops because a pipe write may be partial."""
     while data:
         n = os.write(fd, data)
         data = data[n:]
+
+
+def send(fd: int, record: dict) -> None:
+    """Write one record as one line."""
+    write_all(fd, encode(record))
 
 
 def loads(line: bytes) -> object:
