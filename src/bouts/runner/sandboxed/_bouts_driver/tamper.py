@@ -157,14 +157,7 @@ def _walk(owner: object, node: _Node, prints: dict[str, str]) -> None:
     """Describe every path of ``node`` under ``owner`` (None: absent, and all below it) into ``prints``."""
     spaces = None if owner is None else _spaces(owner)
     for attr, (path, kids) in node.items():
-        obj = None
-        if spaces is not None:  # _lookup, inline: a fingerprint does this a hundred times
-            for space in spaces:
-                if attr in space:
-                    obj = space[attr]
-                    break
-            else:
-                obj = getattr(owner, attr, None)
+        obj = None if spaces is None else _lookup(owner, spaces, attr)
         if path is not None:
             prints[path] = _describe(obj)
         if kids:
