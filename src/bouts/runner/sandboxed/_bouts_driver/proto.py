@@ -19,25 +19,17 @@ no string: no header a test process writes can name it."""
 _RS = b"\x1e"
 
 
-def encode(record: dict) -> bytes:
-    """One record as the line :func:`send` writes."""
+def send(fd: int, record: dict) -> None:
+    """Write one record as one line; loops because a pipe write may be partial."""
     body = record.get(BODY)
     if body is None:
-        return (json.dumps(record, separators=(",", ":")) + "\n").encode()
-    head = {k: v for k, v in record.items() if k is not BODY}
-    return json.dumps(head, separators=(",", ":")).encode() + _RS + body + b"\n"
-
-
-def write_all(fd: int, data: bytes) -> None:
-    """Write all of ``data``; loops because a pipe write may be partial."""
+        data = (json.dumps(record, separators=(",", ":")) + "\n").encode()
+    else:
+        head = {k: v for k, v in record.items() if k is not BODY}
+        data = json.dumps(head, separators=(",", ":")).encode() + _RS + body + b"\n"
     while data:
         n = os.write(fd, data)
         data = data[n:]
-
-
-def send(fd: int, record: dict) -> None:
-    """Write one record as one line."""
-    write_all(fd, encode(record))
 
 
 def loads(line: bytes) -> object:

@@ -20,7 +20,7 @@ from collections import deque
 from dataclasses import dataclass, field
 
 from _bouts_driver import exploits, procs
-from _bouts_driver.proto import LineBuffer, encode, limit, loads, result, send, write_all
+from _bouts_driver.proto import LineBuffer, limit, loads, result, send
 
 _BACKSTOP_S = 5.0
 """Grace on top of the per-test timeout before the supervisor kills a worker that went quiet."""
@@ -35,11 +35,6 @@ wake-ups per test (docs/sandbox.md). Past a spent budget a worker runs at most o
 with :data:`PIPELINE`; and only while the queue holds more ids than the workers could take at once,
 so that near its end no worker holds tests an idle one could run."""
 FAST_S = 0.02
-HOLD_S = 0.02
-"""How long the supervisor may hold test results before writing them to the host: the results of
-quick tests go over in one write, one wake-up of the host for several tests (docs/sandbox.md)."""
-HOLD_BYTES = 1 << 16
-"""Held results are written at once when they reach this size."""
 
 
 @dataclass
@@ -84,27 +79,6 @@ class Supervisor:
         self.queue: deque[str] | None = None
         self.spent: dict[str, float] = {}
         self.started = 0
-        self.held: list[bytes] = []
-        """Records for the host not written yet (:meth:`_to_host`), in order."""
-        self.held_size = 0
-        self.write_by = 0.0
-        """When the oldest held record must be written."""
-
-    def _to_host(self, rec: dict, hold: bool = False) -> None:
-        """A record for the host. A test's result (``hold``) may wait up to :data:`HOLD_S` to go with
-        the ones after it; any other record goes now, after those held (the order is kept)."""
-        data = encode(rec)
-        if not self.held:
-            self.write_by = time.monotonic() + HOLD_S
-        self.held.append(data)
-        self.held_size += len(data)
-        if not hold or self.held_size >= HOLD_BYTES:
-            self._write_held()
-
-    def _write_held(self) -> None:
-        if self.held:
-            data, self.held, self.held_size = b"".join(self.held), [], 0
-            write_all(self.host, data)
 
     def _backstop(self, nodeid: str) -> float:
         """When the supervisor gives up on ``nodeid``, started now: its suite's test timeout and a grace."""
@@ -165,7 +139,7 @@ class Supervisor:
         self.sel.unregister(p.up_r)
         if pidfd < 0:
             if chunk:  # no clone was made (its worker died or could not fork) is EOF, not a violation
-                self._to_host({"type": "violation", "detail": f"worker {p.index}: a clone that is not ours"})
+                send(self.host, {"type": "violation", "detail": f"worker {p.index}: a clone that is not ours"})
             os.close(p.up_r)
             os.close(p.cmd_w)
             return
@@ -181,11 +155,6 @@ class Supervisor:
         while self.workers and not self._finished():
             self._dispatch()
             wait = min((w.deadline for w in self.workers.values() if w.assigned), default=time.monotonic() + 1.0)
-            if self.held:
-                if time.monotonic() >= self.write_by:
-                    self._write_held()
-                else:
-                    wait = min(wait, self.write_by)
             for key, _ in self.sel.select(max(0.0, wait - time.monotonic())):
                 kind, w = key.data
                 if kind == "clone":
@@ -201,7 +170,6 @@ class Supervisor:
             for w in list(self.workers.values()):
                 if w.assigned and time.monotonic() > w.deadline:
                     self._lost(w, "timeout")
-        self._write_held()
         self._shutdown()
 
     def _shutdown(self) -> None:
@@ -258,7 +226,7 @@ class Supervisor:
                 nodeid = self.queue.popleft()
                 suite = self._suite(nodeid)
                 if self.spent.get(suite, 0.0) >= limit(self.config, nodeid, "suite_timeout_s"):
-                    self._to_host(result(nodeid, "timeout", 0.0, "suite time budget exhausted"))
+                    send(self.host, result(nodeid, "timeout", 0.0, "suite time budget exhausted"))
                     continue
                 # Beyond two only while the queue holds more than the workers could take at once (near
                 # its end, what one worker holds could have gone to another, idle one) and the budget allows.
@@ -287,7 +255,7 @@ class Supervisor:
             except ValueError:
                 rec = None
             if not isinstance(rec, dict):
-                self._to_host({"type": "violation", "detail": f"worker {w.index}: unreadable record"})
+                send(self.host, {"type": "violation", "detail": f"worker {w.index}: unreadable record"})
                 continue
             self._handle(w, rec)
 
@@ -296,22 +264,22 @@ class Supervisor:
         if kind == "collected" and w.collected is None and isinstance(rec.get("ids"), list):
             ids = [i for i in rec["ids"] if isinstance(i, str)]
             w.collected = set(ids)
-            self._to_host({"type": "integrity", "phase": "import", "worker": w.index, "digest": rec.get("digest"),
+            send(self.host, {"type": "integrity", "phase": "import", "worker": w.index, "digest": rec.get("digest"),
                              "changed": rec.get("changed"), "foreign": rec.get("foreign"),
                              "codes": rec.get("codes"), "seeded": rec.get("seeded")})  # fmt: skip
             self._exploits("importing the tests and code", rec.get("exploits"))
             if self.queue is None:
-                self._to_host({"type": "collected", "ids": ids})
+                send(self.host, {"type": "collected", "ids": ids})
                 # A random order the submission cannot predict: canaries hide among real tests.
                 random.SystemRandom().shuffle(ids)
                 self.queue = deque(ids)
         elif kind in ("collect_error", "warning") and w.index == 0:
-            self._to_host(rec)
+            send(self.host, rec)
         elif kind == "result":
             # Answers come in the order the ids were given: anything else answers an id not running.
             if not w.assigned or rec.get("id") != w.assigned[0]:
-                self._to_host(
-                    {"type": "violation", "detail": f"worker {w.index}: a result for an id it was not given"}
+                send(
+                    self.host, {"type": "violation", "detail": f"worker {w.index}: a result for an id it was not given"}
                 )
                 return
             nodeid = w.assigned.popleft()
@@ -323,13 +291,13 @@ class Supervisor:
             duration = rec.get("duration_s")
             self.spent[suite] = self.spent.get(suite, 0.0) + (duration if isinstance(duration, int | float) else 0.0)
             rec["worker"] = w.index
-            self._to_host(rec, hold=True)
+            send(self.host, rec)
 
     def _exploits(self, where: str, found: object) -> None:
         """Forward exploit evidence a worker reported, or the supervisor saw, to the host."""
         for item in found[:16] if isinstance(found, list) else []:
             if isinstance(item, dict):
-                self._to_host({"type": "exploit", "where": where, "kind": item.get("kind"),
+                send(self.host, {"type": "exploit", "where": where, "kind": item.get("kind"),
                                  "evidence": item.get("evidence")})  # fmt: skip
 
     def _lost(self, w: Worker, why: str) -> None:
@@ -356,10 +324,10 @@ class Supervisor:
         if swept.sigsys:
             self._exploits(where, [exploits.sigsys_evidence(f"{swept.sigsys} process(es) a test worker started")])
         if w.collected is None:
-            self._to_host({"type": "crash", "detail": f"a test worker {why} while importing the tests and code"})
+            send(self.host, {"type": "crash", "detail": f"a test worker {why} while importing the tests and code"})
         if running:
             outcome = "timeout" if why == "timeout" else "crashed"
-            self._to_host(result(running, outcome, 0.0, f"the test's worker {why} before reporting"))
+            send(self.host, result(running, outcome, 0.0, f"the test's worker {why} before reporting"))
         # Replace a worker that had collected; one that died collecting would only die again.
         if w.collected is not None and self.queue and self.started < 64 + len(w.collected):
             self.start_worker()
