@@ -56,8 +56,6 @@ WATCHED = (
     "json:dumps",
     "json.encoder:JSONEncoder.encode",
     "_bouts_driver.proto:send",
-    "_bouts_driver.proto:encode",
-    "_bouts_driver.proto:write_all",
     "_bouts_driver.proto:result",
     "_bouts_driver.worker:verdict",
     "_bouts_driver.worker:WorkerPlugin._run_in_child",
