@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
 
 from bouts.models.results import Outcome
@@ -104,3 +105,44 @@ def test_bad_exit_after_the_suite_is_a_stability_crash() -> None:
     records = [Record("collected", ids=()), Record("done", exit_code=0)]
     _, stability = run(records, end=RunEnd(timed_out=False, exit_code=3, signal=None))
     assert stability.crashes == ["bad exit: the test run exited with code 3 after the suite"]
+
+
+def test_line_reader_says_whether_a_record_is_still_arriving() -> None:
+    r, w = os.pipe()
+    fcntl.fcntl(w, fcntl.F_SETPIPE_SZ, 1 << 20)  # room for more than one read's worth
+    reader = LineReader(r)
+    os.write(w, b'{"type":"hel')
+    assert reader.feed() == [] and not reader.between_lines  # the rest of the line is on its way
+    os.write(w, b'lo"}\n')
+    assert reader.feed() == [b'{"type":"hello"}'] and reader.between_lines
+    os.write(w, (b"y" * 99 + b"\n") * 700)  # 70,000 bytes: the read fills its buffer, more is waiting
+    assert len(reader.feed() or []) == 655 and not reader.between_lines
+    assert len(reader.feed() or []) == 45 and reader.between_lines
+    os.close(w)
+    assert reader.feed() is None
+    os.close(r)
+
+
+def test_the_pausing_reader_gets_every_record_whole_and_in_order() -> None:
+    """Records of every size, some larger than a pipe, written while the reader pauses between
+    records: each arrives whole, in order, and none after the writer is gone is lost."""
+    import threading
+
+    from bouts.runner import _supervise
+
+    r, w = os.pipe()
+    sizes = [10, 5_000, 3 * 1024 * 1024, 1, 70_000, 200, 2 * 1024 * 1024, 64 * 1024 - 1]
+    lines = [str(i).encode() + b":" + b"z" * n for i, n in enumerate(sizes)]
+
+    def write() -> None:
+        for line in lines:
+            data = line + b"\n"
+            while data:
+                data = data[os.write(w, data) :]
+        os.close(w)  # the writer is gone: what it wrote is still in the pipe
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    got, oversized = _supervise._read(r, writer, lambda line: line)
+    writer.join()
+    assert got == lines and oversized == 0

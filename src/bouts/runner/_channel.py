@@ -197,10 +197,19 @@ class LineReader:
         self._buf = bytearray()
         self._skipping = False
         self.oversized = 0
+        self.full = False
+        """Whether the last read filled its buffer: more may be waiting in the pipe already."""
+
+    @property
+    def between_lines(self) -> bool:
+        """Whether the last read ended where a line ended, with no more already waiting: the
+        writer is not in the middle of a record (``supervise`` may then pause before reading on)."""
+        return not self.full and not self._buf and not self._skipping
 
     def feed(self) -> list[bytes] | None:
         """Read what is available; return complete lines, or ``None`` at end of file."""
         chunk = os.read(self.fd, 1 << 16)
+        self.full = len(chunk) == 1 << 16
         if not chunk:
             return None
         lines: list[bytes] = []

@@ -8,6 +8,8 @@ process still holds the write end. What a line means is the caller's: ``to_recor
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import selectors
 import threading
@@ -22,6 +24,14 @@ from bouts.sandbox import Mount, Sandbox, SandboxResult
 
 LINGER_S = 2.0
 """How long to keep reading after the sandbox returned (records still in flight)."""
+POLL_S = 0.005
+"""Between whole records, how long the reader waits before it reads again (none while a record is
+still arriving): the records of quick tests are read several at a time, not one wake-up of this
+process each (host CPU of a 200-test run 0.022 -> 0.011 s). The sandbox's supervisor still writes
+each record the moment it has it: whatever it wrote waits in the kernel's pipe, which outlives it
+(docs/sandbox.md, "Nothing holds a report on its way to the host"). The pipe is enlarged to
+:data:`PIPE_BYTES` so that the writer does not stall while the reader waits."""
+PIPE_BYTES = 1 << 20
 
 
 def supervise(
@@ -78,6 +88,8 @@ def supervise(
 
 def _read(read_fd: int, worker: threading.Thread, to_record: Callable[[bytes], Record]) -> tuple[list[Record], int]:
     """Records until EOF, or ``LINGER_S`` after the sandbox returned; and the oversized lines."""
+    with contextlib.suppress(OSError):  # past the user's pipe quota the default stays: slower, no less safe
+        fcntl.fcntl(read_fd, fcntl.F_SETPIPE_SZ, PIPE_BYTES)
     reader = LineReader(read_fd)
     records: list[Record] = []
     sel = selectors.DefaultSelector()
@@ -95,6 +107,8 @@ def _read(read_fd: int, worker: threading.Thread, to_record: Callable[[bytes], R
             if lines is None:
                 break
             records += [to_record(line) for line in lines]
+            if reader.between_lines:
+                time.sleep(POLL_S)
     finally:
         sel.close()
         os.close(read_fd)
