@@ -61,7 +61,7 @@ def test_a_process_ends_after_a_test_that_errored_or_left_something_behind(make_
     tests = """
         import os, threading, time
         import pytest
-        CWD = os.getcwd()
+        CWD, HOME = os.getcwd(), os.environ["HOME"]
 
         def log(kind):
             with open("/tmp/log", "a") as fh:
@@ -71,6 +71,7 @@ def test_a_process_ends_after_a_test_that_errored_or_left_something_behind(make_
             lines = open("/tmp/log").read().split() if os.path.exists("/tmp/log") else []
             assert str(os.getpid()) not in [line.split(":")[1] for line in lines]
             assert "BOUTS_TEST_LEFT" not in os.environ and os.getcwd() == CWD
+            assert os.environ.get("HOME") == HOME
 
         @pytest.fixture
         def broken():
@@ -89,6 +90,15 @@ def test_a_process_ends_after_a_test_that_errored_or_left_something_behind(make_
         def test_env():
             check(); log("env")
             os.environ["BOUTS_TEST_LEFT"] = "1"
+        def test_env_replaced():
+            check(); log("replaced")
+            os.environ = {**os.environ, "BOUTS_TEST_LEFT": "1"}
+        def test_env_removed():
+            check(); log("removed")
+            del os.environ["HOME"]
+        def test_env_bytes():
+            check(); log("bytes")
+            os.environb[b"HOME"] = b"/elsewhere"
         def test_cwd():
             check(); log("cwd")
             os.chdir("/tmp")
@@ -107,6 +117,7 @@ def test_a_process_ends_after_a_test_that_errored_or_left_something_behind(make_
         "test_errors": Outcome.ERROR,
         "test_fails": Outcome.FAILED,
         **{n: Outcome.PASSED for n in ("test_thread", "test_env", "test_cwd", "test_child")},
+        **{n: Outcome.PASSED for n in ("test_env_replaced", "test_env_removed", "test_env_bytes")},
         **{f"test_ok_{i}": Outcome.PASSED for i in (1, 2, 3)},
     }
     assert any("left 1 process" in w for w in report.stability.warnings)  # the child was swept

@@ -501,6 +501,7 @@ class TestProcess:
             hard = min(hard, inherited)
         more = self.per_process > 1
         cwd, env = (os.getcwd(), dict(os.environ)) if more else ("", {})
+        data = dict(getattr(os.environ, "_data", {}))  # what os.environ holds, as bytes
 
         def tests() -> Iterator[pytest.Item | None]:
             yield first
@@ -522,12 +523,21 @@ class TestProcess:
             clean = done < self.per_process and (
                 rec["outcome"] in ("passed", "failed") and not rec["changed"] and not rec["exploits"]
                 and not procs.has_children() and threading.active_count() == 1
-                and len(os.listdir("/proc/self/task")) == 1 and os.getcwd() == cwd and os.environ == env
+                and len(os.listdir("/proc/self/task")) == 1 and os.getcwd() == cwd and _same_environ(env, data)
             )  # fmt: skip
             rec["last"] = not clean
             send(res_w, rec)
             if rec["last"]:
                 return
+
+
+def _same_environ(env: dict[str, str], data: dict[bytes, bytes]) -> bool:
+    """Whether ``os.environ`` is as it was (``env``, and its bytes ``data``): the bytes compared in
+    C when ``os.environ`` is still the standard mapping (17 us -> 1 us), else the decoded texts."""
+    environ = os.environ
+    if type(environ) is os._Environ and type(environ._data) is dict:  # type: ignore[attr-defined]
+        return environ._data == data  # type: ignore[attr-defined]
+    return environ == env
 
 
 def _parse(nodeid: str, line: bytes, duration: float) -> dict:
