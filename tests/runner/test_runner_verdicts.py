@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import fcntl
 import os
+import threading
 
 from bouts.models.results import Outcome
+from bouts.runner import _supervise
 from bouts.runner._channel import MAX_LINE, LineReader, Record, parse_record
 from bouts.runner._verdicts import RunEnd, assemble
 
@@ -126,10 +128,6 @@ def test_line_reader_says_whether_a_record_is_still_arriving() -> None:
 def test_the_pausing_reader_gets_every_record_whole_and_in_order() -> None:
     """Records of every size, some larger than a pipe, written while the reader pauses between
     records: each arrives whole, in order, and none after the writer is gone is lost."""
-    import threading
-
-    from bouts.runner import _supervise
-
     r, w = os.pipe()
     sizes = [10, 5_000, 3 * 1024 * 1024, 1, 70_000, 200, 2 * 1024 * 1024, 64 * 1024 - 1]
     lines = [str(i).encode() + b":" + b"z" * n for i, n in enumerate(sizes)]

@@ -500,8 +500,10 @@ class TestProcess:
         if inherited != resource.RLIM_INFINITY:
             hard = min(hard, inherited)
         more = self.per_process > 1
-        cwd, env = (os.getcwd(), dict(os.environ)) if more else ("", {})
-        data = dict(getattr(os.environ, "_data", {}))  # what os.environ holds, as bytes
+        # Where the next test would start: the directory, the environment (its bytes compared first).
+        cwd, env, data = "", {}, {}
+        if more:
+            cwd, env, data = os.getcwd(), dict(os.environ), dict(getattr(os.environ, "_data", {}))
 
         def tests() -> Iterator[pytest.Item | None]:
             yield first
