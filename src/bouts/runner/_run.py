@@ -523,7 +523,8 @@ def _progress_adapter(
 
 def supervisor_argv(lib: str, config: Mapping[str, object]) -> list[str]:
     """The command that starts the driver's supervisor from ``lib`` (as the sandbox sees it) with ``config``."""
-    boot = f"import sys; sys.path.insert(0, {lib!r}); from _bouts_driver.supervisor import main; sys.exit(main())"
+    boot = f"import sys; sys.path.insert(0, {lib!r}); from _bouts_driver.procs import leave; "
+    boot += "from _bouts_driver.supervisor import main; leave(main())"
     return [sys.executable, "-I", "-B", "-c", boot, json.dumps(config)]
 
 

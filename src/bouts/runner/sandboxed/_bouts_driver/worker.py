@@ -138,7 +138,7 @@ class WorkerPlugin:
             while True:
                 chunk = os.read(self.cmd, 65536)
                 if not chunk:
-                    return True
+                    break
                 for line in lines.feed(chunk):
                     nodeid = line.decode()
                     item = items.get(nodeid)
@@ -148,6 +148,9 @@ class WorkerPlugin:
                         send(self.up, batch.run(item))
         finally:
             batch.close()
+        # No more tests, every record sent: pytest's end of session would only print summaries no one
+        # reads and free its objects, page by copy-on-write page (procs.leave).
+        procs.leave(0)
 
     def _preload(self) -> None:
         """The challenge's ``[tests] preload``: library modules imported here, once, so that no test
