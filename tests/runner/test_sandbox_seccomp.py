@@ -122,7 +122,7 @@ def test_the_bubblewrap_command_line_as_root_stages_sources_and_never_runs_bwrap
     box = object.__new__(BubblewrapSandbox)
     box._bwrap, box._tmp_mb = "/usr/bin/bwrap", 256
     setup = Setup(uid=1_600_000, hostname="0a1b2c3d4e5f", stage="/tmp/stage", seccomp_fd=7, passwd_fd=8, group_fd=9)
-    argv = box.build_argv(["python"], workspace=tmp_path, env={}, limits=Limits(), timeout_s=5, setup=setup)
+    argv, staged = box.command(["python"], workspace=tmp_path, env={}, limits=Limits(), timeout_s=5, setup=setup)
     bwrap = argv.index("/usr/bin/bwrap")
     assert argv[:4] == ["/usr/bin/unshare", "--mount", "--propagation", "private"]
     assert "--reuid=1600000" in argv[:bwrap] and "--clear-groups" in argv[:bwrap]
@@ -132,8 +132,9 @@ def test_the_bubblewrap_command_line_as_root_stages_sources_and_never_runs_bwrap
                  "--tmpfs /home/dev", "--remount-ro /", "--unshare-net"):  # fmt: skip
         assert flag in tail, flag
     assert f"--ro-bind {tmp_path} " not in tail  # the workspace comes through the staging tmpfs
-    staged = argv[argv.index("/tmp/stage") + 2 : argv.index("/usr/bin/setpriv")]
+    assert argv[argv.index("/usr/bin/setpriv") - 1] == "/tmp/stage/fstab"  # one mount, from the stage's table
     assert str(tmp_path) in staged
+    assert f"/tmp/stage/{staged.index(str(tmp_path))} /bouts/workspace-source" in tail
 
 
 def test_the_kernel_log_names_the_call_for_the_runs_uid_only() -> None:

@@ -12,7 +12,7 @@ Why it is built the way it is (see ``docs/sandbox.md``):
   ``RLIMIT_NPROC`` (even inside a user namespace), so a fork bomb would not be stopped. As root
   we start it as a fresh per-run uid (``setpriv``), which has no capabilities and which
   ``RLIMIT_NPROC`` counts; that uid cannot read paths under ``/root`` or the engine's private
-  temp directories, so those sources are first bind-mounted into a per-run staging tmpfs, in a
+  temp directories, so those sources are first bind-mounted into a per-run staging directory, in a
   private mount namespace of the (root) launcher.
 - Only what Python needs is visible, read-only: ``/usr`` (and the ``/bin``, ``/lib*`` links), the
   interpreter install and the engine's environment. Not the host root, not ``/root``, not ``/work``.
@@ -31,6 +31,7 @@ import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from bouts.errors import SandboxError
 from bouts.models.challenge import Limits
@@ -54,18 +55,55 @@ _UID_RANGE = (1_500_000, 1_900_000)
 """Per-run host uids are drawn from here: far from real accounts, owning nothing on the host."""
 _HOME_MB = 64
 _STAGE = r"""set -e
-stage=$1; n=$2; shift 2
-mount -t tmpfs -o mode=0755,size=1m bouts-stage "$stage"
-i=0
-while [ "$i" -lt "$n" ]; do
-  if [ -d "$1" ]; then mkdir "$stage/$i"; else : > "$stage/$i"; fi
-  mount --bind "$1" "$stage/$i"
-  shift; i=$((i + 1))
-done
+mount --all --fstab "$1"
+shift
 exec "$@"
 """
-"""Run as root in a private mount namespace: bind each source into ``$stage/<i>``, which the
-unprivileged per-run uid can reach, then exec the rest of the command line (setpriv, bwrap)."""
+"""Run as root in a private mount namespace: bind each source into ``<stage>/<i>``, which the
+unprivileged per-run uid can reach, with one ``mount`` from the table :func:`stage` wrote (a
+``mount --bind`` each, and a ``mkdir`` for each mount point, were 6 ms of a session's 18), then
+exec the rest of the command line (setpriv, bwrap)."""
+
+
+def _fstab_field(path: str) -> str:
+    """``path`` as an fstab field: libmount reads whitespace and backslashes as octal escapes."""
+    return "".join(f"\\{ord(c):03o}" if c in " \t\n\\" else c for c in path)
+
+
+def stage(stage_dir: str, staged: Sequence[str]) -> str:
+    """Make the mount point of each of ``staged`` in ``stage_dir`` (a directory for a directory, an
+    empty file for anything else) and write their bind table; the table's path (for :data:`_STAGE`).
+    The mount points are on the host, empty; the binds on them live in the launcher's private mount
+    namespace only (:func:`unstage`)."""
+    os.chmod(stage_dir, 0o755)  # mkdtemp's 0700 would keep the per-run uid out
+    lines = []
+    for i, source in enumerate(staged):
+        point = f"{stage_dir}/{i}"
+        if os.path.isdir(source):
+            os.mkdir(point, 0o755)
+        else:
+            os.close(os.open(point, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
+        lines.append(f"{_fstab_field(source)} {_fstab_field(point)} none bind 0 0\n")
+    table = f"{stage_dir}/fstab"
+    fd = os.open(table, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.writelines(lines)
+    return table
+
+
+def unstage(stage_dir: str) -> None:
+    """Remove what :func:`stage` made, name by name and never recursively: were a bind ever seen here
+    (it is not: the launcher's namespace is private), removing its mount point fails (``EBUSY``),
+    where a recursive removal would delete the bound source's files."""
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(stage_dir):
+            with contextlib.suppress(OSError):
+                if entry.is_dir(follow_symlinks=False):
+                    os.rmdir(entry.path)
+                else:
+                    os.unlink(entry.path)
+    with contextlib.suppress(OSError):
+        os.rmdir(stage_dir)
 
 
 @dataclass(frozen=True)
@@ -83,7 +121,7 @@ class Setup:
 
 
 class _Sources:
-    """Where bubblewrap finds each bind source: the path itself, or its place in the staging tmpfs."""
+    """Where bubblewrap finds each bind source: the path itself, or its place in the staging directory."""
 
     def __init__(self, stage: str | None) -> None:
         self.stage = stage
@@ -160,7 +198,12 @@ class BubblewrapSandbox:
         self._bwrap = _bwrap_path()
         self._tmp_mb = tmp_mb
 
-    def build_argv(
+    def build_argv(self, argv: Sequence[str], **kwargs: Any) -> list[str]:
+        """The full command line (exposed for tests and for ``--explain`` style debugging); the keyword
+        arguments are :meth:`command`'s."""
+        return self.command(argv, **kwargs)[0]
+
+    def command(
         self,
         argv: Sequence[str],
         *,
@@ -171,8 +214,9 @@ class BubblewrapSandbox:
         mounts: Sequence[Mount] = (),
         setup: Setup = Setup(),
         workdir: str = WORKSPACE,
-    ) -> list[str]:
-        """The full command line (exposed for tests and for ``--explain`` style debugging)."""
+    ) -> tuple[list[str], list[str]]:
+        """The full command line, and the sources it binds through ``setup.stage`` (:func:`stage`
+        makes their mount points and table before it runs)."""
         source = _Sources(setup.stage)
         args = [self._bwrap, "--die-with-parent", "--new-session", "--clearenv"]
         args += ["--unshare-user", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID), "--disable-userns"]
@@ -222,9 +266,9 @@ class BubblewrapSandbox:
         if setup.stage is not None:
             command = [
                 "/usr/bin/unshare", "--mount", "--propagation", "private", "--",
-                "/bin/sh", "-c", _STAGE, "sh", setup.stage, str(len(source.staged)), *source.staged,
+                "/bin/sh", "-c", _STAGE, "sh", f"{setup.stage}/fstab",
             ] + command  # fmt: skip
-        return command
+        return command, source.staged
 
     def run(
         self,
@@ -264,7 +308,7 @@ class BubblewrapSandbox:
                 pass_fds=(*pass_fds, *data),
                 on_spawn=on_spawn,
                 on_start=on_start,
-                wrap=lambda marked: self.build_argv(
+                wrap=lambda marked: self._staged(
                     marked,
                     workspace=workspace,
                     env=env,
@@ -284,8 +328,14 @@ class BubblewrapSandbox:
             for fd in data:
                 os.close(fd)
             if stage is not None:
-                with contextlib.suppress(OSError):
-                    os.rmdir(stage)  # the tmpfs on it lived in the launcher's mount namespace only
+                unstage(stage)
+
+    def _staged(self, argv: Sequence[str], *, setup: Setup, **kwargs: Any) -> list[str]:
+        """:meth:`command`'s command line, its staging directory made ready (:func:`stage`)."""
+        command, staged = self.command(argv, setup=setup, **kwargs)
+        if setup.stage is not None:
+            stage(setup.stage, staged)
+        return command
 
 
 def _stage_parent() -> str:
