@@ -78,6 +78,7 @@ WATCHED = (
     "_bouts_driver.observe:encode",
     "_bouts_driver.observe:reset",
     "_bouts_driver.tamper:fingerprint",
+    "_bouts_driver.tamper:_Plan.unchanged",
     "_bouts_driver.tamper:digest",
     "_bouts_driver.tamper:test_code",
     "random:seed",
