@@ -66,6 +66,10 @@ def test_writes_outside_and_other_hosts_are_stopped_and_named(box: AgentSandbox)
 
 
 def test_export_is_the_workspace_as_the_agent_left_it(box: AgentSandbox, tmp_path: Path) -> None:
+    # What the tests before this one did, done again: under ``pytest -n`` they may run in another
+    # process, with a sandbox of its own.
+    box.write("deliverables/ROOT_CAUSE.md", b"# Root cause\n")
+    box.exec(["bash", "-c", "echo notes > NOTES.md && rm -f ledger/__init__.py"])
     out = box.export(tmp_path / "ws")
     assert (out / "deliverables" / "ROOT_CAUSE.md").read_text() == "# Root cause\n"
     assert (out / "NOTES.md").is_file() and not (out / "ledger" / "__init__.py").exists()
