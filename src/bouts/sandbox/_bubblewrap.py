@@ -70,6 +70,11 @@ def _fstab_field(path: str) -> str:
     return "".join(f"\\{ord(c):03o}" if c in " \t\n\\" else c for c in path)
 
 
+def _table(stage_dir: str) -> str:
+    """Where :func:`stage` writes the bind table that :data:`_STAGE` mounts from."""
+    return f"{stage_dir}/fstab"
+
+
 def stage(stage_dir: str, staged: Sequence[str]) -> str:
     """Make the mount point of each of ``staged`` in ``stage_dir`` (a directory for a directory, an
     empty file for anything else) and write their bind table; the table's path (for :data:`_STAGE`).
@@ -84,7 +89,7 @@ def stage(stage_dir: str, staged: Sequence[str]) -> str:
         else:
             os.close(os.open(point, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
         lines.append(f"{_fstab_field(source)} {_fstab_field(point)} none bind 0 0\n")
-    table = f"{stage_dir}/fstab"
+    table = _table(stage_dir)
     fd = os.open(table, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as fh:
         fh.writelines(lines)
@@ -198,11 +203,6 @@ class BubblewrapSandbox:
         self._bwrap = _bwrap_path()
         self._tmp_mb = tmp_mb
 
-    def build_argv(self, argv: Sequence[str], **kwargs: Any) -> list[str]:
-        """The full command line (exposed for tests and for ``--explain`` style debugging); the keyword
-        arguments are :meth:`command`'s."""
-        return self.command(argv, **kwargs)[0]
-
     def command(
         self,
         argv: Sequence[str],
@@ -215,8 +215,9 @@ class BubblewrapSandbox:
         setup: Setup = Setup(),
         workdir: str = WORKSPACE,
     ) -> tuple[list[str], list[str]]:
-        """The full command line, and the sources it binds through ``setup.stage`` (:func:`stage`
-        makes their mount points and table before it runs)."""
+        """The full command line (exposed for tests and for ``--explain`` style debugging), and the
+        sources it binds through ``setup.stage`` (:func:`stage` makes their mount points and table
+        before it runs)."""
         source = _Sources(setup.stage)
         args = [self._bwrap, "--die-with-parent", "--new-session", "--clearenv"]
         args += ["--unshare-user", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID), "--disable-userns"]
@@ -266,7 +267,7 @@ class BubblewrapSandbox:
         if setup.stage is not None:
             command = [
                 "/usr/bin/unshare", "--mount", "--propagation", "private", "--",
-                "/bin/sh", "-c", _STAGE, "sh", f"{setup.stage}/fstab",
+                "/bin/sh", "-c", _STAGE, "sh", _table(setup.stage),
             ] + command  # fmt: skip
         return command, source.staged
 
