@@ -215,9 +215,8 @@ class BubblewrapSandbox:
         setup: Setup = Setup(),
         workdir: str = WORKSPACE,
     ) -> tuple[list[str], list[str]]:
-        """The full command line (exposed for tests and for ``--explain`` style debugging), and the
-        sources it binds through ``setup.stage`` (:func:`stage` makes their mount points and table
-        before it runs)."""
+        """The full command line (``run`` executes it; tests read it), and the sources it binds
+        through ``setup.stage`` (:func:`stage` makes their mount points and table before it runs)."""
         source = _Sources(setup.stage)
         args = [self._bwrap, "--die-with-parent", "--new-session", "--clearenv"]
         args += ["--unshare-user", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID), "--disable-userns"]
