@@ -118,3 +118,12 @@ def test_a_long_line_is_searched_once() -> None:
     got = [ln for i in range(0, len(line) + 1, 65536) for ln in buf.feed((line + b"\n")[i : i + 65536])]
     assert got == [line]
     assert isinstance(got[0], bytes) and not buf.overflow
+
+
+def test_a_duration_that_is_no_finite_number_of_seconds_reads_as_none() -> None:
+    """A worker is untrusted: an int past a float's range, NaN or a negative duration is 0, not a crash."""
+    for duration in (10**400, float("nan"), float("inf"), -1.0, True, "3"):
+        line = _wire({"type": "result", "id": "t::a", "outcome": "passed", "duration_s": duration})
+        assert parse_record(line.rstrip(b"\n")).duration_s == 0.0, duration
+    assert parse_record(_wire({"type": "result", "id": "t::a", "outcome": "passed", "duration_s": 2})
+                        .rstrip(b"\n")).duration_s == 2.0  # fmt: skip

@@ -169,6 +169,37 @@ def test_comparison_forging_objects_are_never_equal() -> None:
     assert observe.encode((1, [2.5, float("nan")], {"k": {1, 2}}))["$t"][0] == 1
 
 
+def _nested(depth: int, inner: object) -> str:
+    """The JSON text of ``inner`` inside ``depth`` lists (built as text: no recursion to build it)."""
+    return "[" * depth + json.dumps(inner) + "]" * depth
+
+
+def test_malformed_encodings_decode_to_a_value_never_equal_never_to_an_error() -> None:
+    """Whatever a test process wrote, decoding it on the host returns a value: an infinite numerator,
+    an integer past a float's range, an object nested past the interpreter's depth."""
+    huge = int("1" + "0" * 400)
+    for enc in ({"$fr": [float("inf"), 1]}, {"$fr": [1, float("nan")]}, {"$f": huge}, {"$c": [huge, 0]}):
+        got = decode(enc)
+        assert got != got, enc  # malformed: never equal, not even to itself
+    deep = json.loads(_nested(195, {"$o": ["m.X"], "a": json.loads(_nested(600, 1))}))
+    assert decode(deep) != decode(deep)  # its object re-dumped 195 frames down: past the depth
+
+
+def test_a_test_whose_observations_cannot_be_checked_fails_alone() -> None:
+    p = plan(
+        """
+        from calc import f
+        def test_eq():
+            assert f() == 3
+        """
+    )
+    assert check(p.sites, [[B, {"0": 3}]], None) is None
+    for text in ('{"$fr":[Infinity,1]}', '{"$f":1' + "0" * 400 + ',"m":"$raise"}',
+                 _nested(195, {"$o": ["m.X"], "a": 1}).replace('"a": 1', '"a": ' + _nested(600, 1))):
+        why = check_test(p.sites, [[B, {"0": text}]], None)
+        assert why is not None and "line" in why  # failed, with its line: the run goes on
+
+
 @given(st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
                     lambda kids: st.lists(kids) | st.tuples(kids, kids) | st.dictionaries(st.text(), kids),
                     max_leaves=20))  # fmt: skip

@@ -154,6 +154,27 @@ def test_an_always_equal_int_subclass_cannot_pass_a_comparison(make_challenge, b
     assert _passed(grade(challenge, code, sandbox=bwrap, fresh_seed=99)) == []
 
 
+def test_values_the_host_cannot_decode_fail_their_tests_and_the_run_goes_on(make_challenge, bwrap) -> None:
+    """A value built so that decoding it on the host would raise (a Fraction with an infinite
+    numerator, left unchecked by its constructor) fails the tests that observed it; the others are
+    decided and the run ends with its report (it used to end with the host's OverflowError)."""
+    forger = (
+        "from fractions import Fraction\n"
+        "def add(a, b):\n"
+        "    if a != 1:\n"
+        "        return a + b\n"
+        "    f = object.__new__(Fraction)\n"
+        "    f._numerator, f._denominator = float('inf'), 1\n"
+        "    return f\n"
+    )
+    challenge, code = _challenge(make_challenge, forger)
+    report = grade(challenge, code, sandbox=bwrap, fresh_seed=99)
+    by = {r.id.split("::")[-1]: r for r in report.results}
+    assert by["test_adds"].outcome is Outcome.FAILED and "line 3" in by["test_adds"].detail
+    assert by["test_many"].outcome is Outcome.FAILED  # add(1, seed) among its five
+    assert sorted(_passed(report)) == ["test_more", "test_rejects_text", "test_seeded"]
+
+
 def test_reading_the_expected_value_from_the_callers_code_finds_nothing(make_challenge, bwrap) -> None:
     # The classic: return the largest integer constant of the calling test's code object.
     forger = (

@@ -7,6 +7,7 @@ malformed or oversized line is a protocol violation, never an exception that abo
 from __future__ import annotations
 
 import json
+import math
 import os
 from dataclasses import dataclass, field
 from typing import Literal
@@ -65,6 +66,17 @@ class Record:
     """Whether the test (``result``) or a worker's collection (``integrity``) may have read the
     phase's seed (``_bouts_driver.seedwatch``; only a trusted reference run asks). True unless the
     record says otherwise: a record that does not say is taken to depend on the seed."""
+
+
+def _seconds(value: object) -> float:
+    """A record's duration: a finite number of seconds, else 0 (an int past a float's range, NaN)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return 0.0
+    try:
+        seconds = float(value)
+    except OverflowError:
+        return 0.0
+    return seconds if math.isfinite(seconds) and seconds >= 0 else 0.0
 
 
 def _str(value: object, limit: int = 2000) -> str:
@@ -160,7 +172,7 @@ def parse_record(line: bytes) -> Record:
             "result",
             id=node,
             outcome=Outcome(outcome),
-            duration_s=float(duration) if isinstance(duration, int | float) else 0.0,
+            duration_s=_seconds(duration),
             detail=_str(obj.get("detail")),
             warnings=tuple(_str(w, 500) for w in warns[:50] if isinstance(w, str)) if isinstance(warns, list) else (),
             digest=_str(obj.get("digest"), 128),

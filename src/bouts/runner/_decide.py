@@ -18,7 +18,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from fractions import Fraction
 
 from bouts.runner._externalise import Site
@@ -40,7 +40,10 @@ class Opaque:
     __slots__ = ("payload", "names", "truth", "never")
 
     def __init__(self, enc: object, never: bool = False) -> None:
-        self.payload = json.dumps(enc, sort_keys=True, default=str)[:100_000]
+        try:
+            self.payload = json.dumps(enc, sort_keys=True, default=str)[:100_000]
+        except (RecursionError, ValueError, TypeError):  # nested past the interpreter's depth: unequal
+            self.payload, never = "", True
         names = enc.get("$o") or enc.get("$sub") or [] if isinstance(enc, dict) else []
         self.names = tuple(str(n) for n in names) if isinstance(names, list) else ()
         truth = enc.get("?") if isinstance(enc, dict) else None
@@ -156,7 +159,8 @@ def decode(enc: object, depth: int = 0) -> object:
             return Opaque(enc, never=True)
         if "$o" in enc or "$std" in enc or "$h" in enc:
             return Opaque(enc)
-    except (TypeError, ValueError, KeyError, IndexError, ZeroDivisionError, InvalidOperation, AttributeError):
+    except Exception:  # noqa: BLE001 (an untrusted encoding: an inf numerator, a float past range, nesting
+        # past the interpreter's depth in a message... is malformed, never a crash of the verdict)
         pass
     return Opaque({}, never=True)
 
@@ -346,7 +350,20 @@ def check_test(
     With ``gold`` (the reference's observations for this test and seed) the test must have executed
     exactly the reference's sequence of assertion sites: a submission that skips, reorders or adds
     assertions (a no-op'd test, a loop cut short) does not pass.
+
+    Never raises: the texts are the test process's, so one that no check can read fails this test
+    and no other (an exception here would end the whole run unscored, which any submission that
+    reaches an assertion could then choose).
     """
+    try:
+        return _check_test(sites, sub, gold, overflow=overflow)
+    except Exception as exc:  # noqa: BLE001 (see above)
+        return f"observations that could not be checked ({type(exc).__name__})"
+
+
+def _check_test(
+    sites: Mapping[int, Site], sub: Sequence[object], gold: Sequence[object] | None, *, overflow: bool
+) -> str | None:
     if overflow:
         return "too many assertions executed to check"
     occ = _occurrences(sub)
