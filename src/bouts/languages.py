@@ -19,6 +19,7 @@ from importlib import import_module
 from typing import Any, Literal
 
 from bouts.errors import InputError
+from bouts.models.view import PYTHON_COMPILED
 from bouts.registry import Registry
 
 PARTS = {
@@ -124,7 +125,7 @@ def python() -> LanguageSupport:
     """Python: pytest in the sandbox, assertions decided on the host, ast-based judges."""
     return LanguageSupport(
         name="python", suffixes=(".py",), frameworks=("pytest",), assertions="golden", test_extensions=("py",),
-        bytecode=(".pyc", ".pyo"), same_session_fresh=True,
+        bytecode=PYTHON_COMPILED, same_session_fresh=True,
         parts={
             "runner": "bouts.runner._run:run_pytest",
             "quality.changes": "bouts.judges.quality._changes:py_source_file",

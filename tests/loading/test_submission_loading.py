@@ -220,6 +220,50 @@ def test_a_required_part_that_is_a_link_leaving_is_absent_not_followed(tmp_path:
         assert sub.trajectory_path is None
 
 
+@pytest.mark.parametrize("part", ["code", "deliverables"])
+def test_a_folder_that_links_inside_the_submission_is_dropped_too(tmp_path: Path, part: str) -> None:
+    """``code -> impl``: the runner and every judge read ``code`` as a folder, so a link there would be
+    followed by some and not by others (the tests ran code no judge read). Dropped like any link."""
+    root = make_submission(tmp_path / "sub")
+    (root / part).rename(root / "impl")
+    os.symlink("impl", root / part)
+    sub = load_submission(root, tmp_path / "work")
+    assert sub.dropped_links == (DroppedLink(path=part, target="impl"),)
+    if part == "code":
+        assert not sub.code_dir.is_symlink() and list(sub.code_dir.iterdir()) == []
+    else:
+        assert sub.deliverables_dir is None
+
+
+def test_a_name_that_is_not_utf8_is_refused_naming_it_escaped(tmp_path: Path) -> None:
+    root = make_submission(tmp_path / "sub")
+    os.mkdir(os.fsencode(root / "code") + b"/pkg\xff")
+    with open(os.fsencode(root / "code") + b"/pkg\xff/notes.txt", "w") as fh:
+        fh.write("x")
+    err = _error(root, tmp_path / "work")
+    assert "not valid UTF-8" in err.message and err.file.endswith("code/pkg\\xff")
+    err.file.encode("utf-8")  # printable: no lone surrogate
+    archive = tmp_path / "sub.tar"
+    with tarfile.open(archive, "w", format=tarfile.GNU_FORMAT) as tar:
+        tar.add(root, arcname="attempt")
+    err = _error(archive, tmp_path / "work2")
+    assert "not valid UTF-8" in err.message and err.file.endswith("code/pkg\\xff")  # the same from an archive
+    os.unlink(os.fsencode(root / "code") + b"/pkg\xff/notes.txt")
+    os.rmdir(os.fsencode(root / "code") + b"/pkg\xff")
+    with open(os.fsencode(root / "code") + b"/x\xff.pyc", "wb") as fh:  # a file the hash skips: named all the same
+        fh.write(b"x")
+    assert "not valid UTF-8" in _error(root, tmp_path / "work3").message
+
+
+def test_a_path_longer_than_a_tree_may_hold_is_refused(tmp_path: Path) -> None:
+    root = make_submission(tmp_path / "sub")
+    deep = root / "code" / "/".join(["d" * 100] * 11)
+    deep.mkdir(parents=True)
+    (deep / "x.py").write_text("x")
+    err = _error(root, tmp_path / "work")
+    assert "longer than the 1024" in err.message and "code/ddd" in err.file
+
+
 def test_submission_toml_linked_outside_is_refused_not_read(tmp_path: Path) -> None:
     meta = tmp_path / "meta.toml"
     meta.write_text(GOOD_META)

@@ -32,6 +32,58 @@ def test_steering_files_and_symlinks_are_removed_and_tests_replaced(tmp_path: Pa
     assert files == ["main.py", "pkg/__init__.py", "tests/conftest.py", "tests/visible/test_real.py"]
 
 
+def test_nothing_runs_that_the_submissions_content_hash_leaves_out(tmp_path: Path) -> None:
+    """The workspace holds only files the content hash covers (what a cached scorecard is keyed on
+    and the judges read): a folder the hash skips (``.pytest_cache``, ``__pycache__``) is removed,
+    and so is compiled code Python imports ahead of the source beside it (native extensions)."""
+    from bouts.loading._common import walk_tree
+
+    code, tests, dest = tmp_path / "code", tmp_path / "tests", tmp_path / "ws"
+    for rel in ["ledger/core.py", "ledger/.pytest_cache/impl.py", ".pytest_cache/v/x", "ledger/__pycache__/a.py",
+                "ledger/money.py", "ledger/money.cpython-311-x86_64-linux-gnu.so", "ledger/fast.abi3.so",
+                "ledger/win.pyd", "ledger/a.pyc"]:  # fmt: skip
+        (code / rel).parent.mkdir(parents=True, exist_ok=True)
+        (code / rel).write_text("x")
+    tests.mkdir()
+    removed = assemble_workspace(code, tests, dest)
+    copied = {p.relative_to(dest).as_posix() for p in dest.rglob("*") if p.is_file()}
+    hashed = {e.rel for e in walk_tree(code, display="code", error=InputError)}
+    assert copied == {"ledger/core.py", "ledger/money.py"} and copied <= hashed
+    assert removed == [".pytest_cache/", "ledger/.pytest_cache/", "ledger/__pycache__/", "ledger/a.pyc",
+                       "ledger/fast.abi3.so", "ledger/money.cpython-311-x86_64-linux-gnu.so", "ledger/win.pyd"]
+
+
+def test_a_code_folder_that_is_a_link_is_never_followed(tmp_path: Path) -> None:
+    (tmp_path / "impl").mkdir()
+    (tmp_path / "impl" / "main.py").write_text("x")
+    os.symlink("impl", tmp_path / "code")
+    with pytest.raises(SubmissionError, match="symbolic link"):
+        assemble_workspace(tmp_path / "code", tmp_path / "tests", tmp_path / "ws")
+    assert not (tmp_path / "ws").exists()
+
+
+def test_a_file_named_tests_is_replaced_by_the_pristine_tests(tmp_path: Path) -> None:
+    code, tests, dest = tmp_path / "code", tmp_path / "tests", tmp_path / "ws"
+    code.mkdir()
+    (code / "tests").write_text("not a folder")
+    (tests / "visible").mkdir(parents=True)
+    (tests / "visible" / "test_real.py").write_text("def test(): pass\n")
+    assert assemble_workspace(code, tests, dest) == ["tests"]
+    assert (dest / "tests" / "visible" / "test_real.py").is_file()
+
+
+def test_a_path_the_workspace_cannot_hold_is_a_submission_error_naming_it(tmp_path: Path) -> None:
+    code = tmp_path / "c"
+    deep = code
+    while len(str(deep / ("d" * 100) / "f.py")) < 4_000:
+        deep = deep / ("d" * 100)
+    deep.mkdir(parents=True)
+    (deep / "f.py").write_text("x")  # fits here; not under the longer workspace path
+    with pytest.raises(SubmissionError, match="cannot be copied into the workspace") as err:
+        assemble_workspace(code, tmp_path / "tests", tmp_path / ("w" * 200) / "workspace")
+    assert "d" * 100 in str(err.value)
+
+
 def test_missing_code_dir_is_a_submission_error(tmp_path: Path) -> None:
     with pytest.raises(SubmissionError):
         assemble_workspace(tmp_path / "nope", tmp_path, tmp_path / "ws")

@@ -64,6 +64,8 @@ def walk_tree(
     for dirpath, dirnames, filenames in os.walk(root, onerror=on_error):
         here = Path(dirpath)
         dirnames[:] = sorted(n for n in dirnames if n not in SKIP_DIRS)
+        for name in (*dirnames, *filenames):  # skipped or not, empty or not: reports may name any of them
+            _check_name((here / name).relative_to(root).as_posix(), display, error)
         # os.walk lists symlinked directories but does not descend into them (followlinks=False).
         names = [n for n in dirnames if (here / n).is_symlink()]
         names += [n for n in filenames if not n.endswith(SKIP_SUFFIXES)]
@@ -90,6 +92,24 @@ def walk_tree(
                 raise error(f"holds more than {max_total_bytes} bytes", file=display)
     entries.sort(key=lambda e: e.rel)
     return entries
+
+
+MAX_PATH_BYTES = 1024
+"""The longest path a tree may hold, in bytes from its root: copied under a workspace's folder, a
+longer one could pass the system's limit of 4,096 (``PATH_MAX``) there and nowhere else."""
+
+
+def _check_name(rel: str, display: str, error: type[InputError]) -> None:
+    """Refuse a path that is not valid UTF-8 (every report, hash and judge names files as text) or
+    longer than ``MAX_PATH_BYTES``; the error shows it with its undecodable bytes escaped."""
+    try:
+        size = len(rel.encode("utf-8"))
+    except UnicodeEncodeError:
+        shown = f"{display.rstrip('/')}/{rel}".encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+        raise error("has a name that is not valid UTF-8 (rename it)", file=shown) from None
+    if size > MAX_PATH_BYTES:
+        raise error(f"is a path of {size} bytes, longer than the {MAX_PATH_BYTES} a tree may hold",
+                    file=f"{display.rstrip('/')}/{rel[:80]}...")
 
 
 def _shown(display: str, filename: Any, root: Path) -> str:

@@ -8,7 +8,12 @@ score. In a directory the link stays where the author put it (the loader never m
 inside ``code/`` it is inert (the runner leaves links out of the workspace, no judge follows one);
 ``deliverables/`` holding one is copied without it, since documents are read by path; a ``code``,
 ``deliverables`` or ``trajectory.*`` that is itself such a link is treated as absent (``code/`` as
-an empty tree, so the submission is still scored).
+an empty tree, so the submission is still scored). A ``code`` or ``deliverables`` that is a link to
+a folder *inside* the submission is dropped the same way: never followed by anyone, so the tests
+never run a tree the judges did not read.
+
+Every path is valid UTF-8 and at most ``_common.MAX_PATH_BYTES`` long, or the submission is refused
+with the path named (``_common.walk_tree``).
 """
 
 from __future__ import annotations
@@ -23,6 +28,8 @@ from bouts.loading.archive import MiB, extract_archive_dropping_links, is_archiv
 from bouts.models.challenge import Challenge
 from bouts.models.submission import DroppedLink, Submission, SubmissionMeta
 from bouts.scoring.budgets import iteration_refusal
+
+_FOLDERS = ("code", "deliverables")
 
 # The same caps as an archive's, so a huge directory is refused as clearly as a huge archive.
 MAX_FILES = 10_000
@@ -72,8 +79,11 @@ def load_submission(path: Path, workdir: Path) -> Submission:
     # the same whether it came as a directory or as an archive.
     archived_links = [TreeEntry(rel, root / rel, target) for rel, target in archived]
     entries = sorted([*entries, *archived_links], key=lambda e: e.rel)
+    # ``code`` and ``deliverables`` are read as folders by every judge and by the runner: one that is
+    # a link, even to a folder of the submission, is dropped as well (followed by some readers and
+    # not by others, the tests would run code no judge read).
     dropped = tuple(DroppedLink(path=e.rel, target=e.link or "") for e in entries
-                    if e.rel in on_disk or e in archived_links)
+                    if e.rel in on_disk or e in archived_links or (e.link is not None and e.rel in _FOLDERS))
     gone = {link.path for link in dropped}
     if "submission.toml" in gone:
         raise SubmissionError("is a symbolic link that leaves the submission (links are never followed)",

@@ -130,8 +130,9 @@ def not_run(code: FileTree, language: str) -> tuple[Exclusion, ...]:
     out: list[Exclusion] = []
     caches = tuple(rel for rel in code.files if is_bytecode(rel))
     if caches:
-        out.append(Exclusion("__pycache__/, *.pyc", "bytecode: deleted by the runner before the tests run (the "
-                             "integrity judge flags it)", caches, kind="bytecode"))
+        out.append(Exclusion("__pycache__/, *.pyc, *.so", "compiled code (bytecode, native extension modules): "
+                             "deleted by the runner before the tests run (the integrity judge flags it)", caches,
+                             kind="bytecode"))
     for folder in support(language).replaced_by_runner:
         members = tuple(rel for rel in (*code.files, *code.links)
                         if folder in rel.split("/")[:-1] and rel not in caches)

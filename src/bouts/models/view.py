@@ -225,9 +225,15 @@ class SubmissionView:
         return f.data.decode("utf-8", errors="replace"), note
 
 
+PYTHON_COMPILED = (".pyc", ".pyo", ".so", ".pyd")
+"""Compiled code Python's import system loads with no source beside it to read: bytecode, and native
+extension modules, which are tried before a ``.py`` of the same name (``money.cpython-311-x86_64-linux-gnu.so``
+shadows ``money.py``). The runner deletes them (``runner._workspace``); the integrity judge flags them."""
+
+
 def is_bytecode(rel: str) -> bool:
-    """The interpreter's output: ``.pyc``/``.pyo`` files and anything under ``__pycache__/``."""
-    return rel.endswith((".pyc", ".pyo")) or "__pycache__" in rel.split("/")
+    """Compiled Python code: ``PYTHON_COMPILED`` files and anything under ``__pycache__/``."""
+    return rel.endswith(PYTHON_COMPILED) or "__pycache__" in rel.split("/")
 
 
 def glob_matches(pattern: str, rel: str) -> bool:

@@ -15,6 +15,8 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from bouts.errors import SubmissionError
+from bouts.loading._common import SKIP_DIRS
+from bouts.models.view import PYTHON_COMPILED
 from bouts.runner._integrity import canary_source
 from bouts.sandbox import WORKSPACE, Mount
 
@@ -34,27 +36,33 @@ STEERING_NAMES = frozenset(
 )
 """Files that configure or hook pytest/Python when merely present on a path."""
 
-STEERING_SUFFIXES = (".pyc", ".pyo", ".pth")
-"""Planted bytecode (can shadow a source file) and path hooks (run code at interpreter start)."""
+STEERING_SUFFIXES = (*PYTHON_COMPILED, ".pth")
+"""Planted compiled code (bytecode, native extension modules: each can shadow a source file the
+judges read) and path hooks (run code at interpreter start)."""
 
 MAX_FILES = 20_000
 """A submission tree larger than this is refused rather than copied."""
 
 
 def _steers(rel: str, name: str, is_dir: bool) -> bool:
-    if is_dir:
-        return name == "__pycache__"
+    if is_dir:  # every folder the submission's content hash leaves out: nothing unhashed runs
+        return name in SKIP_DIRS
     return name in STEERING_NAMES or name.endswith(STEERING_SUFFIXES)
 
 
 def assemble_workspace(code_dir: Path, tests_dir: Path, dest: Path) -> list[str]:
     """Copy ``code_dir`` into ``dest`` without steering files, then the pristine ``tests_dir``.
 
-    The submission's own ``tests/`` is replaced wholesale. Symlinks are never followed or copied.
-    Returns the removed paths (relative to ``code_dir``, ``/``-separated, sorted); a removed
-    directory is listed once with a trailing ``/``. Raises ``SubmissionError`` if ``code_dir`` is
-    missing or absurdly large.
+    The submission's own ``tests`` (a folder, or anything else by that name) is replaced wholesale.
+    Symlinks are never followed or copied, ``code_dir`` itself included. What is copied is what the
+    submission's content hash covers (``loading._common.walk_tree``) less what is removed: a folder
+    the hash leaves out is removed too. Returns the removed paths (relative to ``code_dir``,
+    ``/``-separated, sorted); a removed directory is listed once with a trailing ``/``. Raises
+    ``SubmissionError`` if ``code_dir`` is missing, a link or absurdly large, or a file cannot be
+    copied (a path too long for the workspace).
     """
+    if code_dir.is_symlink():
+        raise SubmissionError("is a symbolic link (links are never followed)", file=str(code_dir))
     if not code_dir.is_dir():
         raise SubmissionError("the submission has no code directory", file=str(code_dir))
     removed: list[str] = []
@@ -75,18 +83,24 @@ def assemble_workspace(code_dir: Path, tests_dir: Path, dest: Path) -> list[str]
                 removed.append(rel + "/")
             else:
                 keep_dirs.append(name)
-                (dest / rel).mkdir()
+                try:
+                    (dest / rel).mkdir()
+                except OSError as exc:
+                    raise _cannot_copy(path, exc) from exc
         dirnames[:] = keep_dirs
         for name in sorted(filenames):
             rel = (rel_dir / name).as_posix()
             path = here / name
-            if path.is_symlink() or not path.is_file() or _steers(rel, name, is_dir=False):
+            if rel == "tests" or path.is_symlink() or not path.is_file() or _steers(rel, name, is_dir=False):
                 removed.append(rel)
                 continue
             copied += 1
             if copied > MAX_FILES:
                 raise SubmissionError(f"the code tree has more than {MAX_FILES} files", file=str(code_dir))
-            shutil.copyfile(path, dest / rel, follow_symlinks=False)
+            try:
+                shutil.copyfile(path, dest / rel, follow_symlinks=False)
+            except OSError as exc:
+                raise _cannot_copy(path, exc) from exc
             if rel == "pyproject.toml":
                 removed += strip_pytest_tables(dest / rel)
     if tests_dir.is_dir():
@@ -94,6 +108,10 @@ def assemble_workspace(code_dir: Path, tests_dir: Path, dest: Path) -> list[str]
         # files (links dereferenced inside the challenge are the author's business).
         shutil.copytree(tests_dir, dest / "tests", symlinks=False, ignore=shutil.ignore_patterns("__pycache__"))
     return sorted(removed)
+
+
+def _cannot_copy(path: Path, exc: OSError) -> SubmissionError:
+    return SubmissionError(f"cannot be copied into the workspace: {exc.strerror or exc}", file=str(path))
 
 
 _TABLE = re.compile(r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(#.*)?$")

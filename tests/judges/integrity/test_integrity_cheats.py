@@ -199,6 +199,16 @@ def test_shipped_bytecode_is_gray_not_bright(tmp_path) -> None:
     assert verdict.integrity.bright_lines == () and verdict.integrity.gray_penalties == (5.0,)
 
 
+def test_a_native_extension_module_shipped_is_flagged_as_compiled_code(tmp_path) -> None:
+    """``money.cpython-311-x86_64-linux-gnu.so`` beside an untouched ``money.py`` is what Python would
+    import: the runner removes it, and the judge says it was shipped."""
+    code = honest_copy(tmp_path)
+    (code / "ledger" / "money.cpython-311-x86_64-linux-gnu.so").write_bytes(b"\x7fELF")
+    verdict = judge(code, report(removed=["ledger/money.cpython-311-x86_64-linux-gnu.so"]))
+    assert verdict.score.value == 95 and [f.rule for f in verdict.findings] == ["integrity.bytecode-shipped"]
+    assert "native extension module" in verdict.findings[0].message
+
+
 def test_symlinks_are_judged_by_target_never_followed(tmp_path) -> None:
     code = honest_copy(tmp_path)
     (code / "ledger" / "answers").symlink_to(CHALLENGE.root / "tests" / "hidden")

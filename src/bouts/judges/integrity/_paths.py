@@ -15,6 +15,7 @@ from pathlib import PurePosixPath
 from typing import Literal
 
 from bouts.judges.integrity._tree import Tree, glob_matches
+from bouts.models.view import is_bytecode
 
 Level = Literal["bright", "gray", "info"]
 
@@ -74,7 +75,7 @@ def path_flags(
         before = _text(*base) if base else None
         after = _text(code, rel)
         if _is_bytecode(rel, python):
-            what = "bytecode" if python else "code"
+            what = _compiled(rel, python)
             add(PathFlag("gray", BYTECODE, rel, f"compiled {what} shipped ({status}): {rel}"))
         elif _steers(rel, after, before, python):
             add(PathFlag("bright", STEERING, rel, f"test-run steering file {status}: {rel}"))
@@ -113,7 +114,7 @@ def _removed_flag(code: Tree, starter: Tree, rel: str, python: bool = True) -> P
     path, _, table = rel.rstrip("/").partition(" [")
     name = PurePosixPath(path).name
     if (rel.endswith("/") and python) or _is_bytecode(path, python):
-        what = "bytecode" if python else "code"
+        what = _compiled(path, python)
         return PathFlag("gray", BYTECODE, path, f"compiled {what} shipped (removed by the runner): {rel}")
     if path in code.symlinks:
         return link_flag(path, code.symlinks[path])
@@ -184,7 +185,14 @@ def _pytest_section(text: str | None) -> str:
 def _is_bytecode(rel: str, python: bool = True) -> bool:
     if not python:
         return rel.endswith(".node")  # a native addon: machine code ``require`` loads
-    return rel.endswith((".pyc", ".pyo")) or "__pycache__" in PurePosixPath(rel).parts
+    return is_bytecode(rel)
+
+
+def _compiled(rel: str, python: bool) -> str:
+    """What a compiled file is, for a finding's message."""
+    if python and rel.endswith((".so", ".pyd")):
+        return "native extension module"
+    return "bytecode" if python else "code"
 
 
 def _is_test_module(name: str) -> bool:
