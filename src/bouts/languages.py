@@ -125,7 +125,7 @@ def python() -> LanguageSupport:
     """Python: pytest in the sandbox, assertions decided on the host, ast-based judges."""
     return LanguageSupport(
         name="python", suffixes=(".py",), frameworks=("pytest",), assertions="golden", test_extensions=("py",),
-        bytecode=PYTHON_COMPILED, same_session_fresh=True,
+        bytecode=PYTHON_COMPILED, same_session_fresh=True, replaced_by_runner=("site-packages", "dist-packages"),
         parts={
             "runner": "bouts.runner._run:run_pytest",
             "quality.changes": "bouts.judges.quality._changes:py_source_file",

@@ -253,6 +253,15 @@ def test_a_name_that_is_not_utf8_is_refused_naming_it_escaped(tmp_path: Path) ->
     with open(os.fsencode(root / "code") + b"/x\xff.pyc", "wb") as fh:  # a file the hash skips: named all the same
         fh.write(b"x")
     assert "not valid UTF-8" in _error(root, tmp_path / "work3").message
+    os.unlink(os.fsencode(root / "code") + b"/x\xff.pyc")
+    os.mkdir(root / "code" / "__pycache__")  # a folder neither hashed nor run: the judges still read it
+    with open(os.fsencode(root / "code") + b"/__pycache__/y\xfe.pyc", "wb") as fh:
+        fh.write(b"x")
+    assert "not valid UTF-8" in _error(root, tmp_path / "work4").message
+    os.unlink(os.fsencode(root / "code") + b"/__pycache__/y\xfe.pyc")
+    os.symlink(b"../t\xff", os.fsencode(root / "code") + b"/link")  # a target is reported as text too
+    err = _error(root, tmp_path / "work5")
+    assert "target is not valid UTF-8 (../t\\xff)" in err.message and err.file.endswith("code/link")
 
 
 def test_a_path_longer_than_a_tree_may_hold_is_refused(tmp_path: Path) -> None:

@@ -12,9 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from bouts.languages import language
 from bouts.loading import load_challenge
 from bouts.loading.view import build_view, read_file_tree, read_view
 from bouts.models.view import MAX_FILE_BYTES, glob_matches
+from bouts.runner import assemble_workspace
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -111,22 +113,26 @@ def _record_row(rel: str, data: bytes) -> str:
     return f"{rel},sha256={digest},{len(data)}"
 
 
-def test_an_installed_distribution_is_excluded_only_where_its_record_still_matches(tmp_path: Path) -> None:
+def test_nothing_the_submission_says_of_itself_excludes_code_that_runs(tmp_path: Path) -> None:
+    """An environment's ``site-packages`` is left out (the runner deletes it: it never runs); a
+    ``*.dist-info/RECORD`` anywhere else is the submission's own claim, and the files it lists, with
+    their right hashes, are judged: they would run (``from ledger_impl import ...``)."""
     site = "venv/lib/python3.11/site-packages"
-    pristine, edited = b"def get(): ...\n", b"def post(): ...\n"
-    record = "\n".join([
-        _record_row("requests/api.py", pristine), _record_row("requests/models.py", pristine),
-        _record_row("../../../../app/main.py", b""), "requests-2.0.dist-info/RECORD,,",
-    ])  # fmt: skip
+    body = b"def get(): ...\n"
+    record = "\n".join([_record_row("ledger_impl/core.py", body), "ledger_impl-1.0.dist-info/RECORD,,"])
     code = write(tmp_path / "code", {
-        f"{site}/requests/api.py": pristine, f"{site}/requests/models.py": edited,
-        f"{site}/requests-2.0.dist-info/RECORD": record, "app/main.py": "",
+        f"{site}/requests/api.py": body, f"{site}/requests-2.0.dist-info/RECORD": _record_row("requests/api.py", body),
+        "ledger_impl/core.py": body, "ledger_impl-1.0.dist-info/RECORD": record, "app/main.py": "",
     })  # fmt: skip
     view = read_view(code, None)
     (e,) = view.excluded
-    assert e.members == (f"{site}/requests/api.py",)
-    assert f"{site}/requests/models.py" in view.judged  # edited after installation: the agent's code
-    assert "app/main.py" in view.judged  # a RECORD row cannot reach outside its site
+    assert (e.path, e.kind) == ("site-packages/", "not-run")
+    assert set(e.members) == {f"{site}/requests/api.py", f"{site}/requests-2.0.dist-info/RECORD"}
+    assert {"ledger_impl/core.py", "app/main.py"} <= {f.rel for f in view.judged}
+    ws = tmp_path / "ws"
+    assemble_workspace(code, tmp_path / "tests", ws, replaced=language("python").replaced_by_runner)
+    assert not (ws / "venv" / "lib" / "python3.11" / "site-packages").exists()  # judged out: never runs
+    assert (ws / "ledger_impl" / "core.py").is_file()
 
 
 def test_documents_are_read_from_the_view(tmp_path: Path) -> None:

@@ -63,23 +63,28 @@ def walk_tree(
 
     for dirpath, dirnames, filenames in os.walk(root, onerror=on_error):
         here = Path(dirpath)
-        dirnames[:] = sorted(n for n in dirnames if n not in SKIP_DIRS)
-        for name in (*dirnames, *filenames):  # skipped or not, empty or not: reports may name any of them
+        dirnames.sort()
+        # Every name is checked, in skipped folders too: the judges read every file (loading.view) and
+        # reports may name any of them.
+        for name in (*dirnames, *filenames):
             _check_name((here / name).relative_to(root).as_posix(), display, error)
+        if SKIP_DIRS.intersection(here.relative_to(root).parts):
+            continue  # neither hashed nor run (the runner removes the folder)
         # os.walk lists symlinked directories but does not descend into them (followlinks=False).
-        names = [n for n in dirnames if (here / n).is_symlink()]
+        names = [n for n in dirnames if n not in SKIP_DIRS and (here / n).is_symlink()]
         names += [n for n in filenames if not n.endswith(SKIP_SUFFIXES)]
         for name in names:
             path = here / name
             rel = path.relative_to(root).as_posix()
             shown = f"{display.rstrip('/')}/{rel}"
             if path.is_symlink():
+                target = os.readlink(path)
+                check_link(rel, target, display, error)
                 # realpath, not Path.resolve(): a link loop is not an error to it (3.11 raises).
                 escapes = not Path(os.path.realpath(path)).is_relative_to(real_root)
                 if escapes and escaping_links == "refuse":
-                    raise error(f"is a symlink that points outside the tree (to '{os.readlink(path)}')",
-                                file=shown)
-                entries.append(TreeEntry(rel, path, os.readlink(path), escapes))
+                    raise error(f"is a symlink that points outside the tree (to '{target}')", file=shown)
+                entries.append(TreeEntry(rel, path, target, escapes))
                 continue
             st = path.lstat()
             if not stat.S_ISREG(st.st_mode):
@@ -99,17 +104,33 @@ MAX_PATH_BYTES = 1024
 longer one could pass the system's limit of 4,096 (``PATH_MAX``) there and nowhere else."""
 
 
+def _escaped(text: str) -> str:
+    """``text`` with the bytes that are not UTF-8 (read as lone surrogates) shown as ``\\xNN``."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
 def _check_name(rel: str, display: str, error: type[InputError]) -> None:
     """Refuse a path that is not valid UTF-8 (every report, hash and judge names files as text) or
     longer than ``MAX_PATH_BYTES``; the error shows it with its undecodable bytes escaped."""
     try:
         size = len(rel.encode("utf-8"))
     except UnicodeEncodeError:
-        shown = f"{display.rstrip('/')}/{rel}".encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+        shown = _escaped(f"{display.rstrip('/')}/{rel}")
         raise error("has a name that is not valid UTF-8 (rename it)", file=shown) from None
     if size > MAX_PATH_BYTES:
         raise error(f"is a path of {size} bytes, longer than the {MAX_PATH_BYTES} a tree may hold",
                     file=f"{display.rstrip('/')}/{rel[:80]}...")
+
+
+def check_link(rel: str, target: str, display: str, error: type[InputError]) -> None:
+    """Refuse a link whose target text is not valid UTF-8: the target is recorded and reported
+    (``Submission.dropped_links``, the integrity judge's findings) as text; its own name as any."""
+    _check_name(rel, display, error)
+    try:
+        target.encode("utf-8")
+    except UnicodeEncodeError:
+        raise error(f"is a link whose target is not valid UTF-8 ({_escaped(target)})",
+                    file=_escaped(f"{display.rstrip('/')}/{rel}")) from None
 
 
 def _shown(display: str, filename: Any, root: Path) -> str:

@@ -23,7 +23,7 @@ import tempfile
 from pathlib import Path
 
 from bouts.errors import SubmissionError
-from bouts.loading._common import TreeEntry, read_toml, tree_hash, validate, walk_tree
+from bouts.loading._common import TreeEntry, check_link, read_toml, tree_hash, validate, walk_tree
 from bouts.loading.archive import MiB, extract_archive_dropping_links, is_archive
 from bouts.models.challenge import Challenge
 from bouts.models.submission import DroppedLink, Submission, SubmissionMeta
@@ -77,6 +77,8 @@ def load_submission(path: Path, workdir: Path) -> Submission:
     on_disk = {e.rel for e in entries if e.escapes}  # a directory's links that leave it: still there
     # An archive's links were never created; they are hashed as links all the same, so a tree hashes
     # the same whether it came as a directory or as an archive.
+    for rel, target in archived:
+        check_link(rel, target, str(path), SubmissionError)
     archived_links = [TreeEntry(rel, root / rel, target) for rel, target in archived]
     entries = sorted([*entries, *archived_links], key=lambda e: e.rel)
     # ``code`` and ``deliverables`` are read as folders by every judge and by the runner: one that is

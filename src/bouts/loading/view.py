@@ -4,27 +4,25 @@ One walker for every judge: regular files only, links listed and never followed 
 each open closes the window between the walk and the read; ``O_NONBLOCK`` keeps a fifo from blocking),
 one size cap, one file cap, nothing skipped by folder name.
 
-What is excluded from judging is decided here, once, for every judge: third-party code the challenge
-declares vendored (``vendored`` globs in ``challenge.toml``) or a lockfile shows — an npm
-``package-lock.json`` listing ``node_modules/<name>``, or an installed Python distribution whose
-``*.dist-info/RECORD`` lists the file with the hash it has. Everything else the submission ships is
-judged wherever it sits: ``build/``, ``dist/``, ``venv/`` are folders like any other. Two more
-exclusions are facts about the runner, not folder names: bytecode (``.pyc``, ``__pycache__/``) is the
-interpreter's output (the runner deletes it; the integrity judge still flags it), and in a JavaScript
-challenge ``node_modules/`` is deleted by the runner and replaced with the challenge's prepared
-dependencies, so nothing in it runs.
+What is excluded from judging is decided here, once, for every judge, and nothing the submission
+claims of itself excludes a file that runs: third-party code the challenge declares vendored
+(``vendored`` globs in ``challenge.toml``: the challenge's word), an npm ``package-lock.json`` listing
+``node_modules/<name>`` (deleted by the JavaScript runner in any case), and what the runner deletes
+before a test runs: compiled code (``.pyc``, ``__pycache__/``, native extension modules; the integrity
+judge still flags it) and the folders the language's runner replaces with the challenge's prepared
+dependencies (``node_modules/``; Python's ``site-packages/`` and ``dist-packages/``, an environment
+left in the submission). Everything else the submission ships is judged wherever it sits:
+``build/``, ``dist/``, ``vendor/`` are folders like any other, and a ``*.dist-info/RECORD`` outside an
+environment's ``site-packages/`` excludes nothing (it is the submission's to write, and what it lists
+would run).
 """
 
 from __future__ import annotations
 
-import base64
-import csv
 import errno
 import hashlib
-import io
 import json
 import os
-import posixpath
 import stat
 from collections.abc import Iterable
 from pathlib import Path
@@ -137,7 +135,7 @@ def not_run(code: FileTree, language: str) -> tuple[Exclusion, ...]:
         members = tuple(rel for rel in (*code.files, *code.links)
                         if folder in rel.split("/")[:-1] and rel not in caches)
         if members:
-            out.append(Exclusion(f"{folder}/", "deleted by the runner, which mounts the challenge's prepared "
+            out.append(Exclusion(f"{folder}/", "deleted by the runner, which provides the challenge's prepared "
                                  "dependencies instead", members, kind="not-run"))
     return tuple(out)
 
@@ -152,7 +150,7 @@ def _vendored(code: FileTree, declared: Iterable[str]) -> tuple[Exclusion, ...]:
         if hits:
             taken.update(hits)
             out.append(Exclusion(pattern, "declared vendored by the challenge (challenge.toml vendored)", hits))
-    for found in (*_npm_locked(code), *_python_installed(code)):
+    for found in _npm_locked(code):
         members = tuple(rel for rel in found.members if rel not in taken)
         if members:
             taken.update(members)
@@ -184,31 +182,3 @@ def _npm_locked(code: FileTree) -> list[Exclusion]:
             out.append(Exclusion(folder, f"npm package {name}, listed in {lock.rel}", members))
     # The deepest folder first, so a nested package is named for itself, not for its parent.
     return sorted(out, key=lambda e: (-e.path.count("/"), e.path))
-
-
-def _python_installed(code: FileTree) -> list[Exclusion]:
-    """Files an installed distribution's ``*.dist-info/RECORD`` lists with the sha256 they still have
-    (a file edited after installation no longer matches its record and is judged), inside the folder
-    that holds the ``.dist-info`` (a row climbing out of it, as pip writes for scripts, is not taken)."""
-    out: list[Exclusion] = []
-    for record in code.files.values():
-        parts = record.rel.split("/")
-        if len(parts) < 2 or parts[-1] != "RECORD" or not parts[-2].endswith(".dist-info") or record.text is None:
-            continue
-        site = "/".join(parts[:-2])
-        prefix = f"{site}/" if site else ""
-        members: list[str] = []
-        for row in csv.reader(io.StringIO(record.text)):
-            if len(row) < 2 or not row[1].startswith("sha256="):
-                continue
-            rel = posixpath.normpath(prefix + row[0])
-            f = code.files.get(rel)
-            if not rel.startswith(prefix) or rel.startswith("../") or f is None or f.data is None or f.truncated:
-                continue
-            digest = base64.urlsafe_b64encode(hashlib.sha256(f.data).digest()).rstrip(b"=").decode()
-            if digest == row[1].removeprefix("sha256="):
-                members.append(rel)
-        dist = parts[-2].removesuffix(".dist-info")
-        out.append(Exclusion(prefix or ".", f"installed Python distribution {dist}, listed in {record.rel}",
-                             tuple(sorted(members))))
-    return out

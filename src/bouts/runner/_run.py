@@ -254,7 +254,8 @@ def run_pytest(
     isolated = sandbox.isolated
     with tempfile.TemporaryDirectory(prefix="bouts-run-") as tmp:
         workspace = Path(tmp) / "workspace"
-        removed = assemble_workspace(code_dir, challenge.root / "tests", workspace)
+        removed = assemble_workspace(code_dir, challenge.root / "tests", workspace,
+                                     replaced=language_of(challenge).replaced_by_runner)
         for rel, text in (generated or {}).items():  # after the pristine tests: nothing can replace them
             (workspace / rel).parent.mkdir(parents=True, exist_ok=True)
             (workspace / rel).write_text(text, encoding="utf-8")

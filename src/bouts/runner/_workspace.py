@@ -45,18 +45,20 @@ MAX_FILES = 20_000
 
 
 def _steers(rel: str, name: str, is_dir: bool) -> bool:
-    if is_dir:  # every folder the submission's content hash leaves out: nothing unhashed runs
-        return name in SKIP_DIRS
+    if is_dir:
+        return name == "__pycache__"
     return name in STEERING_NAMES or name.endswith(STEERING_SUFFIXES)
 
 
-def assemble_workspace(code_dir: Path, tests_dir: Path, dest: Path) -> list[str]:
+def assemble_workspace(code_dir: Path, tests_dir: Path, dest: Path, replaced: Iterable[str] = ()) -> list[str]:
     """Copy ``code_dir`` into ``dest`` without steering files, then the pristine ``tests_dir``.
 
     The submission's own ``tests`` (a folder, or anything else by that name) is replaced wholesale.
     Symlinks are never followed or copied, ``code_dir`` itself included. What is copied is what the
     submission's content hash covers (``loading._common.walk_tree``) less what is removed: a folder
-    the hash leaves out is removed too. Returns the removed paths (relative to ``code_dir``,
+    the hash leaves out is removed too (``.pytest_cache``: not reported, a local test run's leftover),
+    as is every folder named in ``replaced`` (the language's ``replaced_by_runner``: the judges leave
+    its files out because they never run; not reported either). Returns the removed paths (relative to ``code_dir``,
     ``/``-separated, sorted); a removed directory is listed once with a trailing ``/``. Raises
     ``SubmissionError`` if ``code_dir`` is missing, a link or absurdly large, or a file cannot be
     copied (a path too long for the workspace).
@@ -67,6 +69,7 @@ def assemble_workspace(code_dir: Path, tests_dir: Path, dest: Path) -> list[str]
         raise SubmissionError("the submission has no code directory", file=str(code_dir))
     removed: list[str] = []
     copied = 0
+    dropped = frozenset(replaced) | SKIP_DIRS
     dest.mkdir(parents=True, exist_ok=True)
     for dirpath, dirnames, filenames in os.walk(code_dir):
         here = Path(dirpath)
@@ -81,6 +84,8 @@ def assemble_workspace(code_dir: Path, tests_dir: Path, dest: Path) -> list[str]
                 removed.append(rel)
             elif _steers(rel, name, is_dir=True):
                 removed.append(rel + "/")
+            elif name in dropped:
+                continue
             else:
                 keep_dirs.append(name)
                 try:

@@ -21,7 +21,7 @@ from bouts.models.submission import SubmissionMeta
 from bouts.scoring.budgets import iteration_refusal
 from bouts.service.errors import ConflictError, ForbiddenError, NotFoundError, PayloadTooLargeError
 from bouts.service.launch import launch_gate, refusal
-from bouts.service.limits import check_member_names, check_meta
+from bouts.service.limits import check_meta
 from bouts.service.storage import DuplicateSubmissionError, Repository
 from bouts.service.storage.records import ChallengeInfo, Principal, SubmissionInfo
 
@@ -151,14 +151,12 @@ def _inspect(archive: Path, shown: str, data_dir: Path) -> tuple[SubmissionMeta,
     scratch.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=scratch) as tmp:
         try:
+            # Member names and link targets that are not UTF-8 (or too long) are the loader's to refuse.
             submission = load_submission(archive, Path(tmp))
-            extracted = [p.relative_to(tmp).parts[1:] for p in Path(tmp).rglob("*")]  # under submission-*/
-            names = ["/".join(parts) for parts in extracted if parts]
-            names += [n for link in submission.dropped_links for n in (link.path, link.target)]
-            check_member_names(names, archive=shown)
             check_meta(submission.meta, file=f"{shown}!submission.toml")
         except SubmissionError as exc:
             exc.message = exc.message.replace(str(archive), shown).replace(str(tmp), "")
             exc.file = (exc.file or shown).replace(str(archive), shown)
+            exc.field = exc.field or "archive"  # the upload's part that is at fault
             raise
     return submission.meta, submission.content_hash

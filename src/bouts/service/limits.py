@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable
 from typing import Any
 
 from bouts.errors import SubmissionError
@@ -59,20 +58,6 @@ def check_meta(meta: SubmissionMeta, *, file: str) -> None:
         why = unstorable(getattr(meta, field), name=True)
         if why:
             raise SubmissionError(why, file=file, field=field)
-
-
-def check_member_names(names: Iterable[str], *, archive: str) -> None:
-    """Every file name of an archive storable and printable in a scorecard; ``SubmissionError``
-    naming the member (its undecodable bytes shown escaped)."""
-    for member in names:
-        why = unstorable(member)
-        if why:
-            try:  # the bytes the archive held, as tarfile read them (surrogateescape)
-                shown = member.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-            except UnicodeEncodeError:
-                shown = member.encode("utf-8", "backslashreplace").decode("utf-8")
-            shown = shown.replace("\0", "\\x00")
-            raise SubmissionError(f"member name {why}: rename it", file=f"{archive}!{shown}", field="archive")
 
 
 def storable(value: Any) -> Any:
