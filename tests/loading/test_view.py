@@ -91,12 +91,14 @@ def test_npm_lockfile_shows_vendored_packages(tmp_path: Path) -> None:
     code = write(tmp_path / "code", {
         "package-lock.json": json.dumps(lock), "node_modules/lodash/index.js": "",
         "node_modules/@scope/pkg/index.js": "", "node_modules/mine/index.js": "", "src/app.js": "",
+        "node_modules/lodash/impl.py": "",  # importable from a Python test: no lockfile vouches for it
     })  # fmt: skip
     view = read_view(code, None, language="python")
     excluded = {e.path: e.members for e in view.excluded}
     assert excluded == {"node_modules/@scope/pkg/": ("node_modules/@scope/pkg/index.js",),
                         "node_modules/lodash/": ("node_modules/lodash/index.js",)}
     assert "node_modules/mine/index.js" in view.judged  # not in the lockfile: the submission's own
+    assert "node_modules/lodash/impl.py" in view.judged
 
 
 def test_javascript_node_modules_is_not_run(tmp_path: Path) -> None:

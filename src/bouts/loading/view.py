@@ -178,7 +178,9 @@ def _npm_locked(code: FileTree) -> list[Exclusion]:
                 continue
             folder = f"{base}{key}/"
             name = f"{meta.get('name', key.rsplit('node_modules/', 1)[-1])}@{meta.get('version', '?')}"
-            members = tuple(rel for rel in code.files if rel.startswith(folder))
+            # An npm lockfile vouches for JavaScript, never for Python a test could import from the
+            # folder (``from node_modules.pkg import impl``): that is the submission's and is judged.
+            members = tuple(rel for rel in code.files if rel.startswith(folder) and not rel.endswith(".py"))
             out.append(Exclusion(folder, f"npm package {name}, listed in {lock.rel}", members))
     # The deepest folder first, so a nested package is named for itself, not for its parent.
     return sorted(out, key=lambda e: (-e.path.count("/"), e.path))

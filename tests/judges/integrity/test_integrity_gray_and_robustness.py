@@ -102,3 +102,17 @@ def test_hostile_files_are_survived_and_reported(tmp_path) -> None:
     assert {f.rule: f.file for f in verdict.findings if f.points} == {
         "integrity.unreviewable-source": "ledger/huge.py", "integrity.symlink-shipped": "ledger/loop"
     }
+
+
+def test_python_nested_past_the_judges_bound_is_a_bright_line_when_the_interpreter_reads_it(tmp_path) -> None:
+    """``X = - - - ... 1`` 300 levels deep imports and runs; the detectors' parser stops at 200. A
+    cheat placed beside it used to go unseen (the file counted as "not valid Python": informational)."""
+    code = honest_copy(tmp_path)
+    add_module(code, "def to_cents(p):\n    if p == '19.99':\n        return 1999\n    return 0\n"
+               "GUARD = " + "- " * 300 + "1\n", "ledger/hidden.py")
+    verdict = judge(code)
+    [line] = [f for f in verdict.findings if f.rule == "integrity.unreviewed-code"]
+    assert line.file == "ledger/hidden.py" and verdict.score.value == 0
+    too_deep = "X = " + "(" * 300 + "1" + ")" * 300 + "\n"  # past CPython's own limit: cannot be imported
+    add_module(code, too_deep, "ledger/hidden.py")
+    assert "integrity.unreviewed-code" not in {f.rule for f in judge(code).findings}

@@ -198,11 +198,12 @@ def test_what_the_starter_already_had_is_not_the_agents(tmp_path: Path) -> None:
     assert verdict.findings == ()
 
 
-def test_unreadable_code_is_a_gray_note_never_a_crash(tmp_path: Path) -> None:
+def test_code_past_the_parsers_bounds_is_a_bright_line_never_a_crash(tmp_path: Path) -> None:
     deep = "export const x = " + "[" * 5000 + "]" * 5000 + ";\n"
     verdict = judge(RATE, _module(tmp_path, deep))
-    [note] = [f for f in verdict.findings if f.rule == "integrity.unreviewable-source"]
-    assert "nested more than 256 levels deep; not analysed" in note.message and note.points == 5
+    [note] = [f for f in verdict.findings if f.rule == "integrity.unreviewed-code"]
+    assert "nested more than 256 levels deep; not analysed" in note.message and note.severity == "critical"
+    assert verdict.score.value == 0  # node would run it: a bound is no hiding place
     broken = judge(RATE, _module(tmp_path, "export function ( {\n"))
     assert [f.rule for f in broken.findings] == ["integrity.not-analysed"]
     assert "syntax errors at line(s) 1" in broken.findings[0].message and broken.findings[0].points == 0

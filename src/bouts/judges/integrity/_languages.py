@@ -5,11 +5,14 @@ TypeScript with tree-sitter through ``bouts.jsast`` (``_js_code``, ``_js_gray``,
 ``_js_visible``). Rule ids, evidence rules, points and caps are the same; what differs is how a
 source is read and what a "file the detectors could not read" means:
 
-- a Python file that does not parse cannot be imported, so it cannot cheat: informational;
+- a Python file that does not parse cannot be imported, so it cannot cheat: informational; one
+  that CPython parses but the judges' bounded parser refuses (nested past 200 levels) would run,
+  unreviewed: the bright ``unreviewed-code`` line;
 - a JavaScript file with a syntax error is still read as far as tree-sitter recovered (its grammar
   may lag node's), with an informational note; one past the parser's bounds (nested too deeply,
-  too many nodes) is valid code node would run, so it costs a gray ``unreviewable-source``
-  instance: a bound must not become a hiding place.
+  too many nodes) is valid code node would run: the bright ``unreviewed-code`` line. A bound must
+  not become a hiding place, and a gray instance was one: a bright-line cheat nested past it cost
+  5 points instead of integrity 0 and the −25 adjustment.
 """
 
 from __future__ import annotations
@@ -50,13 +53,17 @@ class Language:
 
 
 def _python_note(src: SourceFile) -> tuple[Level, str] | None:
-    # The interpreter cannot import it either, so it cannot cheat; comments are still read.
-    return ("info", f"not valid Python ({src.error})") if src.tree is None else None
+    if src.tree is not None:
+        return None
+    if not src.importable:
+        # The interpreter cannot import it either, so it cannot cheat; comments are still read.
+        return "info", f"not valid Python ({src.error})"
+    return "bright", f"valid Python the interpreter would import, past the judges' bounds ({src.error}): unreviewed"
 
 
 def _js_note(src: JsFile) -> tuple[Level, str] | None:
-    if src.parsed is None:
-        return "gray", f"source {src.error}"
+    if src.parsed is None:  # past the parser's bounds: valid code node would run, unreviewed
+        return "bright", f"source {src.error}: unreviewed"
     if src.parsed.error_lines:
         lines = ", ".join(map(str, src.parsed.error_lines[:5]))
         return "info", f"syntax errors at line(s) {lines}: node may not load it; the rules read what parsed"

@@ -55,6 +55,8 @@ class SourceFile:
     tree: ast.Module | None
     """None when the file is not valid Python (see ``error``)."""
     error: str | None = None
+    importable: bool = False
+    """With no ``tree``: CPython's parser accepts the file all the same (it is past the judges' bounds)."""
 
     @cached_property
     def lines(self) -> list[str]:
@@ -145,8 +147,19 @@ def parse_source(rel: str, data: bytes) -> SourceFile:
         # Parse the bytes so a PEP 263 coding cookie is honoured, as the interpreter would.
         tree = parse_python(data, filename=rel)
     except (SyntaxError, ValueError, RecursionError, MemoryError) as e:
-        return SourceFile(rel, text, None, f"{type(e).__name__}: {getattr(e, 'msg', e)}")
+        return SourceFile(rel, text, None, f"{type(e).__name__}: {getattr(e, 'msg', e)}",
+                          importable=_interpreter_reads(data, rel))
     return SourceFile(rel, text, tree)
+
+
+def _interpreter_reads(data: bytes, rel: str) -> bool:
+    """Whether CPython's own parser accepts ``data`` (parsing only, nothing runs), where the judges'
+    bounded parser (``bouts._pyast``: 200 levels) refused it: then the file would be imported."""
+    try:
+        compile(data, rel, "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return True
 
 
 def is_test_path(rel: str) -> bool:
