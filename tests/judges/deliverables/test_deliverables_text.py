@@ -163,3 +163,13 @@ def test_actionability_rewards_concrete_handles() -> None:
     assert vague.value == 0
     assert concrete.value == 100
     assert all(e.lost == 0 for e in concrete.evidence)
+
+
+def test_file_references_start_where_a_path_can_and_are_bounded() -> None:
+    """A path is matched from its start only, at most 240 characters: a long run such as ``a-a-a-…``
+    is read once (matching from every position of it was quadratic: 64 kB of it took 25 s)."""
+    from bouts.judges.deliverables._rubric import _FILE_REF
+
+    text = "see src/app.py:12, `tests/test_x.py::test_a` and ledger/core.py. " + "a-" * 5000 + "b.py"
+    assert _FILE_REF.findall(text) == ["src/app.py:12", "tests/test_x.py::test_a", "ledger/core.py"]
+    assert _FILE_REF.findall("x" * 300 + ".py") == []  # longer than any path a document cites
