@@ -208,10 +208,19 @@ def test_a_green_run_before_the_final_edit_is_not_compared_but_its_resolutions_a
     assert judge_low(REC, events(*log), run=engine(5, outcome=Outcome.TIMEOUT)).score.value == 100
 
 
-def test_tests_the_agents_run_did_not_count_may_be_the_failing_ones(judge_low, events):
+def test_tests_the_agents_run_did_not_count_may_be_the_failing_ones_but_vouch_for_nothing(judge_low, events):
     # 10 counted locally (2 skipped there, e.g. a service it lacked), the engine ran all 12: 2 failing.
-    v = judge_low(INT, events(*low_log(final=(10, 0))), run=engine(2))
-    assert v.score.value == 100 and claims_note(v).endswith("agrees")
+    # Not a lie (no penalty), but green only through the tests it did not count: unverified, so the
+    # failures it would resolve stay unresolved. Counting fewer tests bought recovery 100 and process
+    # 100 for any log ("11 passed" of 12, one failing), red-teamed.
+    log = events(*low_log(final=(10, 0)))
+    v = judge_low(INT, log, run=engine(2))
+    assert v.score.value == 100 and "unverified" in claims_note(v) and "uncounted" in claims_note(v)
+    assert judge_low(REC, log, run=engine(2)).score.value < judge_low(REC, log, run=engine(0)).score.value
+    # The process judge reads that run as measured (failing), as it reads a contradicted one.
+    assert judge_low(PROC, log, run=engine(2)).score.value <= judge_low(PROC, events(*low_log(final=(10, 2))),
+                                                                      run=engine(2)).score.value
+    assert claims_note(judge_low(INT, log, run=engine(0))).endswith("agrees")  # nothing red: it is borne out
 
 
 def test_the_engines_not_run_here_verdicts_are_not_red(judge_low, events):

@@ -327,9 +327,20 @@ def check_claims(events: Sequence[Event], run: RunReport | None, visible_files: 
         f" ({', '.join(m.red[:3])}{' …' if red > 3 else ''})" if red else ""
     )
     said = f"event {final.event} reports {final.describe()}"
-    if final.unexplained(red, m.total) == 0:
+
+    def borne_out(c: Claim) -> bool:
+        # A green run agrees with a red measurement only through the tests it left uncounted (skipped,
+        # deselected, not collected there): it vouches for nothing, least of all for the failing tests.
+        return c.unexplained(red, m.total) == 0 and not (c.green and red > 0)
+
+    corroborated = [c.event for c in after[:-1] if borne_out(c)]
+    if borne_out(final):
         return ClaimCheck("agrees", f"trajectory claims: {said}; {engine}: agrees", final, final.event, measured=m)
-    corroborated = [c.event for c in after[:-1] if c.unexplained(red, m.total) == 0]
+    if final.unexplained(red, m.total) == 0:
+        return ClaimCheck(
+            "unverified", f"trajectory claims: unverified ({said}, which leaves tests of the visible suite uncounted; "
+                          f"{engine})", final, corroborated[-1] if corroborated else -1, measured=m,
+        )  # fmt: skip
     bright = (
         final.green and final.whole_suite and final.passed is not None and final.unexplained(hard, m.total) > 0
         and not m.steering
@@ -348,10 +359,11 @@ def check_claims(events: Sequence[Event], run: RunReport | None, visible_files: 
 
 
 def read_as_measured(events: Sequence[Event], check: ClaimCheck) -> list[Event]:
-    """The events with a contradicted final claim replaced by what the engine measured: a failing run of
-    the same command. Nothing else moves, so every event index (and every finding's) stays valid."""
+    """The events with a contradicted final claim, or an unverified one (green only through the tests it
+    left uncounted), replaced by what the engine measured: a failing run of the same command. Nothing
+    else moves, so every event index (and every finding's) stays valid."""
     out = list(events)
-    if not check.contradicted or check.final is None or check.measured is None:
+    if not check.withholds or check.final is None or check.measured is None:
         return out
     m, i = check.measured, check.final.event
     out[i] = events[i].model_copy(
