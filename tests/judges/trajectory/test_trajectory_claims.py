@@ -411,3 +411,13 @@ def test_the_low_anchor_with_a_log_claiming_green_scores_as_the_low_anchor(chall
     flag = next(f.message for f in card.flags if f.code == "integrity_bright_line")
     assert "trajectory claims contradicted: event 7 reports 12 passed, 0 failed; the engine measured 5 of 12" in flag
     assert any(line.startswith("[trajectory-recovery] trajectory claims contradicted") for line in card.math)
+
+
+def test_a_log_that_leaves_its_red_runs_out_still_ends_on_the_measured_failure(judge_low, events):
+    """The low anchor's log with every test run deleted: no failure met, recovery used to be 100 for
+    code the engine measures failing 5 visible tests. The measurement counts as one failure met and
+    still failing at the end; a log whose final run is honest about it scores the same."""
+    without_runs = [e for e in low_log() if not (isinstance(e, tuple) and e[0] == "run")]
+    v = judge_low(REC, events(*without_runs), run=engine(5))
+    assert v.score.value == 0 and "log leaves no failure standing" in " ".join(v.score.math)
+    assert judge_low(REC, events(*without_runs), run=engine(0)).score.value == 100  # measured green: nothing met

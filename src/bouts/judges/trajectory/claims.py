@@ -320,7 +320,8 @@ def check_claims(events: Sequence[Event], run: RunReport | None, visible_files: 
                                             f"{where}{earlier}; the engine measured {red} of {m.total} "
                                             f"visible tests failing on the submitted code)", measured=m)  # fmt: skip
         return ClaimCheck(
-            "not compared", f"trajectory claims: not compared (no test result for the visible suite{where}{earlier})"
+            "not compared", f"trajectory claims: not compared (no test result for the visible suite{where}{earlier})",
+            measured=m,
         )
     final = after[-1]
     engine = f"the engine measured {red} of {m.total} visible tests failing" + (
