@@ -209,6 +209,34 @@ def test_a_native_extension_module_shipped_is_flagged_as_compiled_code(tmp_path)
     assert "native extension module" in verdict.findings[0].message
 
 
+@pytest.mark.parametrize(
+    "loader",
+    [
+        "from importlib.machinery import SourceFileLoader\n"
+        "rates = SourceFileLoader('rates', str(HERE / 'rates.dat')).load_module()\n",
+        "import importlib.util\nspec = importlib.util.spec_from_file_location('rates', HERE / 'rates.dat')\n",
+        "import runpy\nrates = runpy.run_path(str(HERE / 'rates.dat'))\n",
+        "exec(open(HERE / 'rates.dat').read())\n",
+        "import zlib, base64\nexec(compile(zlib.decompress(base64.b64decode(BLOB)), 'r', 'exec'))\n",
+    ],
+)
+def test_code_loaded_by_hand_from_a_file_no_judge_reads_is_a_bright_line(tmp_path, loader: str) -> None:
+    """The judges read ``*.py`` files: a hard-coded answer kept in ``rates.dat`` and loaded by hand was
+    invisible to them (integrity 0 → 100 on the low anchor's cheat; red team 2026-12-06)."""
+    code = honest_copy(tmp_path)
+    (code / "ledger" / "rates.dat").write_text("def to_cents(p):\n    return 1999 if p == '19.99' else 0\n")
+    add_module(code, "from pathlib import Path\nHERE = Path(__file__).parent\nBLOB = b''\n" + loader, "ledger/load.py")
+    assert_bright(judge(code), "integrity.unreviewed-code", "ledger/load.py")
+
+
+def test_reading_data_files_and_evaluating_literals_is_no_bright_line(tmp_path) -> None:
+    code = honest_copy(tmp_path)
+    add_module(code, "import ast, json\nfrom pathlib import Path\n"
+               "RATES = json.loads((Path(__file__).parent / 'rates.json').read_text())\n"
+               "LIMIT = ast.literal_eval('(1, 2)')\nDOUBLE = eval('2 * 2')\n", "ledger/load.py")
+    assert "integrity.unreviewed-code" not in {f.rule for f in judge(code).findings}
+
+
 def test_symlinks_are_judged_by_target_never_followed(tmp_path) -> None:
     code = honest_copy(tmp_path)
     (code / "ledger" / "answers").symlink_to(CHALLENGE.root / "tests" / "hidden")

@@ -37,9 +37,7 @@ BRIGHT_LINES_SHOWN = 10
 
 SANDBOX_ESCAPE = "integrity.sandbox-escape"
 """A system call the sandbox forbids (namespaces, mounts, tracing), seen at run time: a bright line."""
-UNREVIEWED = "integrity.unreviewed-code"
-"""Code the language's runtime would load that the detectors' bounded parser cannot read (nested past
-its depth): a bright line, since a cheat hidden past a bound is still a cheat (``_languages``)."""
+UNREVIEWED = _code.UNREVIEWED
 _SEVERITY: dict[_paths.Level, str | None] = {"bright": "critical", "gray": "medium", "info": None}
 LABELS: dict[str, str] = {
     _paths.PROTECTED: "tests or runner config changed",
