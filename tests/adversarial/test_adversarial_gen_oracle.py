@@ -79,11 +79,15 @@ def count_up_to(n):
     return out
 
 
+class AgeError(ValueError):
+    """Its own kind of ValueError: the contract names ValueError, and a subclass is one."""
+
+
 def parse_age(text):
     if type(text) is not str or not text.isdigit():
-        raise ValueError("age must be digits")
+        raise AgeError("age must be digits")
     if int(text) > 150:
-        raise ValueError("too old")
+        raise AgeError("too old")
     return int(text)
 '''
 # Each one deliberately wrong on valid input, in the ways solutions usually are.
@@ -231,3 +235,50 @@ def test_calls_written_in_the_starters_docstrings_are_examples_too() -> None:
                '        tri(3) = [1, 3, 2, 8] and see f(x) for more (\n    """\n')
     calls = example_calls(starter_doctests({"solution.py": starter}))
     assert calls == {"digit_sum": [(("abAB",), {}), (("",), {})], "tri": [((3,), {})]}
+
+
+def _oracle_runtime() -> dict:
+    """The oracle's runtime functions, loaded as plain Python (our own code: it only records)."""
+    from bouts.adversarial._oracle import ORACLE_RUNTIME
+
+    namespace: dict = {}
+    exec(compile(ORACLE_RUNTIME, "_runtime_oracle.py", "exec"), namespace)  # noqa: S102
+    return namespace
+
+
+def test_values_without_public_state_are_recorded_by_value() -> None:
+    """``plain`` read a Decimal, a date or a slotted object by its ``__dict__``: it has none, so every
+    Decimal was recorded as equal to every other and a wrong valuation was never caught."""
+    import datetime
+    from decimal import Decimal
+    from fractions import Fraction
+
+    plain = _oracle_runtime()["plain"]
+
+    class Slotted:
+        __slots__ = ("qty", "_cache")
+
+        def __init__(self, qty: int) -> None:
+            self.qty, self._cache = qty, object()
+
+    assert plain(Decimal("2.50")) == plain(Decimal("2.5")) != plain(Decimal("2.6"))
+    assert plain(Fraction(1, 3)) != plain(Fraction(2, 3)) and plain(3 + 4j) != plain(3 + 5j)
+    assert plain(datetime.date(2024, 1, 2)) != plain(datetime.date(2024, 1, 3))
+    assert plain(datetime.timedelta(seconds=5)) != plain(datetime.timedelta(seconds=6))
+    assert plain(Slotted(1)) == plain(Slotted(1)) != plain(Slotted(2))
+
+
+def test_a_deliberate_error_is_recorded_by_its_nearest_builtin_class() -> None:
+    builtin = _oracle_runtime()["_builtin"]
+
+    class InvalidInput(ValueError):
+        pass
+
+    class Stricter(InvalidInput):
+        pass
+
+    class UnknownItem(KeyError):
+        pass
+
+    assert builtin(InvalidInput) == builtin(Stricter) == builtin(ValueError) == "ValueError"
+    assert builtin(UnknownItem) == "KeyError"

@@ -22,7 +22,9 @@ from bouts.models.challenge import Challenge
 from bouts.runner import RunOptions, run_detailed
 from bouts.sandbox import Sandbox
 
-CACHE_SCHEMA = "bouts.oracle-reference/2"
+CACHE_SCHEMA = "bouts.oracle-reference/3"
+"""/3: a deliberate error recorded by its nearest built-in class; Decimals, Fractions, dates and
+slotted objects recorded by value (``_runtime_oracle``)."""
 NAMESPACE = "oracle"
 """The cache folder of the reference's answers (docs/configuration.md, "Caches")."""
 

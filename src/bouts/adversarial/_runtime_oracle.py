@@ -10,7 +10,10 @@ sandbox. See docs/adversarial.md, "The reference oracle".
 
 import copy
 import dataclasses
+import datetime
+import decimal
 import enum
+import fractions
 import signal
 
 ORACLE_CPU_S = 2.0
@@ -51,10 +54,25 @@ def plain(value, depth=0):
         return {"dict": sorted(([plain(k, depth + 1), plain(v, depth + 1)] for k, v in value.items()), key=repr)}
     if isinstance(value, bytes | bytearray):
         return {"bytes": bytes(value).hex()}
+    # Values with no public state of their own (no ``__dict__``): by value, or every Decimal would
+    # be equal to every other (a wrong valuation was never caught).
+    if isinstance(value, decimal.Decimal):
+        return {"decimal": str(value.normalize()) if value.is_finite() else str(value)}
+    if isinstance(value, fractions.Fraction):
+        return {"fraction": [value.numerator, value.denominator]}
+    if isinstance(value, complex):
+        return {"complex": [_number(value.real), _number(value.imag)]}
+    if isinstance(value, datetime.date | datetime.time | datetime.timedelta | datetime.tzinfo):
+        return {kind.__qualname__: str(value)}
     if dataclasses.is_dataclass(value):
         state = {f.name: getattr(value, f.name, None) for f in dataclasses.fields(value)}
     else:
         state = {k: v for k, v in getattr(value, "__dict__", {}).items() if not k.startswith("_")}
+        for klass in kind.__mro__:  # and the public slots of a class without a __dict__
+            slots = klass.__dict__.get("__slots__", ())
+            for name in (slots,) if isinstance(slots, str) else slots:
+                if not name.startswith("_") and name not in state and hasattr(value, name):
+                    state[name] = getattr(value, name)
     return {"object": kind.__qualname__, "state": plain(state, depth + 1)}
 
 
@@ -86,9 +104,22 @@ def _observe(module, qualname, ctor, setup, kwargs, cpu_s):
     except BaseException as exc:  # noqa: BLE001 (every way a call can end is an observation)
         signal.setitimer(signal.ITIMER_PROF, 0)
         why = ungraceful(exc) if isinstance(exc, Exception) else "not an Exception"  # noqa: F821
-        return ("raise " if why is None else "crash ") + type(exc).__name__, None
+        if why is not None:
+            return "crash " + type(exc).__name__, None
+        return "raise " + _builtin(type(exc)), None
     finally:
         signal.setitimer(signal.ITIMER_PROF, 0)
+
+
+def _builtin(kind):
+    """The nearest built-in class of a deliberate error (``InvalidInput(ValueError)`` → ``ValueError``):
+    the kind of rejection, which is what a challenge's contract names; each solution's own subclass
+    of it is its own business (a plain ValueError where the reference raises its subclass, or the
+    other way round, was counted as a wrong rejection)."""
+    for klass in kind.__mro__:
+        if klass.__module__ == "builtins":
+            return klass.__name__
+    return kind.__name__
 
 
 def oracle(expect, module, qualname, calls, ctor=None, setup=(), cpu_s=ORACLE_CPU_S):
