@@ -87,9 +87,10 @@ class AdversarialConfig(_Strict):
     other ``1 − prebuilt_share`` (SPEC §1). On by default; ``false`` leaves the pre-built half alone."""
     invalid_input: Literal["out-of-scope", "rejected"] = "out-of-scope"
     """What the challenge asks of input outside its contract: ``rejected`` (it must raise a
-    deliberate error of the reference's built-in kind: ``ValueError`` for ``InvalidInput(ValueError)``) turns on out-of-contract probing, each value compared
-    with the reference's rejection; ``out-of-scope`` (the default) generates valid inputs only
-    (``docs/adversarial.md``, "The reference oracle")."""
+    deliberate error of the reference's built-in kind: ``ValueError`` for ``InvalidInput(ValueError)``)
+    turns on out-of-contract probing, each value compared with the reference's rejection;
+    ``out-of-scope`` (the default) generates valid inputs only (``docs/adversarial.md``, "The
+    reference oracle")."""
     test_timeout_s: float = Field(30.0, gt=0, le=600)
     """Wall-clock budget of one generated test, instead of ``[limits] test_timeout_s``: generated
     tests are bounded by example count, and this is sized for a loaded machine
