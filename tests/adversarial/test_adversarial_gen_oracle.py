@@ -282,3 +282,30 @@ def test_a_deliberate_error_is_recorded_by_its_nearest_builtin_class() -> None:
 
     assert builtin(InvalidInput) == builtin(Stricter) == builtin(ValueError) == "ValueError"
     assert builtin(UnknownItem) == "KeyError"
+
+
+def test_an_entry_whose_return_value_the_contract_leaves_open_is_compared_by_how_it_ends() -> None:
+    """``reserve()`` returns "the reservation id": ``RSV-000001`` where the reference says ``R1`` is
+    no wrong answer (three high-severity failures cost a correct solution 9 points)."""
+    from bouts.adversarial._generate import GeneratedTest
+
+    names = labels(())
+    ok = digest("ok")
+    gen = GeneratedTest("t::test_gen_001", None, "ledger.core:Ledger.reserve", None, "oracle", "")  # type: ignore[arg-type]
+    test = OracleTest(test=gen, mode="valid", calls=("reserve(qty=1)",))
+    passed = TestResult(id="t", suite="generated", outcome=Outcome.PASSED)
+    mine, ref = (ok, digest("RSV-000001")), (ok, digest("R1"))
+    assert decide(test, ref, passed, mine, names)[0] is Outcome.FAILED
+    assert decide(test, ref, passed, mine, names, frozenset({"ledger.core:Ledger.reserve"})) == (Outcome.PASSED, "")
+    raised = (digest("raise ValueError"), digest(None))
+    assert decide(test, ref, passed, raised, names, frozenset({"ledger.core:Ledger.reserve"}))[0] is Outcome.FAILED
+
+
+def test_an_opaque_entry_must_name_module_and_qualname() -> None:
+    from pydantic import ValidationError
+
+    from bouts.models.challenge import AdversarialConfig
+
+    assert AdversarialConfig(opaque_returns=["ledger.core:Ledger.reserve"]).opaque_returns
+    with pytest.raises(ValidationError, match="module:qualname"):
+        AdversarialConfig(opaque_returns=["Ledger.reserve"])

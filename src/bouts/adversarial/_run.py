@@ -273,7 +273,8 @@ def finish_generated(prepared: Prepared, run: DetailedRun | SandboxError) -> Gen
         why = f"infrastructure failure, not the agent's: {run.describe()}"
         verdict = Verdict(JUDGE, "adversarial_generated", NotScored(why), versions=p.versions)
         return GeneratedRun(p.analyser, p.suite, None, verdict, p.notes)
-    report = _decided(run.report, p.oracle, p.reference, run.observations, p.names)
+    report = _decided(run.report, p.oracle, p.reference, run.observations, p.names,
+                      frozenset(p.challenge.spec.adversarial.opaque_returns))
     suite = replace(p.suite, tests=p.tests, files=p.files)
     outcomes = GeneratedRun(p.analyser, suite, report, _placeholder(), p.notes).outcomes()
     verdict = score_generated(outcomes, p.challenge.spec.adversarial.severity_weights, tampering=report.tampering)
@@ -320,14 +321,16 @@ def _decided(
     reference: Mapping[str, Sequence[str]],
     observed: Mapping[str, Sequence[str]],
     names: Mapping[str, str],
+    opaque: frozenset[str] = frozenset(),
 ) -> RunReport:
-    """``report`` with each oracle test's outcome decided against the reference's answers."""
+    """``report`` with each oracle test's outcome decided against the reference's answers (``opaque``:
+    entries whose return values are not compared)."""
     by_id = {t.test.id: t for t in oracle}
     results = []
     for r in report.results:
         t = by_id.get(r.id)
         if t is not None and not report.tampering:
-            outcome, detail = decide(t, reference[r.id], r, observed.get(r.id, ()), names)
+            outcome, detail = decide(t, reference[r.id], r, observed.get(r.id, ()), names, opaque)
             r = r.model_copy(update={"outcome": outcome, "detail": detail[:1000]})
         results.append(r)
     return report.model_copy(update={"results": results})

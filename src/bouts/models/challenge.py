@@ -91,10 +91,23 @@ class AdversarialConfig(_Strict):
     turns on out-of-contract probing, each value compared with the reference's rejection;
     ``out-of-scope`` (the default) generates valid inputs only (``docs/adversarial.md``, "The
     reference oracle")."""
+    opaque_returns: list[str] = Field(default_factory=list)
+    """Entries (``module:qualname``, e.g. ``ledger.core:Ledger.reserve``) whose return value the
+    contract leaves open (an id, a handle, a timestamp): the reference oracle compares only how
+    their calls end, never the value (``docs/adversarial.md``, "The reference oracle")."""
     test_timeout_s: float = Field(30.0, gt=0, le=600)
     """Wall-clock budget of one generated test, instead of ``[limits] test_timeout_s``: generated
     tests are bounded by example count, and this is sized for a loaded machine
     (``docs/adversarial.md``, "Time budget")."""
+
+    @field_validator("opaque_returns")
+    @classmethod
+    def _entries(cls, v: list[str]) -> list[str]:
+        for entry in v:
+            module, _, qualname = entry.partition(":")
+            if not (module and qualname and all(p.isidentifier() for p in (*module.split("."), *qualname.split(".")))):
+                raise ValueError(f"'{entry}' is not an entry: write module:qualname, e.g. ledger.core:Ledger.reserve")
+        return v
 
     @field_validator("severity_weights")
     @classmethod
