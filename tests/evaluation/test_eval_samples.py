@@ -44,6 +44,8 @@ def test_a_solution_wins_over_a_completion_as_evalplus_reads_them() -> None:
         (json.dumps({"task_id": True, "completion": "x"}), "task_id", "missing"),
         (json.dumps({"task_id": "t"}), "completion", "needs 'completion' or 'solution'"),
         (json.dumps({"task_id": "t", "completion": 3}), "completion", "must be a string"),
+        ('{"task_id": "t", "completion": "# \\ud800"}', "completion", "lone surrogate (\\ud800"),
+        ('{"task_id": "t\\udc80", "solution": "x"}', "task_id", "lone surrogate (\\udc80"),
     ],
 )
 def test_a_bad_line_names_the_file_line_and_field(line: str, field: str | None, needle: str) -> None:
@@ -114,3 +116,16 @@ def test_the_summary_counts_pass_at_k_over_scored_samples_only() -> None:
     assert summary.k_left_out == [2]
     assert (summary.scored, summary.not_scored, summary.passed) == (3, 1, 1)
     assert summary.profiles == {"engine": pytest.approx(130 / 3, abs=1e-4)}
+
+
+def test_pass_at_k_counts_a_task_once_however_its_id_is_spelled() -> None:
+    """``HumanEval/47``, ``humaneval-47`` and ``47`` name one challenge: counted as three tasks, a task
+    solved under several spellings beside one failed lifted pass@1 from 0.5 to 0.875 (red team)."""
+    def row(task: str, challenge: str, i: int, passed: bool) -> SampleResult:
+        return SampleResult(task_id=task, completion_id=i, challenge=challenge, status="scored", passed=passed,
+                            result="")  # fmt: skip
+
+    spellings = ["HumanEval/47", "humaneval-47", "47", "HumanEval/47 "]
+    results = [row(t, "humaneval-47", 0, True) for t in spellings] + [row("HumanEval/151", "humaneval-151", 0, False)]
+    summary = summarise(results, [1])
+    assert summary.tasks == 2 and summary.pass_at_k == {1: pytest.approx(0.5)}

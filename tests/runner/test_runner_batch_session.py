@@ -53,6 +53,11 @@ def probe():
             found.append(f"{d}: {sorted(names)}")
     if os.stat("/tmp").st_mode & 0o7777 != 0o1777:
         found.append("/tmp mode")
+    for d in ("/tmp", os.environ["HOME"], "/dev/shm"):
+        if os.listxattr(d):  # an answer, or a default ACL, written on the directory itself
+            found.append(f"{d}: xattrs {os.listxattr(d)}")
+    if int(os.stat("/tmp").st_mtime) == 1234567:  # a number carried in a directory's times
+        found.append("/tmp mtime")
     if os.path.lexists("/dev/leftover"):
         found.append("/dev/leftover")
     extra = set(os.listdir(".")) - {"solution.py", "tests"}
@@ -79,6 +84,8 @@ def probe():
     for d in ("/tmp", os.environ["HOME"], "/dev/shm", "."):
         with open(os.path.join(d, "left.txt"), "w") as fh:
             fh.write("from an earlier submission")
+    for d in ("/tmp", os.environ["HOME"], "/dev/shm"):
+        os.setxattr(d, "user.answer", b"42")
     os.makedirs("/tmp/deep/er/still", exist_ok=True)
     os.symlink("/etc/passwd", os.path.join(os.environ["HOME"], "link"))
     with open("/dev/leftover", "w") as fh:
@@ -91,7 +98,10 @@ def probe():
         subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)  # leftover-marker"])
         os._exit(0)
     os.wait()
+    os.setxattr("/tmp", "system.posix_acl_default", bytes.fromhex("02000000" "01000000ffffffff" "04000000ffffffff"
+                                                               "20000000ffffffff"))  # user::--- group::--- other::---
     os.chmod("/tmp", 0o700)
+    os.utime("/tmp", (1234567, 1234567))
     return ["littered"]
 '''
 
@@ -240,9 +250,10 @@ def test_the_driver_puts_a_tree_back_as_it_was(tmp_path: Path) -> None:
     os.symlink("/elsewhere", root / "link")
     shutil.rmtree(root / "keep" / "sub")
     (root / "stray").mkdir()
+    os.utime(root / "keep", ns=(1, 1))
     now = driver_batch._restore_tree(str(root), want)
-    assert {k: (v.kind, v.mode, v.target) for k, v in now.items()} == {
-        k: (v.kind, v.mode, v.target) for k, v in want.items()
-    }
+    assert {k: (v.kind, v.mode, v.target, v.times[1]) for k, v in now.items()} == {
+        k: (v.kind, v.mode, v.target, v.times[1]) for k, v in want.items()
+    }  # modification times too: a number written in one would outlive the submission
     assert sorted(p.name for p in root.iterdir()) == ["keep", "link"]
     assert os.readlink(root / "link") == "/nowhere"

@@ -83,16 +83,19 @@ class EvalSummary(BaseModel):
 def summarise(results: Sequence[SampleResult], ks: Iterable[int]) -> EvalSummary:
     """The summary of a run's results. Pure."""
     scored = [r for r in results if r.status == "scored"]
+    # By the challenge each sample resolved to, not its task_id as written: "HumanEval/47",
+    # "humaneval-47" and "47" are one task (counted as three, a task solved under several spellings
+    # lifted pass@k: red team 2026-12-06).
     counts: dict[str, tuple[int, int]] = {}
     for r in scored:
-        n, c = counts.get(r.task_id, (0, 0))
-        counts[r.task_id] = (n + 1, c + bool(r.passed))
+        n, c = counts.get(r.challenge, (0, 0))
+        counts[r.challenge] = (n + 1, c + bool(r.passed))
     wanted = sorted(set(ks))
     estimates = pass_at_k(counts, wanted)
     profiles = sorted({p for r in scored for p in r.profiles})
     components = list(dict.fromkeys(c for r in scored for c in r.components))
     return EvalSummary(
-        samples=len(results), tasks=len({r.task_id for r in results}), scored=len(scored),
+        samples=len(results), tasks=len({r.challenge for r in results}), scored=len(scored),
         not_scored=len(results) - len(scored), passed=sum(1 for r in scored if r.passed),
         cached=sum(1 for r in results if r.cached), pass_at_k=estimates,
         k_left_out=[k for k in wanted if k not in estimates],

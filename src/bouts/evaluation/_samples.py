@@ -46,6 +46,12 @@ def parse_samples(text: str, *, source: str) -> list[Sample]:
             raise DatasetError(why, file=source, line=number, field="completion")
         if not isinstance(code, str):
             raise DatasetError(f"must be a string, got {type(code).__name__}", file=source, line=number, field=kind)
+        for field, text in (("task_id", str(task)), (kind, code)):
+            try:  # JSON's "\ud800" escapes decode to lone surrogates: no text to write, run or report
+                text.encode("utf-8")
+            except UnicodeEncodeError as exc:
+                raise DatasetError(f"holds a lone surrogate (\\u{ord(text[exc.start]):04x} at character {exc.start}):"
+                                   " not Unicode text", file=source, line=number, field=field) from None
         task_id = str(task)
         index = per_task.get(task_id, 0)
         per_task[task_id] = index + 1

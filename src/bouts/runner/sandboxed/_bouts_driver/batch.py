@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import errno
 import importlib
 import json
 import os
@@ -42,6 +43,12 @@ class Entry:
     ctime: int = 0
     """Of a name that is not a directory: a file or link made anew may reuse the inode number, never
     the change time (which no process can set)."""
+    xattrs: tuple[tuple[str, bytes], ...] = ()
+    """Of a directory: its extended attributes (user ones, ACLs), put back as they were."""
+    times: tuple[int, int] = (0, 0)
+    """Of a directory: its access and modification times (ns), put back as they were. A directory
+    kept between submissions kept what a submission wrote on it: an xattr or an mtime a later
+    submission read an answer from, a default ACL that broke its ``mkdtemp`` (red team 2026-12-06)."""
 
 
 def _unescape(path: str) -> str:
@@ -70,10 +77,37 @@ def _kind(st: os.stat_result, dev: int) -> str:
     return "link" if stat.S_ISLNK(st.st_mode) else "other"
 
 
+def _xattrs(path: str) -> tuple[tuple[str, bytes], ...]:
+    """The extended attributes of ``path`` (not followed), sorted; none where the file system has none."""
+    try:
+        names = os.listxattr(path, follow_symlinks=False)
+        return tuple(sorted((n, os.getxattr(path, n, follow_symlinks=False)) for n in names))
+    except OSError as exc:
+        if exc.errno in (errno.ENOTSUP, errno.EOPNOTSUPP):
+            return ()
+        raise
+
+
+def _put_back(path: str, was: Entry) -> None:
+    """A kept or recreated directory's extended attributes and times as they were."""
+    now = dict(_xattrs(path))
+    for name in now.keys() - dict(was.xattrs).keys():
+        os.removexattr(path, name, follow_symlinks=False)
+    for name, value in was.xattrs:
+        if now.get(name) != value:
+            os.setxattr(path, name, value, follow_symlinks=False)
+    os.utime(path, ns=was.times, follow_symlinks=False)
+
+
+def _dir_entry(path: str, st: os.stat_result) -> Entry:
+    times = (st.st_atime_ns, st.st_mtime_ns)
+    return Entry("dir", st.st_ino, stat.S_IMODE(st.st_mode), xattrs=_xattrs(path), times=times)
+
+
 def _tree(root: str) -> dict[str, Entry]:
     """Every name under ``root`` on its own mount, by path relative to it (``""``: the root)."""
     top = os.lstat(root)
-    out = {"": Entry("dir", top.st_ino, stat.S_IMODE(top.st_mode))}
+    out = {"": _dir_entry(root, top)}
     todo = [""]
     while todo:
         rel = todo.pop()
@@ -84,7 +118,10 @@ def _tree(root: str) -> dict[str, Entry]:
                 kind = _kind(st, top.st_dev)
                 target = os.readlink(entry.path) if kind == "link" else ""
                 ctime = st.st_ctime_ns if kind in ("link", "other") else 0
-                out[path] = Entry(kind, st.st_ino, stat.S_IMODE(st.st_mode), target, ctime)
+                if kind == "dir":
+                    out[path] = _dir_entry(entry.path, st)
+                else:
+                    out[path] = Entry(kind, st.st_ino, stat.S_IMODE(st.st_mode), target, ctime)
                 if kind == "dir":
                     todo.append(path)
     return out
@@ -145,6 +182,9 @@ def _restore_tree(root: str, want: dict[str, Entry]) -> dict[str, Entry]:
             os.symlink(was.target, full)
         else:
             raise ValueError(f"{full}: removed, and it cannot be made again")
+    for path, was in want.items():  # last: every change below a directory moved its times
+        if was.kind == "dir":
+            _put_back(os.path.join(root, path) if path else root, was)
     again = _tree(root)
     for path, was in want.items():
         now = again.get(path)
