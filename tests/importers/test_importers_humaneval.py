@@ -75,3 +75,17 @@ def test_json_lines_with_blank_lines_and_duplicates() -> None:
     with pytest.raises(DatasetError) as info:
         parse_humaneval(f"{line}\n{line}\n", source="he.jsonl")
     assert info.value.describe() == "he.jsonl: line 2: field 'task_id': duplicate task id (first on line 1)"
+
+
+def test_the_tests_call_the_prompts_own_helpers_not_the_submissions() -> None:
+    """HumanEval/38: ``check`` encodes with the prompt's ``encode_cyclic``. Read from the submission
+    (``from solution import *``), a completion redefining it as the identity passed ``decode_cyclic``
+    with ``return s``. The test module now defines the prompt's helper itself, after the star import,
+    and never the entry point."""
+    six = Path(__file__).with_name("data") / "humaneval-six.jsonl"
+    (c,) = [c for c in parse_humaneval(six.read_text(encoding="utf-8"), source="six") if c.id == "humaneval-38"]
+    hidden = c.files["tests/hidden/test_humaneval_38_hidden.py"]
+    star = hidden.index("from solution import *")
+    assert hidden.index("def encode_cyclic(") > star and "def decode_cyclic(" not in hidden
+    (plain,) = [c for c in parse_humaneval(six.read_text(encoding="utf-8"), source="six") if c.id == "humaneval-47"]
+    assert "def median(" not in plain.files["tests/hidden/test_humaneval_47_hidden.py"]  # no helper: as before

@@ -99,7 +99,9 @@ def imported(
     challenge checked against the hash recorded when it was written). The report is None when read
     from the cache. ``on_import(n)`` is called before a fresh import of ``n`` tasks."""
     store = Store.open(cache_root, DATASETS)
-    material = {"dataset": digest, "profile": "engine"}
+    from bouts.importers._layout import LAYOUT_VERSION
+
+    material = {"dataset": digest, "profile": "engine", "layout": LAYOUT_VERSION}
     key = store.key(material)
     target = store.root / DATASETS / key
     known = store.get(material)

@@ -9,6 +9,11 @@ import textwrap
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 
+LAYOUT_VERSION = "2"
+"""What an imported challenge's files look like; part of the cached imports' key (``bouts eval``), so
+a change here re-imports instead of serving challenges written by an older importer. 2: the prompt's
+helpers defined in the test modules (``_python.prompt_helpers``)."""
+
 MODULE = "solution"
 """The module every imported starter and reference defines (``starter/solution.py``)."""
 PROTECTED = ["tests/**", "conftest.py", "**/conftest.py", "pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini"]

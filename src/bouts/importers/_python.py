@@ -186,6 +186,21 @@ def helpers_for(test_code: str, body: str) -> str:
     return "\n\n\n".join(parts)
 
 
+def prompt_helpers(prompt_source: str, entry: str, used: str) -> str:
+    """The prompt's own definitions (and its imports) that the test code ``used`` reads, the entry
+    point left out: written into the test module after ``from solution import *``, so a test calls
+    the prompt's ``encode_cyclic`` or ``poly``, not one a submission redefined. A completion that
+    made ``encode_cyclic`` the identity passed ``decode_cyclic`` with ``return s`` (HumanEval/38, /50,
+    /32; red team 2026-12-06). Empty when the test reads none of them."""
+    module = parse(prompt_source, "the prompt")
+    module.body = [s for s in module.body if entry not in _defined_by(s)]
+    without_entry = ast.unparse(module)
+    defined = {n for s in module.body for n in _defined_by(s)}
+    if not defined & _loaded(parse(used, "the test")):
+        return ""
+    return helpers_for(without_entry, used)
+
+
 def _defined_by(stmt: ast.stmt) -> list[str]:
     if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
         return [stmt.name]

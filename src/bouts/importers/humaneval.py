@@ -95,7 +95,12 @@ def humaneval_task(record: dict[str, Any], *, source: str, line: int, profile: s
             f"HumanEval {task}: {visible_note}.",
             f"HumanEval {task}: check(candidate) from the task's test code.",
         ),
-        preambles=((helpers,) if helpers.strip() else (), (test,)),
+        preambles=(
+            tuple(b for b in (helpers, _python.prompt_helpers(starter, entry, helpers + "\n" + "\n".join(
+                body for _, body in visible))) if b.strip()),
+            tuple(b for b in (_python.prompt_helpers(starter, entry, test + "\n" + "\n".join(
+                body for _, body in hidden)), test) if b.strip()),
+        ),
         task_names=tuple(names),
     )
     return ImportedChallenge.build(layout, line=line)
