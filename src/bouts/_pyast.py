@@ -30,6 +30,11 @@ MAX_DEPTH = 200
 Mode = Literal["exec", "eval", "single", "func_type"]
 
 
+class TooDeep(SyntaxError):
+    """Source CPython parsed, refused here for nesting past ``MAX_DEPTH``: the interpreter would import
+    it, the engine's readers cannot (the integrity judge's ``unreviewed-code`` line)."""
+
+
 def parse(source: str | bytes, filename: str = "<unknown>", mode: Mode = "exec") -> Any:
     """``ast.parse`` under the engine-wide lock (the return type follows ``mode``)."""
     try:
@@ -39,7 +44,7 @@ def parse(source: str | bytes, filename: str = "<unknown>", mode: Mode = "exec")
         raise SyntaxError("nested too deeply for the parser; not analysed", (filename, 1, 0, None)) from None
     if (deep := _too_deep(tree)) is not None:
         line = getattr(deep, "lineno", 1)
-        raise SyntaxError(f"nested more than {MAX_DEPTH} levels deep; not analysed", (filename, line, 0, None))
+        raise TooDeep(f"nested more than {MAX_DEPTH} levels deep; not analysed", (filename, line, 0, None))
     return tree
 
 

@@ -8,7 +8,7 @@ tests, one per assert when its body is asserts only, else one test that calls it
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from bouts.importers import _layout, _python
@@ -73,6 +73,11 @@ def humaneval_task(record: dict[str, Any], *, source: str, line: int, profile: s
             visible_note = "check(candidate) run whole (the prompt has no doctest example)"
     # A visible test is self-contained: it gets the imports and helpers of the test code it reads.
     helpers = _python.helpers_for(test, "\n".join(body for _, body in visible))
+
+    def prompt_helpers(tests: Sequence[tuple[str, str]], code: str) -> str:
+        """The prompt's helpers that ``tests`` and the test ``code`` beside them call."""
+        return _python.prompt_helpers(starter, entry, "\n".join([code, *(body for _, body in tests)]))
+
     if split.asserts is None:
         hidden = [("check", f"check({entry})")]
     else:
@@ -95,12 +100,12 @@ def humaneval_task(record: dict[str, Any], *, source: str, line: int, profile: s
             f"HumanEval {task}: {visible_note}.",
             f"HumanEval {task}: check(candidate) from the task's test code.",
         ),
-        preambles=(
-            tuple(b for b in (helpers, _python.prompt_helpers(starter, entry, helpers + "\n" + "\n".join(
-                body for _, body in visible))) if b.strip()),
-            tuple(b for b in (_python.prompt_helpers(starter, entry, test + "\n" + "\n".join(
-                body for _, body in hidden)), test) if b.strip()),
-        ),
+        preambles=(_blocks(helpers, prompt_helpers(visible, helpers)), _blocks(prompt_helpers(hidden, test), test)),
         task_names=tuple(names),
     )
     return ImportedChallenge.build(layout, line=line)
+
+
+def _blocks(*blocks: str) -> tuple[str, ...]:
+    """The preamble blocks that hold code."""
+    return tuple(b for b in blocks if b.strip())

@@ -17,6 +17,7 @@ from functools import cached_property
 from pathlib import Path
 
 from bouts import jsast
+from bouts._pyast import TooDeep
 from bouts._pyast import parse as parse_python
 from bouts.judges.integrity._jsfile import JsFile, read_js
 from bouts.judges.integrity._literals import LitKey, source_literals
@@ -147,19 +148,11 @@ def parse_source(rel: str, data: bytes) -> SourceFile:
         # Parse the bytes so a PEP 263 coding cookie is honoured, as the interpreter would.
         tree = parse_python(data, filename=rel)
     except (SyntaxError, ValueError, RecursionError, MemoryError) as e:
-        return SourceFile(rel, text, None, f"{type(e).__name__}: {getattr(e, 'msg', e)}",
-                          importable=_interpreter_reads(data, rel))
+        # Refused for its depth alone, it parsed: the interpreter would import it.
+        deep = isinstance(e, TooDeep)
+        name = "SyntaxError" if deep else type(e).__name__
+        return SourceFile(rel, text, None, f"{name}: {getattr(e, 'msg', e)}", importable=deep)
     return SourceFile(rel, text, tree)
-
-
-def _interpreter_reads(data: bytes, rel: str) -> bool:
-    """Whether CPython's own parser accepts ``data`` (parsing only, nothing runs), where the judges'
-    bounded parser (``bouts._pyast``: 200 levels) refused it: then the file would be imported."""
-    try:
-        compile(data, rel, "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return False
-    return True
 
 
 def is_test_path(rel: str) -> bool:

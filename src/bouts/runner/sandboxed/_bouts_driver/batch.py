@@ -120,10 +120,9 @@ def _tree(root: str) -> dict[str, Entry]:
                 ctime = st.st_ctime_ns if kind in ("link", "other") else 0
                 if kind == "dir":
                     out[path] = _dir_entry(entry.path, st)
+                    todo.append(path)
                 else:
                     out[path] = Entry(kind, st.st_ino, stat.S_IMODE(st.st_mode), target, ctime)
-                if kind == "dir":
-                    todo.append(path)
     return out
 
 
