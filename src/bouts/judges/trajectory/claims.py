@@ -75,6 +75,11 @@ class Measured:
     steering: tuple[str, ...] = ()
     """Files the runner removed because they steer a run (conftest.py, pytest.ini, …): the agent's run had them."""
 
+    @property
+    def hard(self) -> int:
+        """Failing tests beyond those that only timed out or crashed (which depend on the machine)."""
+        return len(self.red) - self.machine_bound
+
     def counts(self) -> str:
         return f"{self.total - len(self.red)} passed, {len(self.red)} failed"
 
@@ -309,7 +314,7 @@ def check_claims(events: Sequence[Event], run: RunReport | None, visible_files: 
     claims = [c for i, e in enumerate(events) if (c := claim_of(i, e, visible_files, m.total)) is not None]
     after = [c for c in claims if c.event > last_change]
     red = len(m.red)
-    hard = red - m.machine_bound
+    hard = m.hard
     if not after:
         earlier = f"; its last one (event {claims[-1].event}) came before" if claims else ""
         where = f" after its last code change (event {last_change})" if last_change >= 0 else " in the log"

@@ -155,8 +155,7 @@ def _unlogged(check: ClaimCheck, at_end: int) -> str:
     agent ends on a failure it did not resolve. Deleting the failing runs from a log took recovery
     from 0 to 100 ("no failure met"; red team 2026-12-06)."""
     m = check.measured
-    hard = len(m.red) - m.machine_bound if m is not None else 0
-    if m is None or hard <= 0 or at_end > 0:
+    if m is None or m.hard <= 0 or at_end > 0:
         return ""
     return (f"the engine measured {len(m.red)} of {m.total} visible tests failing on the submitted code and the "
             f"log leaves no failure standing: one more failure met, still failing at the end")
