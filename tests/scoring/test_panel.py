@@ -47,21 +47,27 @@ def test_outlier_must_be_more_than_15_from_both():
     assert r.human_review
 
 
-def test_two_outlier_candidates_larger_summed_distance_wins():
-    # [10, 40, 90]: every pair is more than 15 apart, so all qualify.
-    # summed distances: 10 -> 30 + 80 = 110; 40 -> 30 + 50 = 80; 90 -> 80 + 50 = 130.
-    # 90 is the outlier: mean(10, 40) = 25.
-    r = agg([10, 40, 90])
-    assert (r.score.value, r.rule, r.outlier, r.human_review) == (25, "outlier_dropped", 2, False)
+def test_three_way_disagreement_is_mean_minus_10_with_review():
+    # Issue 39: [50, 70, 95] — every judge is more than 15 from both others, nobody agrees: SPEC §3's
+    # "otherwise", mean 71.67 − 10 = 61.67 and human review (it was 60, the mean of 50 and 70).
+    r = agg([50, 70, 95])
+    assert (r.rule, r.human_review, r.outlier) == ("disagreement", True, None)
+    assert r.score.value == pytest.approx(215 / 3 - 10)
+    # [20, 36, 100] gave 28 (mean of 20 and 36); the rule gives 52 − 10 = 42.
+    assert agg([20, 36, 100]).score.value == pytest.approx(42)
+    for order in ([90, 10, 40], [40, 90, 10], [10, 40, 90]):
+        assert agg(order).score.value == pytest.approx(140 / 3 - 10)
 
 
-def test_outlier_candidates_order_does_not_matter():
-    assert agg([90, 10, 40]).score.value == 25
-    assert agg([40, 90, 10]).score.value == 25
+def test_two_candidates_of_four_larger_summed_distance_wins():
+    # Four judges, two of them more than 15 from every other: 0 -> 50+52+100 = 202, 100 -> 50+48+100 = 198.
+    r = agg([0, 50, 52, 100])
+    assert (r.rule, r.outlier, r.human_review) == ("outlier_dropped", 0, False)
+    assert r.score.value == pytest.approx(202 / 3)
 
 
 def test_tie_in_summed_distance_is_disagreement():
-    # [10, 50, 90]: 10 -> 40 + 80 = 120; 90 -> 80 + 40 = 120 (tie) -> mean 50 − 10 = 40
+    # [10, 50, 90]: all three qualify (and 10 and 90 tie anyway) -> mean 50 − 10 = 40
     r = agg([10, 50, 90])
     assert (r.score.value, r.rule, r.human_review, r.outlier) == (40, "disagreement", True, None)
     assert panel.HUMAN_REVIEW_MESSAGE == "Judges couldn't agree — code may be confusing or unconventional"

@@ -1,8 +1,9 @@
 """Judge-panel aggregation (SPEC §3), used for code quality and any other panel of judges.
 
 Three judges: spread ≤ 15 → median. Exactly one judge more than 15 from both others → the mean of
-the other two; if more than one judge qualifies, the one with the larger summed distance is the
-outlier, and a tie counts as disagreement. Otherwise: mean − 10 and a ``human_review`` flag.
+the other two; if two judges qualify, the one with the larger summed distance is the outlier, and a
+tie counts as disagreement. Otherwise (no judge qualifies, or every judge is more than 15 from every
+other: a three-way disagreement) → mean − 10 and a ``human_review`` flag.
 
 Other panel sizes (a judge may be unscored, or a panel may seat more) follow the same rule: the
 spread test first, then the single-outlier test over every judge, else the penalty.
@@ -88,9 +89,11 @@ def aggregate(scores: Sequence[float], name: str = "code_quality") -> PanelResul
 
 
 def _single_outlier(scores: Sequence[float]) -> int | None:
-    """The one judge more than 15 from every other; among several, the largest summed distance.
+    """The one judge more than 15 from every other; of two such, the larger summed distance.
 
-    A tie for the largest summed distance is disagreement (None).
+    A tie for the larger summed distance is disagreement (None), and so are more than two candidates:
+    with three judges that means each is more than 15 from both others, nobody agrees with anybody
+    (SPEC §3, "otherwise"): [50, 70, 95] → mean − 10, never the mean of an arbitrary pair.
     """
     qualifying = [
         i
@@ -101,6 +104,8 @@ def _single_outlier(scores: Sequence[float]) -> int | None:
         return None
     if len(qualifying) == 1:
         return qualifying[0]
+    if len(qualifying) > 2:
+        return None
     distance = {i: clean(sum(abs(scores[i] - t) for t in scores)) for i in qualifying}
     best = max(distance.values())
     leaders = [i for i, d in distance.items() if d == best]
