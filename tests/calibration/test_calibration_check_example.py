@@ -52,7 +52,20 @@ def test_a_preload_the_engine_cannot_find_is_named(tmp_path: Path) -> None:
     report = check_challenge(root, CheckConfig(runs=0, anchors=False))
     found = [(p.level, p.field) for p in report.problems if p.field and p.field.startswith("tests.preload")]
     assert found == [("warning", "tests.preload[1]")]
-    assert report.launch  # a preload costs speed only
+    assert not [p for p in report.problems if p.level == "error"]  # a preload costs speed only
+
+
+def test_a_check_that_skips_the_anchors_or_the_reference_never_clears_a_launch(tmp_path: Path) -> None:
+    """Issue 39: `bouts check --no-anchors` (or a service check with anchors: false) said launch: true.
+    Seed 002: each judge within ±10 of the anchors *before going live*; only a force-open opens without."""
+    report = check_challenge(EXAMPLE, CheckConfig(runs=0, anchors=False))
+    assert report.problems == [] and report.launch is False
+    assert [w.split(" ", 2)[1] for w in report.incomplete] == ["reference", "anchors"]
+    result = CliRunner().invoke(app, ["check", str(EXAMPLE), "--runs", "0", "--no-anchors", "--json"])
+    assert result.exit_code == 0, result.output  # no error found: not a failure, just not a launch check
+    assert json.loads(result.output)["launch"] is False
+    text = CliRunner().invoke(app, ["check", str(EXAMPLE), "--runs", "0", "--no-anchors"]).output
+    assert "NOT A LAUNCH CHECK" in text and "--no-anchors" in text
 
 
 def test_a_broken_spec_is_reported_with_file_and_field(tmp_path: Path) -> None:

@@ -45,7 +45,7 @@ def _launch_check(client: TestClient) -> None:
     upload = {"archive": ("low.tar.gz", _anchor("low", agent="claude", iteration=1, elapsed=1), "application/gzip")}
     refused = client.post("/api/v1/challenges/inventory-ledger/submissions", headers=op, files=upload)
     assert refused.status_code == 409 and "no launch check" in refused.json()["detail"], refused.text
-    r = client.post("/api/v1/challenges/inventory-ledger/checks", headers=op, json={"runs": 1, "anchors": False})
+    r = client.post("/api/v1/challenges/inventory-ledger/checks", headers=op, json={"runs": 1, "anchors": True})
     assert r.status_code == 202, r.text
     done = wait_job(client, f"/api/v1/checks/{r.json()['id']}", OPERATOR_KEY, timeout=600)
     assert done["state"] == "done" and done["launch"] is True, done

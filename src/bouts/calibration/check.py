@@ -133,11 +133,26 @@ def check_challenge(
             problems += found
         else:
             skipped.append("anchors")
+    incomplete = _not_a_launch_check(config) if challenge is not None else []
     return CheckReport(
         challenge=challenge.spec.id if challenge else str(path),
-        launch=not any(p.level == "error" for p in problems),
+        launch=not incomplete and not any(p.level == "error" for p in problems),
+        incomplete=incomplete,
         problems=problems, lint=lint, starter=starter, reference=reference, anchors=anchors, skipped=skipped,
     )  # fmt: skip
+
+
+def _not_a_launch_check(config: CheckConfig) -> list[str]:
+    """What a launch needs that this check did not run. Seed 002: every judge within ±10 of the
+    anchors' expected scores, and flaky tests quarantined, *before* going live; a check that skips
+    the reference runs or the anchors finds no errors in them but cannot clear a launch (only an
+    operator's recorded force-open opens a challenge without)."""
+    out = []
+    if config.runs <= 0:
+        out.append("the reference runs (--runs 0): flaky tests cannot be quarantined")
+    if not config.anchors:
+        out.append("the anchors (--no-anchors): no judge was checked against its expected scores")
+    return out
 
 
 def _preload_problems(challenge: Challenge) -> list[Problem]:

@@ -131,7 +131,11 @@ class CheckReport(_Model):
     schema_: str = Field(CHECK_SCHEMA, alias="schema")
     challenge: str
     launch: bool
-    """False when at least one problem is an error: the challenge must not go live."""
+    """False when at least one problem is an error, or the check skipped what a launch needs
+    (``incomplete``): the challenge must not go live on this report."""
+    incomplete: list[str] = Field(default_factory=list)
+    """What a launch check runs that this one did not (the reference runs, the anchors): such a
+    report never clears a launch, whatever it found."""
     problems: list[Problem] = Field(default_factory=list)
     lint: LintReport | None = None
     starter: StarterReport | None = None

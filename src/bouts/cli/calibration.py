@@ -59,8 +59,10 @@ def check(
         str | None, typer.Option(help="PostgreSQL DSN the anchors are scored with; default: $BOUTS_POSTGRES_DSN.")
     ] = None,
 ) -> None:
-    """Is CHALLENGE fit to launch? Spec, test lint, repeated reference runs, anchors. Exit 1: it is not.
-    The anchors are scored as `bouts score` scores (the same settings and variables)."""
+    """Is CHALLENGE fit to launch? Spec, test lint, repeated reference runs, anchors. Exit 1: errors found.
+    The anchors are scored as `bouts score` scores (the same settings and variables). A check without the
+    reference runs (--runs 0) or the anchors (--no-anchors) never clears a launch: launch false, exit 0
+    when it found no error."""
     from bouts.cache import default_cache_dir
     from bouts.calibration import CheckConfig, check_challenge
     from bouts.cli import calibration_render as render
@@ -85,7 +87,7 @@ def check(
         typer.echo(json_safe(report.to_json()))
     else:
         render.check(terminal(), report)
-    if not report.launch:
+    if any(p.level == "error" for p in report.problems) or (not report.launch and not report.incomplete):
         raise typer.Exit(EXIT_REFUSED)
 
 

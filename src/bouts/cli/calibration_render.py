@@ -19,8 +19,14 @@ def _n(x: float | None, digits: int = 2) -> str:
 
 
 def check(console: Console, report: CheckReport) -> None:
-    verdict = "[bold green]PASS[/]: fit to launch" if report.launch else "[bold red]FAIL[/]: must not launch"
     errors = sum(p.level == "error" for p in report.problems)
+    if report.launch:
+        verdict = "[bold green]PASS[/]: fit to launch"
+    elif errors or not report.incomplete:
+        verdict = "[bold red]FAIL[/]: must not launch"
+    else:
+        verdict = "[bold yellow]NOT A LAUNCH CHECK[/]: no errors found, but it did not run " + markup_safe(
+            "; ".join(report.incomplete))
     warnings = len(report.problems) - errors
     console.print(f"bouts check {markup_safe(report.challenge)}: {verdict} ({errors} error(s), {warnings} warning(s))")
     if report.problems:
