@@ -37,6 +37,7 @@ from bouts.calibration.starter import run_starter, starter_problems
 from bouts.errors import SandboxError
 from bouts.languages import language_of
 from bouts.models.challenge import SUITES, Challenge
+from bouts.prepare import dependency_manifests, unpinned_requirements
 from bouts.sandbox import get_sandbox
 
 if TYPE_CHECKING:
@@ -93,7 +94,7 @@ def check_challenge(
     if challenge is None:
         skipped += ["starter", "reference", "anchors"]
     else:
-        problems += spec_problems(challenge, _files(path)) + _preload_problems(challenge)
+        problems += spec_problems(challenge, _files(path)) + _preload_problems(challenge) + _pin_problems(path)
         if config.runs > 0:
             try:
                 starter, found = starter_problems(run_starter(challenge, get_sandbox(config.sandbox)))
@@ -152,6 +153,18 @@ def _not_a_launch_check(config: CheckConfig) -> list[str]:
         out.append("the reference runs (--runs 0): flaky tests cannot be quarantined")
     if not config.anchors:
         out.append("the anchors (--no-anchors): no judge was checked against its expected scores")
+    return out
+
+
+def _pin_problems(path: Path) -> list[Problem]:
+    """A Python challenge's ``requirements.txt`` must pin every package it installs (SPEC §5: the same
+    versions for every submission); the preparation refuses it otherwise, so the check names each line."""
+    out: list[Problem] = []
+    for manifest in dependency_manifests(path, "python"):
+        rel = str(manifest.relative_to(path))
+        for line, why in unpinned_requirements(manifest.read_text(errors="replace")):
+            out.append(Problem(check="spec", level="error", message=f"line {line}: {why}", file=rel,
+                               field=f"line {line}"))  # fmt: skip
     return out
 
 

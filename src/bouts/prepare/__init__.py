@@ -11,6 +11,8 @@ from bouts.prepare._deps import (
     dependency_manifests,
     environment_key,
     prepare_dependencies,
+    unpinned_requirements,
 )
 
-__all__ = ["DEFAULT_CACHE", "PreparedEnv", "dependency_manifests", "environment_key", "prepare_dependencies"]
+__all__ = ["DEFAULT_CACHE", "PreparedEnv", "dependency_manifests", "environment_key", "prepare_dependencies",
+           "unpinned_requirements"]

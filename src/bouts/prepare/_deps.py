@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -22,7 +23,7 @@ from pathlib import Path
 from typing import Literal
 
 from bouts.cache._store import private_directory
-from bouts.errors import InfrastructureError
+from bouts.errors import ChallengeError, InfrastructureError
 
 DEFAULT_CACHE = Path.home() / ".cache" / "bouts" / "deps"
 """Engine-private (created 0700): whoever can write an environment decides what tests import."""
@@ -60,6 +61,52 @@ def environment_key(manifests: list[Path], ecosystem: Ecosystem) -> str:
     return h.hexdigest()
 
 
+def unpinned_requirements(text: str) -> list[tuple[int, str]]:
+    """The lines of a challenge's ``requirements.txt`` that do not name exactly one version, with
+    why: ``(line number, message)``. Pure.
+
+    A challenge's requirements are its lock file (SPEC §5: every submission runs against exactly the
+    same versions): each line is ``name==version`` (or ``===``, no wildcard; extras, environment
+    markers and ``--hash`` options allowed), and the file lists every package to install, transitive
+    ones included, since it is installed with ``--no-deps``. A range, a bare name, a URL or path, an
+    editable install, another file (``-r``/``-c``) or an index option would let two preparations, on
+    two workers or two days, install different code.
+    """
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    out: list[tuple[int, str]] = []
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines):
+        start, line = i + 1, lines[i]
+        while line.endswith("\\") and i + 1 < len(lines):  # pip's line continuation
+            i += 1
+            line = line[:-1] + " " + lines[i]
+        i += 1
+        line = re.sub(r"(^|\s)#.*$", "", line).strip()
+        if not line:
+            continue
+        if line.startswith("-"):
+            out.append((start, f"pip option {line.split()[0]!r}: only name==version lines (with --hash) are allowed"))
+            continue
+        req_text, *options = re.split(r"\s+(?=--?\w)", line)
+        if any(not o.startswith("--hash") for o in options):
+            out.append((start, f"{req_text}: only --hash may follow a requirement, not {options[0].split('=')[0]!r}"))
+            continue
+        try:
+            req = Requirement(req_text)
+        except InvalidRequirement as exc:
+            out.append((start, f"not a requirement: {req_text!r} ({str(exc).splitlines()[0]})"))
+            continue
+        specs = list(req.specifier)
+        if req.url:
+            out.append((start, f"{req_text}: a direct reference (URL or path), not a version"))
+        elif not (len(specs) == 1 and specs[0].operator in ("==", "===") and "*" not in specs[0].version):
+            why = "no version given" if not specs else f"a range ({req.specifier}), not one version"
+            out.append((start, f"{req_text}: {why}; pin it as {req.name}==VERSION"))
+    return out
+
+
 def _has_dependencies(manifests: list[Path]) -> bool:
     import json
 
@@ -84,6 +131,12 @@ def prepare_dependencies(
         return None
     if ecosystem == "node" and not any(p.name == "package-lock.json" for p in manifests):
         raise InfrastructureError(f"{manifests[0]} has dependencies but no package-lock.json next to it")
+    if ecosystem == "python":
+        bad = unpinned_requirements(manifests[0].read_text(errors="replace"))
+        if bad:
+            line, why = bad[0]
+            raise ChallengeError(f"line {line}: {why} (and {len(bad) - 1} more)" if len(bad) > 1 else
+                                 f"line {line}: {why}", file=str(manifests[0]), field=f"line {line}")  # fmt: skip
     key = environment_key(manifests, ecosystem)
     # Whoever can write an environment decides what the tests import: the cache's folders are the
     # engine user's and nobody else can write them (as every engine cache, bouts.cache.Store).
@@ -105,9 +158,10 @@ def prepare_dependencies(
         if ecosystem == "node":
             argv = ["npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--prefer-offline"]
         else:
-            # Wheels only: building an sdist would run its setup.py here, on the host.
+            # Wheels only: building an sdist would run its setup.py here, on the host. No resolver:
+            # the file is the lock (unpinned_requirements), a package it forgot fails the reference run.
             argv = [sys.executable, "-m", "pip", "install", "--no-input", "--disable-pip-version-check",
-                    "--only-binary=:all:", "--target", str(build / "site"),
+                    "--only-binary=:all:", "--no-deps", "--target", str(build / "site"),
                     "-r", str(build / "requirements.txt")]  # fmt: skip
         proc = subprocess.run(argv, cwd=build, capture_output=True, text=True, timeout=900, check=False)
         if proc.returncode != 0 or not (build / leaf.name).is_dir():
