@@ -55,7 +55,7 @@ def dependency_manifests(challenge_root: Path, ecosystem: Ecosystem) -> list[Pat
 
 def environment_key(manifests: list[Path], ecosystem: Ecosystem) -> str:
     """The cache key: the ecosystem, each manifest's name and bytes. Pure apart from reading them."""
-    h = hashlib.sha256(f"bouts.deps/1|{ecosystem}".encode())
+    h = hashlib.sha256(f"bouts.deps/2|{ecosystem}".encode())  # 2: Python installs with --no-deps
     for path in manifests:
         h.update(b"\0" + path.name.encode() + b"\0" + path.read_bytes())
     return h.hexdigest()
