@@ -7,7 +7,7 @@ from rich.table import Table
 
 from bouts.calibration.report import CheckReport
 from bouts.calibration.review import ReviewItem, current_score
-from bouts.calibration.stats_report import StatsReport
+from bouts.calibration.stats_report import ComponentValidity, StatsReport, ValidityReport
 from bouts.cli._errors import markup_safe, plain
 
 _LEVEL = {"error": "[bold red]✗ error[/]", "warning": "[yellow]! warning[/]"}
@@ -116,6 +116,40 @@ def stats(console: Console, report: StatsReport) -> None:
     for f in report.findings:
         mark = "[bold red]⚑ flag[/]" if f.level == "flag" else "[cyan]→ suggestion[/]"
         console.print(mark, plain(f.message))
+
+
+def _validity_row(c: ComponentValidity, groups: list[str]) -> list[str]:
+    interval = "—" if c.ci_low is None else f"[{_n(c.ci_low)}, {_n(c.ci_high)}]"
+    sep = "—" if c.value is None else _n(max(c.value, 1 - c.value) if c.measure == "auc" else abs(c.value))
+    return [c.component, str(c.scored), f"{c.not_scored_rate:.0%}",
+            *(_n(c.mean_by_label.get(g), 1) for g in groups), _n(c.value), interval, sep]  # fmt: skip
+
+
+def validity(console: Console, report: ValidityReport) -> None:
+    groups = list(report.by_label)
+    counts = ", ".join(f"{n} {markup_safe(g)}" for g, n in report.by_label.items())
+    measure = "AUC" if report.measure == "auc" else "Spearman ρ"
+    console.print(f"bouts stats validity: {report.runs} labelled runs ({counts}); {measure} by "
+                  f"{markup_safe(report.label)}, 95% bootstrap interval ({report.bootstrap} resamples, "
+                  f"seed {report.seed})")  # fmt: skip
+    for title, rows in (("components", report.components), ("baselines", report.baselines)):
+        if not rows:
+            continue
+        t = Table(title=title)
+        cols = ["component", "scored", "not scored", *(f"mean {g}" for g in groups), measure, "95% CI", "separation"]
+        for col in cols:
+            t.add_column(plain(col), justify="left" if col == "component" else "right")
+        for c in rows:
+            t.add_row(*(plain(x) for x in _validity_row(c, groups)))
+        console.print(t)
+    console.print("[dim]separation: max(AUC, 1 − AUC) (|ρ|); 0.5 (0) is chance. A not-scored run is left out.[/]")
+    for c in report.components:
+        if not any(c.top_findings.values()):
+            continue
+        console.print(f"[bold]{markup_safe(c.component)}[/] most frequent findings")
+        for g, found in c.top_findings.items():
+            line = "; ".join(f"{f.rule} {f.share:.0%}" for f in found) or "none"
+            console.print(plain(f"  {g}: {line}"))
 
 
 def review_list(console: Console, items: list[ReviewItem]) -> None:
