@@ -118,11 +118,16 @@ def stats(console: Console, report: StatsReport) -> None:
         console.print(mark, plain(f.message))
 
 
+def _mean(x: float | None) -> str:
+    return "—" if x is None else (f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.1f}")
+
+
 def _validity_row(c: ComponentValidity, groups: list[str]) -> list[str]:
-    interval = "—" if c.ci_low is None else f"[{_n(c.ci_low)}, {_n(c.ci_high)}]"
+    value = "—" if c.value is None else _n(c.value)
+    interval = "" if c.ci_low is None else f" [{_n(c.ci_low)}, {_n(c.ci_high)}]"
     sep = "—" if c.value is None else _n(max(c.value, 1 - c.value) if c.measure == "auc" else abs(c.value))
-    return [c.component, str(c.scored), f"{c.not_scored_rate:.0%}",
-            *(_n(c.mean_by_label.get(g), 1) for g in groups), _n(c.value), interval, sep]  # fmt: skip
+    return [c.component, str(c.scored), f"{c.not_scored_rate:.0%}", *(_mean(c.mean_by_label.get(g)) for g in groups),
+            value + interval, sep]  # fmt: skip
 
 
 def validity(console: Console, report: ValidityReport) -> None:
@@ -135,14 +140,14 @@ def validity(console: Console, report: ValidityReport) -> None:
     for title, rows in (("components", report.components), ("baselines", report.baselines)):
         if not rows:
             continue
-        t = Table(title=title)
-        cols = ["component", "scored", "not scored", *(f"mean {g}" for g in groups), measure, "95% CI", "separation"]
-        for col in cols:
-            t.add_column(plain(col), justify="left" if col == "component" else "right")
+        t = Table(title=f"{title} (means by label)")
+        for col in ["", "scored", "unscored", *groups, f"{measure} [95% CI]", "sep."]:
+            t.add_column(plain(col), justify="left" if not col else "right", no_wrap=not col or "CI" in col)
         for c in rows:
             t.add_row(*(plain(x) for x in _validity_row(c, groups)))
         console.print(t)
-    console.print("[dim]separation: max(AUC, 1 − AUC) (|ρ|); 0.5 (0) is chance. A not-scored run is left out.[/]")
+    console.print("[dim]sep. (separation): max(AUC, 1 − AUC), or |ρ|; 0.5 (0) is chance. "
+                  "A run a component did not score is left out of its numbers.[/]")  # fmt: skip
     for c in report.components:
         if not any(c.top_findings.values()):
             continue
