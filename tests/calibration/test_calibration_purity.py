@@ -10,7 +10,8 @@ import pytest
 import bouts.calibration
 
 PKG = Path(bouts.calibration.__file__).parent
-PURE = ["_tests_ast.py", "lint.py", "review.py", "stats.py", "report.py", "stats_report.py"]
+PURE = ["_tests_ast.py", "lint.py", "review.py", "stats.py", "report.py", "stats_report.py", "stats_validity.py",
+        "stats_labels.py"]
 FORBIDDEN = {"os", "sys", "subprocess", "pathlib", "shutil", "tempfile", "time", "random", "secrets", "socket",
              "fcntl", "sqlite3", "rich", "typer", "bouts.runner", "bouts.sandbox", "bouts.pipeline"}  # fmt: skip
 FORBIDDEN_CALLS = {"open", "print", "now", "utcnow", "today", "exec", "eval"}

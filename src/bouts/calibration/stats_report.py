@@ -75,3 +75,55 @@ class StatsReport(_Model):
 
     def to_json(self) -> str:
         return self.model_dump_json(by_alias=True, indent=2)
+
+
+VALIDITY_SCHEMA = "bouts.stats.validity/1"
+
+
+class FindingCount(_Model):
+    rule: str
+    runs: int
+    """Runs of this label with at least one finding of this rule."""
+    share: float
+    """``runs`` over the scored runs of this label."""
+
+
+class ComponentValidity(_Model):
+    """Does one component (or a baseline covariate) separate the runs by their outcome label?"""
+
+    component: str
+    kind: Literal["component", "baseline"]
+    scored: int
+    not_scored: int
+    not_scored_rate: float
+    not_scored_by_label: dict[str, float]
+    """Share of each label's runs the component left not scored (a judge that fails on one label only
+    hides its signal in this number)."""
+    mean_by_label: dict[str, float | None]
+    measure: Literal["auc", "spearman"]
+    value: float | None
+    """AUC (Mann-Whitney U / n₁n₀, ties half) of the component for the positive label, or Spearman's ρ
+    with a numeric rating; None when the scored runs hold one class only (or one value)."""
+    ci_low: float | None
+    ci_high: float | None
+    """Percentile bootstrap 95% interval of ``value`` (resampled within each class, seeded)."""
+    top_findings: dict[str, list[FindingCount]] = Field(default_factory=dict)
+
+
+class ValidityReport(_Model):
+    schema_: str = Field(VALIDITY_SCHEMA, alias="schema")
+    label: str
+    """The label field: ``resolved`` (binary) or a numeric rating."""
+    measure: Literal["auc", "spearman"]
+    runs: int
+    by_label: dict[str, int]
+    """Runs per label group (binary: the two labels; numeric: above / at or below the median)."""
+    bootstrap: int
+    seed: int
+    components: list[ComponentValidity] = Field(default_factory=list)
+    baselines: list[ComponentValidity] = Field(default_factory=list)
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    def to_json(self) -> str:
+        return self.model_dump_json(by_alias=True, indent=2)

@@ -93,13 +93,49 @@ def check(
 
 def stats(
     challenge: Annotated[str, typer.Argument(help="Challenge directory or id (filters the scorecards).")],
-    scorecards: Annotated[Path, typer.Option(help="A directory of scorecard .json/.jsonl files, or one file.")],
+    scorecards: Annotated[
+        Path | None, typer.Option(help="A directory of scorecard .json/.jsonl files, or one file.")
+    ] = None,
+    labels: Annotated[Path | None, typer.Option(
+        help="Outcome labels (CSV or JSON lines: run id + resolved or a rating): print the validity report.",
+    )] = None,
+    runs: Annotated[Path | None, typer.Option(
+        help="JSON lines of {trajectory, resolved|rating[, run_id]}: judge each trajectory against CHALLENGE "
+        "(a directory) with the trajectory judges and print the validity report.",
+    )] = None,
+    match: Annotated[str, typer.Option(help="Scorecard field (dotted) that holds the run id of --labels.")] = "agent",
+    id_field: Annotated[str, typer.Option("--id-field", help="The run id field of --labels / --runs.")] = "run_id",
+    label: Annotated[str | None, typer.Option(help="The label field (default: resolved, else rating).")] = None,
+    code: Annotated[Path | None, typer.Option(help="With --runs: the code/ the judges read (default: empty).")] = None,
+    bootstrap: Annotated[int, typer.Option(min=0, help="Bootstrap resamples for the 95% intervals.")] = 1000,
+    seed: Annotated[int, typer.Option(help="Seed of the bootstrap.")] = 0,
+    allow_unlabelled: Annotated[bool, typer.Option(
+        "--allow-unlabelled", help="Leave out scorecards --labels has no label for (default: refuse).",
+    )] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> None:
-    """Judge statistics over a launched challenge's scorecards (findings from 50 attempts on)."""
+    """Judge statistics over a launched challenge's scorecards (findings from 50 attempts on); with
+    --labels or --runs, the validity report: does each component separate runs by their outcome?"""
     from bouts.calibration import attempt_from_scorecard, read_scorecards, summarise
     from bouts.cli import calibration_render as render
 
+    if runs is not None or labels is not None:
+        from bouts.cli.calibration_validity import validity_report
+
+        try:
+            report = validity_report(
+                challenge, scorecards=scorecards, labels=labels, runs=runs, match=match, id_field=id_field,
+                label=label, code=code, bootstrap=bootstrap, seed=seed, allow_unlabelled=allow_unlabelled,
+            )  # fmt: skip
+        except BoutsError as exc:
+            raise _fail(exc) from None
+        if as_json:
+            typer.echo(json_safe(report.to_json()))
+        else:
+            render.validity(terminal(), report)
+        return
+    if scorecards is None:
+        raise _fail(BoutsError("give --scorecards (or --runs with labelled trajectories)", field="scorecards"))
     try:
         challenge_id = _challenge_id(challenge)
         cards = read_scorecards(scorecards, challenge=challenge_id)

@@ -7,7 +7,7 @@ from rich.table import Table
 
 from bouts.calibration.report import CheckReport
 from bouts.calibration.review import ReviewItem, current_score
-from bouts.calibration.stats_report import StatsReport
+from bouts.calibration.stats_report import ComponentValidity, StatsReport, ValidityReport
 from bouts.cli._errors import markup_safe, plain
 
 _LEVEL = {"error": "[bold red]✗ error[/]", "warning": "[yellow]! warning[/]"}
@@ -122,6 +122,45 @@ def stats(console: Console, report: StatsReport) -> None:
     for f in report.findings:
         mark = "[bold red]⚑ flag[/]" if f.level == "flag" else "[cyan]→ suggestion[/]"
         console.print(mark, plain(f.message))
+
+
+def _mean(x: float | None) -> str:
+    return "—" if x is None else (f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.1f}")
+
+
+def _validity_row(c: ComponentValidity, groups: list[str]) -> list[str]:
+    value = "—" if c.value is None else _n(c.value)
+    interval = "" if c.ci_low is None else f" [{_n(c.ci_low)}, {_n(c.ci_high)}]"
+    sep = "—" if c.value is None else _n(max(c.value, 1 - c.value) if c.measure == "auc" else abs(c.value))
+    return [c.component, str(c.scored), f"{c.not_scored_rate:.0%}", *(_mean(c.mean_by_label.get(g)) for g in groups),
+            value + interval, sep]  # fmt: skip
+
+
+def validity(console: Console, report: ValidityReport) -> None:
+    groups = list(report.by_label)
+    counts = ", ".join(f"{n} {markup_safe(g)}" for g, n in report.by_label.items())
+    measure = "AUC" if report.measure == "auc" else "Spearman ρ"
+    console.print(f"bouts stats validity: {report.runs} labelled runs ({counts}); {measure} by "
+                  f"{markup_safe(report.label)}, 95% bootstrap interval ({report.bootstrap} resamples, "
+                  f"seed {report.seed})")  # fmt: skip
+    for title, rows in (("components", report.components), ("baselines", report.baselines)):
+        if not rows:
+            continue
+        t = Table(title=f"{title} (means by label)")
+        for col in ["", "scored", "unscored", *groups, f"{measure} [95% CI]", "sep."]:
+            t.add_column(plain(col), justify="left" if not col else "right", no_wrap=not col or "CI" in col)
+        for c in rows:
+            t.add_row(*(plain(x) for x in _validity_row(c, groups)))
+        console.print(t)
+    console.print("[dim]sep. (separation): max(AUC, 1 − AUC), or |ρ|; 0.5 (0) is chance. "
+                  "A run a component did not score is left out of its numbers.[/]")  # fmt: skip
+    for c in report.components:
+        if not any(c.top_findings.values()):
+            continue
+        console.print(f"[bold]{markup_safe(c.component)}[/] most frequent findings")
+        for g, found in c.top_findings.items():
+            line = "; ".join(f"{f.rule} {f.share:.0%}" for f in found) or "none"
+            console.print(plain(f"  {g}: {line}"))
 
 
 def review_list(console: Console, items: list[ReviewItem]) -> None:
