@@ -21,8 +21,8 @@ from bouts.cli.cache import cache_app
 from bouts.cli.calibration import register as register_calibration
 from bouts.cli.eval import register as register_eval
 from bouts.cli.importers import import_app
-from bouts.cli.service import register as register_service
 from bouts.cli.sandbox import sandbox_app
+from bouts.cli.service import register as register_service
 from bouts.cli.trajectory import trajectory_app
 from bouts.errors import BoutsError, ComputeInputError, InfrastructureError, WeightsError
 from bouts.scoring.adjustments import Confidence
@@ -67,8 +67,9 @@ def score(
     challenge: Annotated[Path, typer.Argument(help="Challenge directory (SPEC §5).")],
     submission: Annotated[Path, typer.Argument(help="Submission directory, .tar.gz or .zip.")],
     as_json: Annotated[bool, typer.Option("--json", help="Print the scorecard as JSON.")] = False,
-    sandbox: Annotated[str, typer.Option(help="Sandbox backend: bubblewrap (default), docker (options: docker:image=TAG,"
-                                          "runtime=runc|runsc,tmp_mb=N) or none (unsafe); default $BOUTS_SANDBOX.")] = "",
+    sandbox: Annotated[str, typer.Option(help="Sandbox backend: bubblewrap (default), docker (options: "
+                                          "docker:image=TAG,runtime=runc|runsc,tmp_mb=N) or none (unsafe); "
+                                          "default $BOUTS_SANDBOX.")] = "",
     seed: Annotated[int | None, typer.Option(help="Override the published seed.")] = None,
     fresh_seed: Annotated[int | None, typer.Option(help="Hidden tests' second-phase seed (default: random).")] = None,
     adversarial_seed: Annotated[int | None, typer.Option(help="Seed of the generated adversarial tests.")] = None,

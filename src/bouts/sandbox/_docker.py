@@ -36,6 +36,7 @@ from bouts.sandbox._base import (
     SandboxResult,
     group_lines,
     passwd_lines,
+    rlimit_args,
     run_process,
 )
 from bouts.sandbox._seccomp import docker_profile
@@ -46,6 +47,9 @@ docs/sandbox.md, "The docker backend"): bash, cp, setpriv and a glibc at least a
 engine's interpreter was built for, with ``/root`` traversable (0711) so that uid 1000 reaches an
 engine installed under it. The engine's own Python install and environment are mounted read-only,
 as with bubblewrap, so the image holds no Python of its own."""
+ENGINE_TOOLS = ("/usr/bin/node",)
+"""Programs of the engine's the runners start inside (the JavaScript runner's node), mounted from the
+host at their own paths, so a run under Docker uses the versions a bubblewrap run does."""
 RUNTIMES = ("runc", "runsc")
 """Runtimes the backend knows how to drive (runsc: gVisor, docs/sandbox.md)."""
 _SOURCE = "/bouts/workspace-source"
@@ -136,13 +140,21 @@ class _Relay(threading.Thread):
             os.close(self.dst)
 
 
+_ETC = ("passwd", "group", "hosts", "resolv.conf")
+"""Mounted over the image's (Docker would otherwise copy the host's resolver and hosts in)."""
+
+
 def write_etc(etc: Path) -> None:
-    """The container's seccomp profile, ``/etc/passwd`` and ``/etc/group``, written into ``etc``."""
+    """The container's seccomp profile and its ``/etc/passwd``, ``/etc/group``, ``/etc/hosts`` and an
+    empty ``/etc/resolv.conf`` (no network: nothing to resolve, and nothing of the host's), written
+    into ``etc``."""
     etc.mkdir(mode=0o755)
     (etc / "seccomp.json").write_text(json.dumps(docker_profile(), indent=1))
     (etc / "passwd").write_bytes(passwd_lines())
     (etc / "group").write_bytes(group_lines())
-    for name in ("passwd", "group"):
+    (etc / "hosts").write_text("127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n")
+    (etc / "resolv.conf").write_text("")
+    for name in _ETC:
         os.chmod(etc / name, 0o644)
 
 
@@ -181,14 +193,18 @@ class DockerSandbox:
     def build_argv(
         self, argv: Sequence[str], *, container: str, workspace: Path, fifo_dir: Path, fds: Sequence[int],
         env: Mapping[str, str], limits: Limits, mounts: Sequence[Mount], etc_dir: Path | None = None,
-        workdir: str = WORKSPACE,
+        workdir: str = WORKSPACE, hostname: str | None = None, timeout_s: float = 600,
     ) -> list[str]:  # fmt: skip
         """The ``docker run`` command line (exposed for tests). ``etc_dir`` holds the files
         :func:`write_etc` wrote (default: ``etc`` next to ``fifo_dir``)."""
         etc = etc_dir or fifo_dir.parent / "etc"
         settings = self._settings
         scratch = min(settings.tmp_mb, limits.memory_mb) * 1024 * 1024
-        mem = f"{limits.memory_mb}m"
+        # Each process is held to memory_mb by RLIMIT_AS, as under bubblewrap (rlimit_args below): a
+        # test's hog meets MemoryError in its own process. The container's cgroup is a backstop for
+        # them all together, never the first limit one test meets (at memory_mb it would starve the
+        # supervisor and the workers beside the hog until the test's timeout).
+        mem = f"{max(2 * limits.memory_mb, limits.memory_mb + 1024)}m"
         owner = f"uid={SANDBOX_UID},gid={SANDBOX_UID}"
         gvisor = settings.runtime == "runsc"
         args = [
@@ -202,7 +218,8 @@ class DockerSandbox:
             # No `-w`: runc would make the folder first (0755 root) and the tmpfs's owner be lost.
             "--tmpfs", f"{workdir}:rw,exec,size={scratch * 2},mode=0755,{owner}",
             "--tmpfs", f"{SANDBOX_HOME}:rw,exec,size={min(scratch, 64 * 1024 * 1024)},mode=0755,{owner}",
-            "-v", f"{etc / 'passwd'}:/etc/passwd:ro", "-v", f"{etc / 'group'}:/etc/group:ro",
+            *(a for name in _ETC for a in ("-v", f"{etc / name}:/etc/{name}:ro")),
+            "--hostname", hostname or secrets.token_hex(6),  # like bubblewrap's: an ordinary machine's name
             "-v", f"{workspace}:{_SOURCE}:ro", "-v", f"{fifo_dir}:/bouts/fds",  # 0700, the engine's: root only
         ]  # fmt: skip
         if gvisor:
@@ -215,6 +232,9 @@ class DockerSandbox:
             args += ["--pids-limit", str(limits.max_processes), "--security-opt", f"seccomp={etc / 'seccomp.json'}"]
         for prefix in {os.path.realpath(sys.base_prefix), os.path.realpath(sys.prefix)}:
             args += ["-v", f"{prefix}:{prefix}:ro"]
+        for tool in ENGINE_TOOLS:  # the engine's own, as bubblewrap's bound /usr gives them: the same versions
+            if os.path.isfile(tool):
+                args += ["-v", f"{tool}:{tool}:ro"]
         for m in mounts:
             args += ["-v", f"{m.source}:{m.target}:ro"]
         for key, value in env.items():
@@ -224,7 +244,10 @@ class DockerSandbox:
                 f"--bounding-set=-all --")  # fmt: skip
         inner = f'cp -R {_SOURCE}/. {shlex.quote(workdir)}/ && cd {shlex.quote(workdir)} && exec "$@"'
         script = (f"exec {reopen}; " if fds else "") + f"exec {drop} /bin/bash -c {shlex.quote(inner)} bash \"$@\""
-        return args + [settings.image, "/bin/bash", "-c", script, "bash", *argv]
+        rlimits = rlimit_args(limits, timeout_s)
+        if not gvisor:  # RLIMIT_NPROC counts uid 1000's processes host-wide under runc: the pids cgroup
+            rlimits = [a for a in rlimits if not a.startswith("--nproc=")]  # counts this container's alone
+        return args + [settings.image, "/bin/bash", "-c", script, "bash", *rlimits, *argv]
 
     def run(
         self,
@@ -260,7 +283,8 @@ class DockerSandbox:
                 for relay in relays:
                     relay.start()
                 return self.build_argv(marked, container=container, workspace=workspace, fifo_dir=fifo_dir,
-                                       fds=fds, env=env, limits=limits, mounts=mounts, workdir=workdir)  # fmt: skip
+                                       fds=fds, env=env, limits=limits, mounts=mounts, workdir=workdir,
+                                       timeout_s=timeout_s)  # fmt: skip
 
             def settle() -> None:
                 # The docker client is gone; make sure the container is too, then flush the relays.
