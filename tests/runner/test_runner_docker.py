@@ -23,13 +23,16 @@ from bouts.sandbox._docker import DockerSandbox, DockerSettings, write_etc
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
-def _box(settings: DockerSettings = DockerSettings()) -> DockerSandbox:
+DEFAULTS = DockerSettings()
+
+
+def _box(settings: DockerSettings = DEFAULTS) -> DockerSandbox:
     box = object.__new__(DockerSandbox)
     box._docker, box._settings, box._env = "docker", settings, {"PATH": "/usr/bin"}  # type: ignore[attr-defined]
     return box
 
 
-def _argv(tmp_path: Path, settings: DockerSettings = DockerSettings()) -> list[str]:
+def _argv(tmp_path: Path, settings: DockerSettings = DEFAULTS) -> list[str]:
     write_etc(tmp_path / "etc")
     return _box(settings).build_argv(
         ["python", "x"], container="c", workspace=Path("/w"), fifo_dir=tmp_path / "fds", fds=[5, 9],
@@ -214,8 +217,8 @@ def test_a_bundled_anchor_scores_identically_under_bubblewrap_and_docker(
     root = EXAMPLES / challenge
     cards = {}
     for name in ("bubblewrap", docker_box_spec()):
-        card = bouts.score(root, root / "anchors" / level, config=ScoreConfig(sandbox=name, seed=None,
-                                                                              fresh_seed=4242, cache_dir=None))  # fmt: skip
+        config = ScoreConfig(sandbox=name, fresh_seed=4242, cache_dir=None)
+        card = bouts.score(root, root / "anchors" / level, config=config)
         assert card.infra_error is None, card.infra_error
         cards[name.split(":")[0]] = json.loads(card.to_json())
     bwrap, docker = cards["bubblewrap"], cards["docker"]
@@ -233,3 +236,52 @@ def docker_box_spec() -> str:
 
 def _outcomes(card: dict) -> dict[str, str]:  # type: ignore[type-arg]
     return {t["id"]: t["outcome"] for t in card.get("tests", [])}
+
+
+def _runsc_or_skip() -> Sandbox:
+    import os
+
+    if os.environ.get("BOUTS_DOCKER_RUNSC") != "1":
+        pytest.skip("gVisor: scripts/docker-engine found no runsc that starts a container here "
+                    "(BOUTS_DOCKER_RUNSC unset)")  # fmt: skip
+    return get_sandbox(_runsc_spec())
+
+
+def _runsc_spec() -> str:
+    spec = docker_box_spec()
+    return spec + (",runtime=runsc" if ":" in spec else ":runtime=runsc")
+
+
+@pytest.mark.docker
+def test_under_gvisor_an_honest_suite_and_the_channel_hold(make_challenge) -> None:  # noqa: ANN001
+    """gVisor has no pidfd_open (ENOSYS): the driver's exit descriptors fall back to waitid(WNOWAIT)."""
+    box = _runsc_or_skip()
+    tests = (
+        "import os, pytest\nfrom calc import add\n"
+        "def test_a(): assert add(1, 2) == 3\n"
+        "def test_b(): assert add(2, 2) == 5\n"
+        "def test_channel():\n"
+        "    with pytest.raises(OSError):\n"
+        "        os.close(os.open('/bouts/fds/4', os.O_WRONLY | os.O_NONBLOCK))\n"
+    )
+    challenge, code = make_challenge({"visible": {"test_g.py": tests}}, bw.CALC)
+    report = run_suites(challenge, code, sandbox=box)
+    assert bw.outcomes(report) == {"test_a": Outcome.PASSED, "test_b": Outcome.FAILED, "test_channel": Outcome.PASSED}
+    assert report.infra_error is None and report.tampering == []
+
+
+@pytest.mark.docker
+@pytest.mark.slow_io
+def test_under_gvisor_the_low_anchor_scores_as_under_bubblewrap() -> None:
+    import bouts
+    from bouts.pipeline import ScoreConfig
+
+    _runsc_or_skip()
+    root = EXAMPLES / "inventory-ledger"
+    finals = {}
+    for name, spec in (("bubblewrap", "bubblewrap"), ("runsc", _runsc_spec())):
+        card = bouts.score(root, root / "anchors" / "low",
+                           config=ScoreConfig(sandbox=spec, fresh_seed=4242, cache_dir=None))  # fmt: skip
+        assert card.infra_error is None, card.infra_error
+        finals[name] = (card.final, _outcomes(json.loads(card.to_json())))
+    assert finals["runsc"] == finals["bubblewrap"]
