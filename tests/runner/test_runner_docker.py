@@ -285,3 +285,16 @@ def test_under_gvisor_the_low_anchor_scores_as_under_bubblewrap() -> None:
         assert card.infra_error is None, card.infra_error
         finals[name] = (card.final, _outcomes(json.loads(card.to_json())))
     assert finals["runsc"] == finals["bubblewrap"]
+
+
+def test_bouts_sandbox_image_refuses_a_root_filesystem_that_cannot_serve(tmp_path: Path) -> None:
+    from bouts.cli.main import app
+    from bouts.sandbox._image import missing_tools
+
+    root = tmp_path / "rootfs"
+    (root / "bin").mkdir(parents=True)
+    (root / "bin" / "bash").write_text("")
+    assert missing_tools(root) == ["bin/cp", "usr/bin/setpriv", "usr/bin/prlimit"]
+    result = CliRunner().invoke(app, ["sandbox", "image", "--rootfs", str(root), "--tag", "bouts-test:never"])
+    assert result.exit_code == 2, result.output
+    assert "lacks bin/cp, usr/bin/setpriv, usr/bin/prlimit" in result.output and str(root) in result.output

@@ -3,7 +3,7 @@
 No image registry is reachable on the machines this engine runs on, so the image is made from a
 root filesystem: ``debootstrap --variant=minbase`` from a Debian mirror (the package registry every
 machine reaches), or a folder the operator made, then ``docker import``. What the backend needs of
-it: bash, cp and setpriv (util-linux, Essential in Debian), and ``/root`` traversable (0711: an
+it: bash, cp, setpriv and prlimit (util-linux, Essential in Debian), and ``/root`` traversable (0711: an
 engine installed under ``/root``, e.g. by pyenv, is mounted at its own path and uid 1000 must
 reach it). The engine's Python is never copied in: it is mounted read-only, as bubblewrap does,
 so the image must have a glibc at least as new as the one the engine's interpreter was built for
@@ -25,7 +25,7 @@ from bouts.sandbox._docker import DEFAULT_IMAGE, client_env
 
 DEFAULT_SUITE = "bookworm"
 DEFAULT_MIRROR = "http://deb.debian.org/debian"
-NEEDED = ("bin/bash", "bin/cp", "usr/bin/setpriv")
+NEEDED = ("bin/bash", "bin/cp", "usr/bin/setpriv", "usr/bin/prlimit")
 """Paths (relative to the root filesystem; ``bin`` may be a link to ``usr/bin``) the backend runs."""
 LABEL = "org.bouts.sandbox=1"
 
@@ -48,6 +48,13 @@ def build_image(request: ImageRequest, *, log: Callable[[str], None] = lambda _:
                 environ: Mapping[str, str] | None = None) -> str:  # fmt: skip
     """Build (or rebuild) the image; return its id. ``SandboxError`` when a tool or the engine fails,
     ``InputError`` for a root filesystem that cannot serve."""
+    if request.rootfs is not None:  # a root filesystem that cannot serve is the user's to fix first
+        if not Path(request.rootfs).is_dir():
+            raise InputError("not a directory", file=str(request.rootfs), field="rootfs")
+        lacking = missing_tools(Path(request.rootfs))
+        if lacking:
+            raise InputError(f"the root filesystem lacks {', '.join(lacking)}", file=str(request.rootfs),
+                             field="rootfs")  # fmt: skip
     docker = shutil.which("docker")
     if docker is None:
         raise SandboxError("no docker client on PATH (Debian: apt-get install docker.io)")
@@ -55,8 +62,6 @@ def build_image(request: ImageRequest, *, log: Callable[[str], None] = lambda _:
     with tempfile.TemporaryDirectory(prefix="bouts-image-") as tmp:
         if request.rootfs is not None:
             root = Path(request.rootfs)
-            if not root.is_dir():
-                raise InputError("not a directory", file=str(root), field="rootfs")
         else:
             root = Path(tmp) / "rootfs"
             debootstrap = shutil.which("debootstrap")
