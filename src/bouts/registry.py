@@ -43,12 +43,25 @@ class Registry(Generic[T]):
 
         return decorate
 
-    def create(self, name: str) -> T:
-        """Build the extension named ``name``; an unknown name is the user's error."""
+    def create(self, name: str, **options: str) -> T:
+        """Build the extension named ``name``; an unknown name is the user's error. ``options`` go to
+        the factory as keyword arguments (strings, as a setting gives them); a factory that takes
+        none, or not these, is told so by name."""
         load_plugins()
         if name not in self._factories:
             raise InputError(f"unknown {self.kind} '{name}'; known: {', '.join(sorted(self._factories))}")
-        return self._factories[name]()
+        factory = self._factories[name]
+        if options:
+            import inspect
+
+            params = inspect.signature(factory).parameters
+            takes = sorted(p for p, v in params.items() if v.kind is inspect.Parameter.KEYWORD_ONLY)
+            unknown = sorted(set(options) - set(takes))
+            if unknown:
+                known = f"it takes {', '.join(takes)}" if takes else "it takes none"
+                raise InputError(f"{self.kind} '{name}' has no option {', '.join(map(repr, unknown))}; {known}")
+            return factory(**options)  # type: ignore[call-arg]
+        return factory()
 
     def names(self) -> list[str]:
         load_plugins()

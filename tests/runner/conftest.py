@@ -78,3 +78,22 @@ def bwrap() -> Sandbox:
     if not _bwrap_works():
         pytest.skip("bubblewrap is not installed")
     return get_sandbox("bubblewrap")
+
+
+@pytest.fixture(scope="session")
+def docker_box() -> Sandbox:
+    """The docker backend with the image `bouts sandbox image` built (``BOUTS_DOCKER_SANDBOX`` may name
+    other options, e.g. ``docker:image=x,runtime=runsc``). Where no engine answers the test skips,
+    unless ``BOUTS_REQUIRE_DOCKER=1`` (scripts/test sets it once it started an engine and built the
+    image): then a missing engine fails the run instead of skipping it silently."""
+    import os
+
+    from bouts.errors import SandboxError
+
+    spec = os.environ.get("BOUTS_DOCKER_SANDBOX", "docker")
+    try:
+        return get_sandbox(spec)
+    except SandboxError as exc:
+        if os.environ.get("BOUTS_REQUIRE_DOCKER") == "1":
+            pytest.fail(f"BOUTS_REQUIRE_DOCKER=1 but {spec}: {exc.describe()}")
+        pytest.skip(f"{spec}: {exc.describe()}")

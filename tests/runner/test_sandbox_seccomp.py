@@ -105,13 +105,15 @@ def test_the_docker_profile_states_the_same_rules() -> None:
 
 
 def test_the_docker_command_line_runs_as_uid_1000_under_the_profile(tmp_path: Path) -> None:
+    from bouts.sandbox._docker import DockerSettings
+
     box = object.__new__(DockerSandbox)
-    box._docker, box._image, box._tmp_mb = "docker", "img", 256
+    box._docker, box._settings, box._env = "docker", DockerSettings(image="img"), {}  # type: ignore[attr-defined]
     write_etc(tmp_path / "etc")
     argv = box.build_argv(["python"], container="c", workspace=Path("/w"), fifo_dir=tmp_path / "fds", fds=[5],
                           env={}, limits=Limits(), mounts=[])  # fmt: skip
     joined = " ".join(argv)
-    assert "--user 1000:1000" in joined
+    assert "setpriv --reuid=1000 --regid=1000 --clear-groups" in joined  # root opens the fds, then drops
     assert f"seccomp={tmp_path / 'etc' / 'seccomp.json'}" in joined
     assert f"{tmp_path / 'etc' / 'passwd'}:/etc/passwd:ro" in argv
     assert any(a.startswith("/home/dev:") and "uid=1000" in a for a in argv)

@@ -39,7 +39,8 @@ def check(
     challenge: Annotated[Path, typer.Argument(help="Challenge directory.")],
     runs: Annotated[int, typer.Option(help="Reference runs, each with the published and a fresh seed; 0 skips.")] = 5,
     anchors: Annotated[bool, typer.Option("--anchors/--no-anchors", help="Score the low/mid/high anchors.")] = True,
-    sandbox: Annotated[str, typer.Option(help="Sandbox backend (default: $BOUTS_SANDBOX or bubblewrap).")] = "",
+    sandbox: Annotated[str, typer.Option(help="Sandbox backend: bubblewrap, docker[:image=TAG,runtime=runc|runsc,"
+                                          "tmp_mb=N] or none (unsafe); default: $BOUTS_SANDBOX or bubblewrap.")] = "",
     fresh_seed: Annotated[list[int] | None, typer.Option(help="Fresh seed of a run (repeat it).")] = None,
     write_quarantine: Annotated[bool, typer.Option(
         "--write-quarantine/--no-write-quarantine",

@@ -56,7 +56,8 @@ def eval_cmd(
     cache_dir: Annotated[
         Path | None, typer.Option(help="Engine cache (default: $BOUTS_CACHE_DIR or ~/.cache/bouts).")
     ] = None,
-    sandbox: Annotated[str, typer.Option(help="Sandbox backend (default: bubblewrap).")] = "",
+    sandbox: Annotated[str, typer.Option(help="Sandbox backend: bubblewrap (default), docker[:image=TAG,"
+                                          "runtime=runc|runsc,tmp_mb=N] or none (unsafe).")] = "",
     agent: Annotated[
         str | None, typer.Option(help="Agent name on the scorecards (default: the samples file's name).")
     ] = None,

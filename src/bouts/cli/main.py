@@ -21,6 +21,7 @@ from bouts.cli.cache import cache_app
 from bouts.cli.calibration import register as register_calibration
 from bouts.cli.eval import register as register_eval
 from bouts.cli.importers import import_app
+from bouts.cli.sandbox import sandbox_app
 from bouts.cli.service import register as register_service
 from bouts.cli.trajectory import trajectory_app
 from bouts.errors import BoutsError, ComputeInputError, InfrastructureError, WeightsError
@@ -39,6 +40,7 @@ app.add_typer(trajectory_app, name="trajectory")
 app.add_typer(import_app, name="import")
 app.add_typer(advisories_app, name="advisories")
 app.add_typer(cache_app, name="cache")
+app.add_typer(sandbox_app, name="sandbox")
 register_calibration(app)
 register_agents(app)
 register_eval(app)
@@ -65,7 +67,9 @@ def score(
     challenge: Annotated[Path, typer.Argument(help="Challenge directory (SPEC §5).")],
     submission: Annotated[Path, typer.Argument(help="Submission directory, .tar.gz or .zip.")],
     as_json: Annotated[bool, typer.Option("--json", help="Print the scorecard as JSON.")] = False,
-    sandbox: Annotated[str, typer.Option(help="Sandbox backend: bubblewrap (default) or none (unsafe).")] = "",
+    sandbox: Annotated[str, typer.Option(help="Sandbox backend: bubblewrap (default), docker (options: "
+                                          "docker:image=TAG,runtime=runc|runsc,tmp_mb=N) or none (unsafe); "
+                                          "default $BOUTS_SANDBOX.")] = "",
     seed: Annotated[int | None, typer.Option(help="Override the published seed.")] = None,
     fresh_seed: Annotated[int | None, typer.Option(help="Hidden tests' second-phase seed (default: random).")] = None,
     adversarial_seed: Annotated[int | None, typer.Option(help="Seed of the generated adversarial tests.")] = None,
@@ -170,6 +174,9 @@ def score(
         typer.echo(json_safe(card.to_json()))
     else:
         render.scorecard(console, card, show_tests=tests)
+    if card.infra_error is not None:  # the scorecard says what broke; the exit code says it was not the agent
+        err.print(plain(f"the engine's environment failed, nothing was scored as the agent's: {card.infra_error}"))
+        raise typer.Exit(EXIT_INFRA)
 
 
 def _stored_scorecard(path: Path) -> Any:

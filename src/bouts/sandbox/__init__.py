@@ -13,6 +13,7 @@ point, or directly)::
 
 from __future__ import annotations
 
+from bouts.errors import InputError
 from bouts.registry import Registry
 from bouts.sandbox._base import (
     SANDBOX_HOME,
@@ -27,7 +28,7 @@ from bouts.sandbox._base import (
 
 __all__ = [
     "DEFAULT_SANDBOX", "SANDBOXES", "SANDBOX_HOME", "SANDBOX_UID", "SANDBOX_USER", "WORKSPACE",
-    "Mount", "Sandbox", "SandboxResult", "get_sandbox", "sandboxes", "user_env",
+    "Mount", "Sandbox", "SandboxResult", "get_sandbox", "parse_sandbox_spec", "sandboxes", "user_env",
 ]  # fmt: skip
 
 sandboxes = Registry[Sandbox]("sandbox")
@@ -47,11 +48,11 @@ def _bubblewrap() -> Sandbox:
 
 
 @sandboxes.register("docker")
-def _docker() -> Sandbox:
-    """A throwaway Docker container (needs a running Docker engine)."""
-    from bouts.sandbox._docker import DockerSandbox
+def _docker(*, image: str = "", runtime: str = "", tmp_mb: str = "") -> Sandbox:
+    """A throwaway Docker container (a running Docker engine and the image `bouts sandbox image` builds)."""
+    from bouts.sandbox._docker import DockerSandbox, DockerSettings
 
-    return DockerSandbox()
+    return DockerSandbox(DockerSettings.parse(image=image, runtime=runtime, tmp_mb=tmp_mb))
 
 
 @sandboxes.register("none")
@@ -63,9 +64,31 @@ def _none() -> Sandbox:
 
 
 def get_sandbox(name: str = DEFAULT_SANDBOX) -> Sandbox:
-    """Build the sandbox backend registered under ``name``.
+    """Build the sandbox backend ``name`` names: a registered name, optionally with the backend's
+    options after a colon, e.g. ``docker:image=bouts-sandbox:bookworm,runtime=runsc,tmp_mb=512``
+    (the same text in ``--sandbox``, ``BOUTS_SANDBOX`` and the service's settings).
 
-    Raises ``InputError`` for an unknown name (the user's error) and ``SandboxError`` for a
-    backend that cannot run here (e.g. bubblewrap not installed, no Docker engine).
+    Raises ``InputError`` (field ``sandbox``) for an unknown name or option, or a malformed one (the
+    user's error), and ``SandboxError`` for a backend that cannot run here (e.g. bubblewrap not
+    installed, no Docker engine, its image not built).
     """
-    return sandboxes.create(name)
+    backend, options = parse_sandbox_spec(name)
+    try:
+        return sandboxes.create(backend, **options)
+    except InputError as exc:
+        raise InputError(exc.message, field="sandbox") from None
+
+
+def parse_sandbox_spec(spec: str) -> tuple[str, dict[str, str]]:
+    """``"docker:image=x:1,runtime=runsc"`` → ``("docker", {"image": "x:1", "runtime": "runsc"})``.
+    Pure. An option's value runs to the next comma (an image reference holds colons, never commas)."""
+    backend, sep, rest = spec.strip().partition(":")
+    options: dict[str, str] = {}
+    for item in rest.split(",") if sep and rest.strip() else []:
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip():
+            raise InputError(f"sandbox option {item.strip()!r} is not KEY=VALUE (in {spec!r})", field="sandbox")
+        if key.strip() in options:
+            raise InputError(f"sandbox option {key.strip()!r} given twice (in {spec!r})", field="sandbox")
+        options[key.strip()] = value.strip()
+    return backend, options

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import errno
 import os
 import signal
 import sys
+import threading
 import time
 from typing import NamedTuple, NoReturn
 
@@ -20,6 +22,31 @@ _WALL = 0x40000000
 def _prctl(option: int, value: int) -> None:
     with contextlib.suppress(OSError, AttributeError):
         ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0)
+
+
+def exit_fd(pid: int) -> int:
+    """A descriptor that becomes readable once child ``pid`` has exited (it is left to be reaped as
+    before): its pidfd, or where the kernel has no ``pidfd_open`` (gVisor answers ENOSYS) a pipe that
+    a thread writes one byte to when ``waitid(WNOWAIT)`` sees the child end. Either is selected on
+    and closed by the caller; neither is ever read for its content."""
+    try:
+        return os.pidfd_open(pid)
+    except OSError as exc:
+        if exc.errno != errno.ENOSYS:
+            raise
+    r, w = os.pipe()
+
+    def wait() -> None:
+        try:
+            with contextlib.suppress(ChildProcessError, InterruptedError):
+                os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)
+        finally:
+            with contextlib.suppress(OSError):
+                os.write(w, b"x")
+            os.close(w)
+
+    threading.Thread(target=wait, name=f"exit-{pid}", daemon=True).start()
+    return r
 
 
 def leave(code: int) -> NoReturn:

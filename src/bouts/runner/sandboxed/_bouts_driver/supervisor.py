@@ -111,7 +111,7 @@ class Supervisor:
                 os._exit(code)
         for fd in (cmd_r, up_w, *(x for c in spare for x in (c[0], c[3]))):
             os.close(fd)
-        w = Worker(index, pid, os.pidfd_open(pid), up_r, cmd_w)
+        w = Worker(index, pid, procs.exit_fd(pid), up_r, cmd_w)
         self.workers[pid] = w
         self.sel.register(w.up_r, selectors.EVENT_READ, ("up", w))
         self.sel.register(w.pidfd, selectors.EVENT_READ, ("exit", w))
@@ -134,7 +134,7 @@ class Supervisor:
         pidfd = -1
         if isinstance(pid, int) and pid not in self.workers and procs.parent_of(pid) == os.getpid():
             with contextlib.suppress(OSError):
-                pidfd = os.pidfd_open(pid)
+                pidfd = procs.exit_fd(pid)
         del self.pending[p.up_r]
         self.sel.unregister(p.up_r)
         if pidfd < 0:

@@ -398,7 +398,7 @@ class TestProcess:
         if isinstance(spawned, str):
             return spawned
         self.pid, self.ids_w, self.res_r, self.out_r = spawned.pid, spawned.ids_w, spawned.res_r, spawned.out_r
-        self.pidfd = os.pidfd_open(self.pid)
+        self.pidfd = procs.exit_fd(self.pid)
         self.sel = selectors.DefaultSelector()
         for fd in (self.pidfd, self.res_r, self.out_r):
             self.sel.register(fd, selectors.EVENT_READ)
