@@ -13,6 +13,8 @@
     │   ├── WeightsError            a family override breaks the SPEC's override rules
     │   ├── DatasetError            a dataset record given to `bouts import` is malformed (names the line)
     │   ├── AdvisoryError           an OSV export given to `bouts advisories import` is malformed (names the field)
+    │   ├── ValidityError           labels or runs given to `bouts stats` cannot be matched or judged
+    │   │                           (bouts.calibration.stats_validity; names the file, line and field)
     │   ├── ReviewError             a review-queue action is not allowed (bouts.calibration.review)
     │   │   └── ReviewConflictError someone else changed the review first (bouts.calibration.store)
     │   ├── ServiceInputError       a request the service refuses (bouts.service.errors; HTTP status on the class)
