@@ -114,6 +114,8 @@ def _client(docker: str, *args: str, env: Mapping[str, str], timeout: float = 30
 class _Relay(threading.Thread):
     """Copies a host-side FIFO into the caller's descriptor until told to stop, then drains it."""
 
+    inward = False
+
     def __init__(self, fifo: Path, target_fd: int) -> None:
         super().__init__(daemon=True)
         # O_RDWR: the open never blocks and never sees EOF before we decide to stop.
@@ -138,6 +140,51 @@ class _Relay(threading.Thread):
             sel.close()
             os.close(self.src)
             os.close(self.dst)
+
+
+class _InwardRelay(threading.Thread):
+    """The other direction, for a descriptor the command reads (the JavaScript supervisor's nonce
+    pipe): what the caller writes into it is copied into the FIFO, and its end of file becomes the
+    FIFO's (the FIFO is opened write-only, so the reader sees EOF once the copy closes it)."""
+
+    inward = True
+
+    def __init__(self, fifo: Path, source_fd: int) -> None:
+        super().__init__(daemon=True)
+        self.fifo = fifo
+        self.src = os.dup(source_fd)
+        self.stop = threading.Event()
+
+    def run(self) -> None:
+        try:
+            dst = os.open(self.fifo, os.O_WRONLY)  # blocks until the container opens it (or settle does)
+        except OSError:
+            os.close(self.src)
+            return
+        try:
+            while not self.stop.is_set():
+                chunk = os.read(self.src, 65536)
+                if not chunk:
+                    return
+                while chunk:
+                    chunk = chunk[os.write(dst, chunk) :]
+        except OSError:
+            return
+        finally:
+            os.close(dst)
+            os.close(self.src)
+
+    def release(self) -> None:
+        """Unblock a writer still waiting for a reader that never came (the container died first)."""
+        with contextlib.suppress(OSError):
+            os.close(os.open(self.fifo, os.O_RDONLY | os.O_NONBLOCK))
+
+
+def _reads(fd: int) -> bool:
+    """Whether ``fd`` is a read-only descriptor (the command reads it) rather than one it writes."""
+    import fcntl
+
+    return fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE == os.O_RDONLY
 
 
 _ETC = ("passwd", "group", "hosts", "resolv.conf")
@@ -194,9 +241,11 @@ class DockerSandbox:
         self, argv: Sequence[str], *, container: str, workspace: Path, fifo_dir: Path, fds: Sequence[int],
         env: Mapping[str, str], limits: Limits, mounts: Sequence[Mount], etc_dir: Path | None = None,
         workdir: str = WORKSPACE, hostname: str | None = None, timeout_s: float = 600,
+        inward: Sequence[int] = (),
     ) -> list[str]:  # fmt: skip
         """The ``docker run`` command line (exposed for tests). ``etc_dir`` holds the files
-        :func:`write_etc` wrote (default: ``etc`` next to ``fifo_dir``)."""
+        :func:`write_etc` wrote (default: ``etc`` next to ``fifo_dir``); ``inward``: the descriptors
+        of ``fds`` the command reads (opened for reading inside), the rest it writes."""
         etc = etc_dir or fifo_dir.parent / "etc"
         settings = self._settings
         scratch = min(settings.tmp_mb, limits.memory_mb) * 1024 * 1024
@@ -239,7 +288,7 @@ class DockerSandbox:
             args += ["-v", f"{m.source}:{m.target}:ro"]
         for key, value in env.items():
             args += ["-e", f"{key}={value}"]
-        reopen = " ".join(f"{fd}>/bouts/fds/{fd}" for fd in fds)
+        reopen = " ".join(f"{fd}{'<' if fd in inward else '>'}/bouts/fds/{fd}" for fd in fds)
         drop = (f"setpriv --reuid={SANDBOX_UID} --regid={SANDBOX_UID} --clear-groups --inh-caps=-all "
                 f"--bounding-set=-all --")  # fmt: skip
         inner = f'cp -R {_SOURCE}/. {shlex.quote(workdir)}/ && cd {shlex.quote(workdir)} && exec "$@"'
@@ -270,7 +319,7 @@ class DockerSandbox:
             fifo_dir.mkdir(mode=0o700)
             os.chmod(fifo_dir, 0o700)
             write_etc(Path(tmp) / "etc")
-            relays: list[_Relay] = []
+            relays: list[_Relay | _InwardRelay] = []
 
             def wrap(marked: list[str]) -> list[str]:
                 # The start marker's descriptor is named in the marked command (`>&N`); relay it too.
@@ -279,10 +328,12 @@ class DockerSandbox:
                     fifo = fifo_dir / str(fd)
                     os.mkfifo(fifo, 0o600)
                     os.chmod(fifo, 0o600)  # whatever the umask: the container's root opens it, nobody after
-                    relays.append(_Relay(fifo, fd))
+                    relays.append(_InwardRelay(fifo, fd) if _reads(fd) else _Relay(fifo, fd))
                 for relay in relays:
                     relay.start()
+                inward = [r for r, relay in zip(fds, relays, strict=True) if relay.inward]
                 return self.build_argv(marked, container=container, workspace=workspace, fifo_dir=fifo_dir,
+                                       inward=inward,
                                        fds=fds, env=env, limits=limits, mounts=mounts, workdir=workdir,
                                        timeout_s=timeout_s)  # fmt: skip
 
@@ -292,6 +343,8 @@ class DockerSandbox:
                     _client(self._docker, "rm", "-f", container, env=self._env)
                 for relay in relays:
                     relay.stop.set()
+                    if isinstance(relay, _InwardRelay):
+                        relay.release()
                 for relay in relays:
                     relay.join(timeout=10)
 

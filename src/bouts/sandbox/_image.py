@@ -3,9 +3,10 @@
 No image registry is reachable on the machines this engine runs on, so the image is made from a
 root filesystem: ``debootstrap --variant=minbase`` from a Debian mirror (the package registry every
 machine reaches), or a folder the operator made, then ``docker import``. What the backend needs of
-it: bash, cp, setpriv and prlimit (util-linux, Essential in Debian), and ``/root`` traversable (0711: an
+it: bash, cp, setpriv and prlimit (util-linux, Essential in Debian), ``/root`` traversable (0711: an
 engine installed under ``/root``, e.g. by pyenv, is mounted at its own path and uid 1000 must
-reach it). The engine's Python is never copied in: it is mounted read-only, as bubblewrap does,
+reach it), and the system libraries the engine's compiled modules link to (copied in from the
+host: :func:`engine_libraries`). The engine's Python is never copied in: it is mounted read-only, as bubblewrap does,
 so the image must have a glibc at least as new as the one the engine's interpreter was built for
 (the suite of the host's Debian, by default bookworm).
 """
@@ -15,13 +16,14 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from bouts.errors import InputError, SandboxError
-from bouts.sandbox._docker import DEFAULT_IMAGE, client_env
+from bouts.sandbox._docker import DEFAULT_IMAGE, ENGINE_TOOLS, client_env
 
 DEFAULT_SUITE = "bookworm"
 DEFAULT_MIRROR = "http://deb.debian.org/debian"
@@ -37,6 +39,47 @@ class ImageRequest:
     mirror: str = DEFAULT_MIRROR
     rootfs: Path | None = None
     """A root filesystem made elsewhere (e.g. by debootstrap on another machine): imported as is."""
+
+
+def engine_libraries(roots: Sequence[Path], tools: Sequence[Path]) -> list[Path]:
+    """The system libraries the engine's compiled code links to (``ldd`` over every shared object
+    under ``roots`` and each of ``tools``): the image's loader must find them, since the engine is
+    mounted into it but the libraries its modules were built against live in the host's
+    ``/lib`` (a pyenv Python's ``_sqlite3`` needs libsqlite3, its ``_ssl`` libssl, ...)."""
+    found: set[Path] = set()
+    objects = [p for root in roots for p in root.rglob("*.so*") if p.is_file()] + [t for t in tools if t.is_file()]
+    for start in range(0, len(objects), 200):
+        out = subprocess.run(["ldd", *map(str, objects[start:start + 200])], capture_output=True, text=True,
+                             check=False).stdout  # fmt: skip
+        for line in out.splitlines():
+            parts = line.split("=>")
+            if len(parts) == 2 and parts[1].strip().startswith("/"):
+                lib = Path(parts[1].split("(")[0].strip())
+                if not any(lib.is_relative_to(r) for r in roots):
+                    found.add(lib)
+    return sorted(found)
+
+
+def add_libraries(rootfs: Path, libraries: Sequence[Path]) -> list[Path]:
+    """Copy each library the image lacks to the path its name has there (``/lib/...`` is
+    ``/usr/lib/...`` in a merged-/usr root). Never writes outside ``rootfs``: each folder is resolved
+    and checked to lie inside it. Returns what was added."""
+    base = rootfs.resolve()
+    added = []
+    for lib in libraries:
+        rel = str(lib).lstrip("/")
+        if rel.startswith("lib") and (base / "usr" / rel).parent.is_dir():
+            rel = "usr/" + rel
+        dest = base / rel
+        folder = dest.parent.resolve()
+        if not folder.is_relative_to(base) or not folder.is_dir():
+            continue
+        if (folder / dest.name).exists():
+            continue  # the image's own (the same Debian release), kept
+        shutil.copyfile(lib, folder / dest.name)
+        os.chmod(folder / dest.name, 0o644)
+        added.append(lib)
+    return added
 
 
 def missing_tools(root: Path) -> list[str]:
@@ -77,8 +120,12 @@ def build_image(request: ImageRequest, *, log: Callable[[str], None] = lambda _:
         lacking = missing_tools(root)
         if lacking:
             raise InputError(f"the root filesystem lacks {', '.join(lacking)}", file=str(root), field="rootfs")
-        if (root / "root").is_dir() and request.rootfs is None:
-            os.chmod(root / "root", 0o711)
+        if request.rootfs is None:
+            if (root / "root").is_dir():
+                os.chmod(root / "root", 0o711)
+            prefixes = sorted({Path(os.path.realpath(p)) for p in (sys.base_prefix, sys.prefix)})
+            added = add_libraries(root, engine_libraries(prefixes, [Path(t) for t in ENGINE_TOOLS]))
+            log(f"{len(added)} libraries the engine links to added: {' '.join(p.name for p in added)}")
         log(f"docker import → {request.tag}")
         tar = subprocess.Popen(["tar", "-C", str(root), "--numeric-owner", "-c", "."], stdout=subprocess.PIPE)
         imported = subprocess.run(
