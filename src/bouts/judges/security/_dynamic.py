@@ -21,7 +21,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from bouts._pyast import parse as parse_python
-from bouts.judges.security._findings import ToolFinding, normalise
+from bouts.judges.security._dynamic_js import javascript_findings
+from bouts.judges.security._findings import JS_SUFFIXES, ToolFinding, normalise
 from bouts.judges.security._fold import UNKNOWN, fold
 from bouts.judges.security._scopes import Import, Scope, bind
 from bouts.judges.security._severity import severity_for
@@ -427,14 +428,16 @@ def python_findings(rel: str, text: str) -> list[ToolFinding]:
     ]
 
 
-RESOLVER_VERSION = "computed-names/1"
+RESOLVER_VERSION = "computed-names/2"
 """Part of the scan policy (``_scanners.SCANNER_POLICY``): a change of the resolver re-scans every file."""
 PYTHON_SUFFIXES = frozenset({".py", ".pyw", ".pyi"})
 
 
 def computed_findings(rel: str, data: bytes) -> list[ToolFinding]:
-    """The resolver's findings of one file, by its suffix (Python; other files have none)."""
+    """The resolver's findings of one file, by its suffix (Python, JavaScript/TypeScript; others have none)."""
     suffix = "." + rel.rsplit(".", 1)[-1] if "." in rel.rsplit("/", 1)[-1] else ""
     if suffix in PYTHON_SUFFIXES:
         return python_findings(rel, data.decode("utf-8", errors="replace"))
+    if suffix in JS_SUFFIXES:
+        return javascript_findings(rel, data.decode("utf-8", errors="replace"))
     return []
