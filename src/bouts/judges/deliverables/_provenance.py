@@ -19,6 +19,7 @@ reader who scores, or given as an order). See docs/quality-judges.md ("Copied an
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -27,7 +28,7 @@ SHINGLE = 6
 ("the stock valuation is sometimes a" is already the task's own sentence), short enough that
 copying a sentence with a word changed here and there still leaves copies on each side."""
 
-_WORD = re.compile(r"[a-z0-9]+(?:['’][a-z]+)?")
+_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
 
 
 @dataclass(frozen=True)
@@ -37,8 +38,27 @@ class Span:
     why: str
 
 
+def normal(text: str) -> tuple[str, list[int]]:
+    """``text`` as it reads: NFKC-normalised and case-folded, invisible format characters (zero-width
+    spaces and joiners, soft hyphens, bidi controls) dropped, so that ``pag\u200bing`` and ``ＳＹＳＴＥＭ``
+    read as ``paging`` and ``system``; with, for each character, the offset in ``text`` it came from."""
+    out: list[str] = []
+    where: list[int] = []
+    for i, ch in enumerate(text):
+        if ch.isascii():
+            out.append(ch.lower())
+            where.append(i)
+        elif unicodedata.category(ch) != "Cf":
+            for c in unicodedata.normalize("NFKC", ch).casefold():
+                out.append(c)
+                where.append(i)
+    where.append(len(text))
+    return "".join(out), where
+
+
 def _words(text: str) -> list[tuple[str, int, int]]:
-    return [(m.group(0), m.start(), m.end()) for m in _WORD.finditer(text.lower())]
+    flat, where = normal(text)
+    return [(m.group(0), where[m.start()], where[m.end() - 1] + 1) for m in _WORD.finditer(flat)]
 
 
 def shingles(texts: Iterable[str], n: int = SHINGLE) -> frozenset[tuple[str, ...]]:
@@ -137,18 +157,20 @@ def _judge_sentence(s: str) -> str | None:
 def injection_spans(text: str) -> list[Span]:
     """Character spans of ``text`` addressed to a judge: role-marked lines whole, and sentences that
     ask for a score or to set instructions aside."""
+    flat, where = normal(text)  # read as a reader reads it: no zero-width tricks, no full-width letters
     spans: list[Span] = []
-    for m in _ROLE_LINE.finditer(text):
-        end = text.find("\n", m.start())
-        spans.append(Span(m.start(), len(text) if end < 0 else end, "a chat-role marker"))
-    for m in _TEMPLATE.finditer(text):
-        end = text.find("\n", m.start())
-        spans.append(Span(m.start(), len(text) if end < 0 else end, "a chat-template token"))
-    for m in _SENTENCE.finditer(text):
+    for m in _ROLE_LINE.finditer(flat):
+        end = flat.find("\n", m.start())
+        spans.append(Span(m.start(), len(flat) if end < 0 else end, "a chat-role marker"))
+    for m in _TEMPLATE.finditer(flat):
+        end = flat.find("\n", m.start())
+        spans.append(Span(m.start(), len(flat) if end < 0 else end, "a chat-template token"))
+    for m in _SENTENCE.finditer(flat):
         why = _judge_sentence(m.group(0))
         if why:
             spans.append(Span(m.start(), m.end(), why))
-    return merge(spans)
+    return merge([Span(where[s.start], where[s.end - 1] + 1 if s.end > s.start else where[s.start], s.why)
+                  for s in spans])
 
 
 def merge(spans: Sequence[Span]) -> list[Span]:
