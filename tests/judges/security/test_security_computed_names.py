@@ -30,6 +30,8 @@ SPELLINGS: dict[str, tuple[str, str]] = {  # name: (module prelude, what run(x) 
     "function_globals": ("", 'run.__globals__["__builtins__"]["eval"](x)'),
     "fstring": ('import builtins\n\nA = "ev"', 'getattr(builtins, f"{A}al")(x)'),
     "dict_of_functions": ('OPS = {"run": eval}', 'OPS["run"](x)'),
+    "import_from_builtins": ("from builtins import eval as e", "e(x)"),
+    "class_attribute": ("class Ops:\n    run = eval", "Ops.run(x)"),
 }
 EVAL_SPELLINGS = {name: f"{prelude}\n\n\ndef run(x):\n    return {call}\n"
                   for name, (prelude, call) in SPELLINGS.items()}

@@ -59,6 +59,8 @@ class Ref:
     path: str
     computed: bool
     """Reached other than by an import or an unshadowed builtin name: the scanners do not see it."""
+    alias: bool = False
+    """Read back from a name an assignment bound: the finding is where the value was taken, not here."""
 
 
 @dataclass(frozen=True)
@@ -117,7 +119,9 @@ class Resolver:
             if binding is None:
                 acc.add(OPAQUE)
             elif isinstance(binding, Import):
-                acc.add(Ref(binding.path.lstrip("."), False))
+                path = binding.path.lstrip(".")
+                # Bandit resolves ``from os import system`` but not ``from builtins import eval as e``.
+                acc.add(Ref(path, path.startswith(("builtins.", "__builtin__."))))
             else:
                 acc.update(self._alias(self.values(binding, self.scope_of(binding, where))))
             if len(acc) > MAX_VALUES:
@@ -130,7 +134,7 @@ class Resolver:
     @staticmethod
     def _alias(values: Iterable[Value]) -> set[Value]:
         """A value bound to a name and read back is reached through an alias: computed."""
-        return {Ref(v.path, True) if isinstance(v, Ref) else v for v in values}
+        return {Ref(v.path, True, alias=True) if isinstance(v, Ref) else v for v in values}
 
     def consts(self, node: ast.AST, scope: Scope) -> tuple[list[object], bool]:
         """(the constant values ``node`` may have, whether it may also have others)."""
@@ -206,9 +210,9 @@ class Resolver:
         if attr == "__self__" and base.path.startswith("builtins."):
             return Ref("builtins", True)
         if attr == "__call__":
-            return base
+            return Ref(base.path, base.computed)
         # Only the bare name ``eval`` is what the scanners see; ``builtins.eval`` is already computed.
-        return Ref(f"{base.path}.{attr}", base.computed or base.path == "builtins")
+        return Ref(f"{base.path}.{attr}", base.computed or base.path in ("builtins", "__builtin__"))
 
     def _member(self, base: Ref, key: object, scope: Scope) -> set[Value]:
         """``base[key]`` / ``base.get(key)`` for a namespace-like ``base``."""
@@ -339,7 +343,7 @@ class Resolver:
         for ref in refs:
             if ref.path not in SINKS:
                 continue
-            if isinstance(node, ast.Name) and ref.computed:
+            if isinstance(node, ast.Name) and ref.alias:
                 continue  # an alias read back: its origin (the assignment's value) is the finding
             if not ref.computed and called:
                 continue  # the plain call: Semgrep and Bandit report it
