@@ -31,7 +31,7 @@ from bouts.models.scorecard import (
     TestOutcomeModel,
 )
 from bouts.models.submission import SubmissionMeta
-from bouts.models.verdict import IntegritySignals, Verdict
+from bouts.models.verdict import IntegritySignals, Verdict, finding_flags
 from bouts.models.view import Exclusion
 from bouts.scoring import catalogue, profiles
 from bouts.scoring import components as c
@@ -257,6 +257,7 @@ def build_scorecard(challenge: Challenge, meta: SubmissionMeta, m: Measurements)
     flags += [Flag("human_review", f"{name}: {HUMAN_REVIEW_MESSAGE}", level=1)
               for name, j in judged.items() if j.human_review]  # fmt: skip
     flags += usage_flags(verdicts)
+    flags += [Flag(code, message, level=1) for code, message in finding_flags(verdicts)]
     if d := divergence(scores):
         flags.append(d)
     if signals.bright_lines:

@@ -22,6 +22,7 @@ from bouts.agents._session import AgentSandbox
 from bouts.agents._submit import score_recorded, write_submission
 from bouts.loading import load_challenge
 from bouts.models.challenge import Challenge
+from bouts.models.placeholders import PROXY_API_KEY
 from bouts.models.scorecard import Recording
 from bouts.models.trajectory import Event, Trajectory
 from bouts.pipeline import ScoreConfig
@@ -41,7 +42,7 @@ class HarnessModel:
     url: str
     """OpenAI base URL of the engine's proxy (``http://127.0.0.1:PORT/v1``)."""
     model: str
-    api_key: str = "bouts-proxy"
+    api_key: str = PROXY_API_KEY
     """Any value: the proxy sends the real key."""
 
 

@@ -31,6 +31,7 @@ from bouts.agents._guard import command_attempts, outside, write_attempt
 from bouts.agents._models import ExecResult, FileChange
 from bouts.errors import SandboxError
 from bouts.models.challenge import Challenge, Limits
+from bouts.models.placeholders import ENGINE_PLACEHOLDERS
 from bouts.models.results import ObservedExploit
 from bouts.models.trajectory import Event
 from bouts.runner._exploits import merged
@@ -174,7 +175,7 @@ class AgentSandbox:
                 env[name] = proxy
             env["NO_PROXY"] = env["no_proxy"] = "localhost,127.0.0.1,::1"  # the forwarder itself, a local test server
             env["OPENAI_BASE_URL"] = f"{proxy}/v1"
-            env["OPENAI_API_KEY"] = "bouts-proxy"  # the real key stays with the proxy
+            env.update(ENGINE_PLACEHOLDERS)  # OPENAI_API_KEY=bouts-proxy: the real key stays with the proxy
         return env
 
     # -- the protocol ---------------------------------------------------------------------------

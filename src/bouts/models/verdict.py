@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -35,6 +35,19 @@ class Finding:
     """Points this finding took from the component (0 for informational findings)."""
     dimension: str | None = None
     """Sub-score it counts against (readability, accuracy, ...), where the judge has dimensions."""
+    flag: bool = False
+    """Also raise it on the scorecard as a level-1 review flag, its rule the flag's code (one flag per
+    rule): what a person should look at, e.g. ``deliverables.judge-injection``."""
+
+
+def finding_flags(verdicts: Iterable[Verdict]) -> list[tuple[str, str]]:
+    """(code, message) of each rule some verdict's findings raise as a flag (``Finding.flag``), in order."""
+    seen: dict[str, list[str]] = {}
+    for v in verdicts:
+        for f in v.findings:
+            if f.flag:
+                seen.setdefault(f.rule, []).append(f"{v.judge}: {f.message}")
+    return [(rule, msgs[0] + (f" (and {len(msgs) - 1} more)" if len(msgs) > 1 else "")) for rule, msgs in seen.items()]
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from typing import Literal
 
 from bouts.judges.security._severity import SEVERITY_RANK, Severity, family
 
-Tool = Literal["semgrep", "bandit", "eslint", "detect-secrets", "osv"]
+Tool = Literal["semgrep", "bandit", "eslint", "detect-secrets", "osv", "bouts"]
 Status = Literal["introduced", "pre-existing", "test-code"]
 
 
@@ -26,7 +26,8 @@ class ToolFinding:
     tool: Tool
     rule: str
     """Tool-prefixed id: ``semgrep:bouts.python.sql-injection``, ``bandit:B608``,
-    ``eslint:security/detect-child-process``, ``detect-secrets:AWS Access Key``."""
+    ``eslint:security/detect-child-process``, ``detect-secrets:AWS Access Key``,
+    ``bouts:bouts.python.computed-name-call`` (the engine's own resolver, ``_dynamic``)."""
     cwe: int | None
     severity: Severity
     file: str
@@ -101,7 +102,7 @@ def dedupe(findings: Iterable[ToolFinding]) -> list[SecurityFinding]:
 
 def _merge(cluster: Sequence[ToolFinding]) -> SecurityFinding:
     # Most severe first; semgrep before bandit and eslint on a tie, since our rules carry the clearer message.
-    order: dict[str, int] = {"semgrep": 0, "bandit": 1, "eslint": 2, "detect-secrets": 3, "osv": 4}
+    order: dict[str, int] = {"semgrep": 0, "bandit": 1, "eslint": 2, "detect-secrets": 3, "osv": 4, "bouts": 5}
     top = min(cluster, key=lambda f: (-SEVERITY_RANK[f.severity], order[f.tool], f.line))
     return SecurityFinding(
         cwe=top.cwe,

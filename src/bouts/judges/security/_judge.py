@@ -15,6 +15,7 @@ from pathlib import Path
 
 from bouts.judges.base import JUDGES, Component, Finding, Judge, JudgeInput, Verdict
 from bouts.judges.security import _scanners as sc
+from bouts.judges.security._dynamic import RESOLVER_VERSION
 from bouts.judges.security._eslint import ESLINT_RULES, EslintTool, default_package_dir, find_node
 from bouts.judges.security._findings import SecurityFinding, baseline, dedupe
 from bouts.judges.security._rules import load_rules, rules_dir
@@ -30,7 +31,7 @@ PRE_EXISTING = "pre-existing in starter/, not counted: "
 TEST_CODE = "in test code, not counted: "
 SEVERITIES = ("critical", "high", "medium", "low")
 ESLINT_NOT_RUN = "not run (no JavaScript/TypeScript files)"
-SCANNERS = ("semgrep", "bandit", "detect-secrets", "eslint", "osv")
+SCANNERS = ("semgrep", "bandit", "detect-secrets", "eslint", "bouts", "osv")
 OSV_NOT_RUN = "not run (no advisory snapshot configured)"
 ESLINT_PLUGINS = ("eslint-plugin-security", "eslint-plugin-no-unsanitized")
 
@@ -156,6 +157,7 @@ def scan_trees(
         "semgrep": result.versions["semgrep"],
         "bandit": _version("bandit"),
         "detect-secrets": _version("detect-secrets"),
+        "bouts": RESOLVER_VERSION,
         **(tools.eslint.versions() if result.javascript else {"eslint": ESLINT_NOT_RUN}),
         "security-rules": f"sha256:{tools.ruleset()}",
         "security-rules-count": str(len(load_rules(rules))),

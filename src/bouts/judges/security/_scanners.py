@@ -35,8 +35,10 @@ from pathlib import Path
 
 from bouts.cache import Store
 from bouts.errors import InfrastructureError
+from bouts.judges.security._dynamic import RESOLVER_VERSION, computed_findings
 from bouts.judges.security._eslint import EslintTool, parse_eslint
 from bouts.judges.security._findings import JS_SUFFIXES, ToolFinding, normalise
+from bouts.judges.security._placeholders import drop_placeholders
 from bouts.judges.security._rules import RuleInfo, compiled_rules, load_rules, local_rule_id, ruleset_hash
 from bouts.judges.security._severity import BANDIT_CWE_OVERRIDES, Severity, parse_cwe, severity_for
 from bouts.loading.view import read_file_tree
@@ -86,6 +88,7 @@ SCANNER_POLICY = json.dumps(
     {
         "detect_secrets": DETECT_SECRETS_PLUGINS, "keyword_rule_suffixes": sorted(KEYWORD_RULE_SUFFIXES),
         "bandit": BANDIT_ARGS, "semgrep": (*OSEMGREP_ARGS, *SEMGREP_ARGS), "max_file_bytes": MAX_FILE_BYTES,
+        "resolver": RESOLVER_VERSION,
     }
 )
 _TOOL_SEVERITY: dict[str, Severity] = {
@@ -318,6 +321,31 @@ def scan_secrets(staged: Path, trees: Sequence[str], result: ScanResult) -> None
                 )
 
 
+def _drop_engine_placeholders(files: Sequence[SourceFile], result: ScanResult) -> None:
+    """Secrets that are the engine's own placeholders (``_placeholders``) are not findings. Applied to
+    cached and fresh findings alike, over each file's raw lines (a comment can hold a real key)."""
+    data = {(f.tree, f.rel): f.data for f in files}
+    for tree, found in result.findings.items():
+        by_file: dict[str, list[ToolFinding]] = {}
+        for finding in found:
+            by_file.setdefault(finding.file, []).append(finding)
+        kept: list[ToolFinding] = []
+        for rel, group in by_file.items():
+            raw = data.get((tree, rel))
+            lines = raw.decode("utf-8", errors="replace").splitlines() if raw is not None else []
+            kept += drop_placeholders(group, lines)
+        result.findings[tree] = kept
+
+
+def scan_computed(files: Sequence[SourceFile], result: ScanResult) -> None:
+    """The engine's own resolver (``_dynamic``): dangerous calls reached by computed names, which
+    the scanners, reading names, do not see. In-process, over the bytes read once."""
+    for f in files:
+        found = computed_findings(f.rel, f.data)
+        if found:
+            result.findings.setdefault(f.tree, []).extend(found)
+
+
 # --- one cached scan over many trees ------------------------------------------------------------
 
 CACHE_NAMESPACE = "security-findings"
@@ -493,6 +521,7 @@ def scan_files(
             for i in todo:
                 cache.put(keys[i], by_file.get((files[i].tree, files[i].rel), []))
     result.versions.setdefault("semgrep", package_version("semgrep"))
+    _drop_engine_placeholders(files, result)
     for found in result.findings.values():  # one order whichever findings came from the cache
         found.sort(key=lambda x: (x.file, x.line, x.end_line, x.tool, x.rule, x.message))
     result.seconds["total"] = time.monotonic() - t0
@@ -524,6 +553,9 @@ def _run_scanners(files: Sequence[SourceFile], tools: Scanners, deadline: float,
             t = time.monotonic()
             scan_secrets(staged, targets, result)
             result.seconds["detect-secrets"] = time.monotonic() - t
+            t = time.monotonic()
+            scan_computed(files, result)
+            result.seconds["resolver"] = time.monotonic() - t
             parse_bandit(finish(procs["bandit"], "bandit", deadline, (0, 1)), staged, result)
             result.seconds["bandit"] = time.monotonic() - t0
             if "eslint" in procs:

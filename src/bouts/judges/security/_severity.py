@@ -36,6 +36,7 @@ CWE_SEVERITY: Mapping[int, Severity] = {
     611: "high",  # XML external entities
     838: "high",  # code that reads differently from how it runs (bidi controls, invisible characters)
     916: "high",  # password hash with insufficient effort
+    470: "high",  # a function of builtins/os/subprocess/pickle looked up by a name that is not constant
     918: "high",  # server-side request forgery
     # medium: exploitable with help, or leaks what makes the next attack easier.
     73: "medium",  # a file path not fixed in the code (ESLint cannot tell where it comes from; 22 when we can)
@@ -48,6 +49,7 @@ CWE_SEVERITY: Mapping[int, Severity] = {
     352: "medium",  # cross-site request forgery
     377: "medium",  # insecure temporary file
     829: "medium",  # require()/import of a computed module name
+    914: "medium",  # a module-level name looked up by a computed key (globals()[x])
     # low: hardening and hygiene.
     400: "low",  # uncontrolled resource consumption (e.g. HTTP call without timeout)
     532: "low",  # sensitive information in logs / verbose production logging
