@@ -65,7 +65,7 @@ def make_judges(tmp_path: Path) -> Callable[..., list[LLMJudge]]:
     def make(url: str, *configs: dict, cache: bool = True, sleeps: list[float] | None = None,
              max_concurrency: int = 4, keys: dict[str, str] | None = None,
              budget_s: float | None = 600.0) -> list[LLMJudge]:
-        defaults = {"provider": "openai", "model": "fake-model", "timeout_s": 2.0, "backoff_s": 0.01,
+        defaults = {"provider": "openai", "model": "fake-model", "timeout_s": 30.0, "backoff_s": 0.01,
                     "max_total_s": 10.0}
         judges = []
         for cfg in configs or ({},):
