@@ -24,7 +24,15 @@ from bouts.trajectory import (  # noqa: F401
     _swe_agent,
 )
 from bouts.trajectory._base import EXCERPT_CHARS, TrajectoryAdapter, adapters, excerpt
-from bouts.trajectory._classify import Action, classify_command, command_segments, is_test_command, status_program
+from bouts.trajectory._classify import (
+    Action,
+    classify_command,
+    command_segments,
+    is_probe,
+    is_test_command,
+    program_segments,
+    status_program,
+)
 from bouts.trajectory._events import command_events
 from bouts.trajectory._load import detect_adapter, iter_trajectory, load_trajectory, parse_trajectory
 from bouts.trajectory._outcomes import parse_test_counts
@@ -42,11 +50,13 @@ __all__ = [
     "command_segments",
     "detect_adapter",
     "excerpt",
+    "is_probe",
     "is_test_command",
     "iter_trajectory",
     "load_trajectory",
     "parse_test_counts",
     "parse_trajectory",
+    "program_segments",
     "status_program",
     "summarize",
     "to_jsonl",
