@@ -237,3 +237,16 @@ def test_one_reckless_act_read_by_two_readers_counts_once(judge, events):
     v = judge(P, [e.model_copy(update={"t": 1.0}) for e in events(*evs)])
     reckless = [(f.rule, f.points) for f in v.findings if f.rule.startswith("process.reckless")]
     assert reckless == [("process.reckless.rm-rf-unseen", 10), ("process.reckless.out-of-scope-edit", 10)]
+
+
+def test_a_re_read_after_a_script_changed_the_file_is_not_redundant(judge, events):
+    """Issue 38 (1): `python fix.py` rewrote core.py; reading it again was charged as a redundant read."""
+    from bouts.trajectory import command_events
+    from bouts.trajectory._base import ToolResult
+
+    script = "cat > fix.py <<'EOF'\nwith open('ledger/core.py', 'w') as f:\n    f.write('x = 2')\nEOF\npython fix.py"
+    edits = command_events(3.0, script, ToolResult(output="", exit_code=0), 4)
+    reads = [("read", {"path": "ledger/core.py", "output": "x = 1"}) for _ in range(6)]
+    evs = events(*reads) + [e.model_copy(update={"t": 6.0}) for e in edits] + events(*reads[:1])
+    found = [f.event for f in judge(P, evs).findings if f.rule == "process.redundant-read"]
+    assert len(evs) - 1 not in found and len(found) == 5
