@@ -138,7 +138,7 @@ def test_3_rm_of_several_operands_fails_only_the_one_its_error_names(harness):
 @HARNESSES
 def test_4_a_command_bash_refused_ran_nothing_and_names_no_file(harness):
     out = "bash: -c: line 1: syntax error near unexpected token `)'\n"
-    found = actions(harness, "cat src/a.py) && sed -i 's/x/y/' src/b.py", out, 2)
+    found = actions(harness, "python fix.py) && sed -i 's/x/y/' src/b.py", out, 2)
     assert [(e.kind, e.path) for e in found] == [("run", None)]
     assert not on_task_path(found[0])
 

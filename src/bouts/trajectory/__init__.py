@@ -33,7 +33,7 @@ from bouts.trajectory._classify import (
     program_segments,
     status_program,
 )
-from bouts.trajectory._events import command_events
+from bouts.trajectory._events import command_events, refused_by_shell
 from bouts.trajectory._load import detect_adapter, iter_trajectory, load_trajectory, parse_trajectory
 from bouts.trajectory._outcomes import parse_test_counts
 from bouts.trajectory._summary import TestRun, TrajectorySummary, summarize, to_jsonl
@@ -57,6 +57,7 @@ __all__ = [
     "parse_test_counts",
     "parse_trajectory",
     "program_segments",
+    "refused_by_shell",
     "status_program",
     "summarize",
     "to_jsonl",

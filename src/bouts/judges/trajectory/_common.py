@@ -13,7 +13,14 @@ from collections.abc import Collection, Iterable, Sequence
 from fnmatch import fnmatchcase
 
 from bouts.models.trajectory import Event
-from bouts.trajectory import command_segments, is_probe, is_test_command, program_segments, status_program
+from bouts.trajectory import (
+    command_segments,
+    is_probe,
+    is_test_command,
+    program_segments,
+    refused_by_shell,
+    status_program,
+)
 
 CHANGE_KINDS = frozenset({"edit", "write", "delete"})
 ACTION_KINDS = frozenset({"read", "edit", "write", "delete", "search", "run"})
@@ -192,7 +199,7 @@ def on_task_path(e: Event) -> bool:
     (last) segment runs a program (a build, a script on the code) that is not a probe (``which x``,
     ``pip show x``, ``python -c "import h5py"``: their exit status is an answer). A read, a search or a
     navigation that failed (``cat missing.txt``) is not on the task's path."""
-    if e.kind != "run":
+    if e.kind != "run" or refused_by_shell(e.output):  # bash refused the line: nothing in it ran
         return False
     if is_test_run(e):
         return True
