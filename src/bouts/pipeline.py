@@ -134,6 +134,7 @@ def score(
             challenge=challenge, view=view, trajectory=trajectory,
             seed=config.seed if config.seed is not None else challenge.spec.tests.seed,
             dropped_links=submission.dropped_links, advisories=config.advisories, cache_dir=config.cache_dir,
+            recorded=recording is not None,
         )  # fmt: skip
 
         generated: list[GeneratedRun] = []

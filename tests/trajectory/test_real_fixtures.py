@@ -42,8 +42,9 @@ copying the converter's output):
   one rm), matplotlib-13989: 30 (nl file|sed -n|grep reads ×5, heredoc writes ×3, sed -i and >> edits,
   rm of three files, pytest ×4: timed out, 20 failed/27 passed, 1 failed, 1 passed); tokens = Σ
   extra.response.usage.
-- Codex Desktop 0.128.0-alpha.1: the 35 `exec_command` calls (29 sed -n/cat reads, rg ×4 and
-  `rg --files | rg` searches, wc -l and ps ×2 runs); the three `js` browser calls are no file actions; the
+- Codex Desktop 0.128.0-alpha.1: the 35 `exec_command` calls (29 sed -n/cat reads and `wc -l` of a
+  file, a read of it (issue 38: a pipe filter with a file operand reads it), rg ×4 and `rg --files | rg`
+  searches, ps ×2 runs); the three `js` browser calls are no file actions; the
   file has no token_count records.
 """
 
@@ -115,11 +116,11 @@ PINNED: dict[str, tuple[str, int, int, int, int, int, list[tuple[int, int]], int
     ),
     "codex-cli/codemie-code__rollout-2026-05-11T13-28-45-019e1695.codex-desktop-0.128.0-alpha.1.jsonl": (
         "codex-cli",
-        29,
+        30,
         0,
         0,
         6,
-        3,
+        2,
         [],
         0,
         0,
@@ -296,4 +297,5 @@ def test_mini_swe_agent_115_quoted_code_is_no_command_and_refused_replies_ran_no
     )
     assert [e.source_line for e in matplotlib if e.kind == "submit"] == [61]  # after a ```python quote
     timed_out = [e for e in matplotlib if e.kind == "run" and e.source_line == 39]
-    assert [(e.exit_code, e.ok) for e in timed_out] == [(None, None)]  # "timed out and has been killed"
+    # "timed out and has been killed": a failed run with no exit status (issue 38, item 7)
+    assert [(e.exit_code, e.ok) for e in timed_out] == [(None, False)]

@@ -34,6 +34,10 @@ class JudgeInput:
     trajectory: Trajectory | None = None
     run: RunReport | None = None
     """The test run, for judges that need test evidence (None while tests still run)."""
+    recorded: bool = False
+    """The engine recorded the trajectory itself (``bouts.agents``, ``trajectory.source = "recorded"``): what
+    it lists happened. An uploaded log is the agent's account: its reads and investigations earn credit
+    only where the workspace corroborates them (docs/trajectory-judges.md)."""
     seed: int = 0
     dropped_links: tuple[DroppedLink, ...] = ()
     """Symbolic links the loader left out of the submission (never followed), for the integrity judge."""

@@ -217,16 +217,18 @@ def token_penalty(tokens: int, budget: int | None, result: float | None = None) 
 
 def action_penalty(actions: int, steps: int | None) -> tuple[float, str]:
     """Actions against the reference decomposition: ``ACTIONS_PER_STEP`` actions allowed per step;
-    beyond that ``min(20, 20 × (actions/allowance − 1))``; 0 without a reference decomposition."""
+    beyond that ``20 × (1 − allowance/actions)``, the share of the actions beyond the allowance: it grows
+    with every action and never reaches 20, so long runs stay apart (a linear term capped at twice the
+    allowance held 479 of 500 real SWE-bench runs at its cap); 0 without a reference decomposition."""
     if not steps:
         return 0.0, f"actions: {actions}, the challenge has no reference decomposition to compare with → 0"
     allowance = ACTIONS_PER_STEP * steps
     ratio = actions / allowance
-    points = clamp(ACTIONS_WEIGHT * (ratio - 1), 0, ACTIONS_CAP)
+    points = clamp(ACTIONS_WEIGHT * (1 - allowance / actions), 0, ACTIONS_CAP) if actions > allowance else 0.0
     return points, (
         f"actions: {actions} vs {allowance} allowed ({ACTIONS_PER_STEP} per step × {steps} reference steps) "
-        f"= {fmt(round(ratio, 4))} → −{fmt(round(points, 4))} ({fmt(ACTIONS_WEIGHT)} per allowance beyond it, "
-        f"at most {fmt(ACTIONS_CAP)})"
+        f"= {fmt(round(ratio, 4))} → −{fmt(round(points, 4))} ({fmt(ACTIONS_WEIGHT)} × the share of actions "
+        f"beyond the allowance)"
     )
 
 

@@ -24,8 +24,16 @@ from bouts.trajectory import (  # noqa: F401
     _swe_agent,
 )
 from bouts.trajectory._base import EXCERPT_CHARS, TrajectoryAdapter, adapters, excerpt
-from bouts.trajectory._classify import Action, classify_command, command_segments, is_test_command, status_program
-from bouts.trajectory._events import command_events
+from bouts.trajectory._classify import (
+    Action,
+    classify_command,
+    command_segments,
+    is_probe,
+    is_test_command,
+    program_segments,
+    status_program,
+)
+from bouts.trajectory._events import command_events, refused_by_shell
 from bouts.trajectory._load import detect_adapter, iter_trajectory, load_trajectory, parse_trajectory
 from bouts.trajectory._outcomes import parse_test_counts
 from bouts.trajectory._summary import TestRun, TrajectorySummary, summarize, to_jsonl
@@ -42,11 +50,14 @@ __all__ = [
     "command_segments",
     "detect_adapter",
     "excerpt",
+    "is_probe",
     "is_test_command",
     "iter_trajectory",
     "load_trajectory",
     "parse_test_counts",
     "parse_trajectory",
+    "program_segments",
+    "refused_by_shell",
     "status_program",
     "summarize",
     "to_jsonl",

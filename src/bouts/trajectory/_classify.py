@@ -12,6 +12,8 @@ import re
 import shlex
 from typing import Literal, NamedTuple
 
+from bouts.trajectory._scripts import script_targets
+
 ActionKind = Literal["read", "edit", "write", "delete", "search", "run"]
 
 
@@ -22,6 +24,8 @@ class Action(NamedTuple):
     path: str | None = None
     query: str | None = None
     runs_tests: bool = False
+    body: str | None = None
+    """write: the text a heredoc wrote (``cat > fix.py <<EOF … EOF``), kept so a later run of it is read."""
 
 
 READERS = {"cat", "head", "tail", "less", "more", "nl", "bat", "batcat", "view", "tac"}
@@ -62,6 +66,9 @@ NOISE = {
     "wait",
     "exit",
 }
+FILTERS = {"sort", "uniq", "wc", "cut", "tr", "column", "rev", "fmt", "fold", "expand", "jq"}
+"""Pipe filters: with file operands they read them (``wc -l f``), without they only shape another
+command's output (``find . | sort``): no action of their own, never an extra run."""
 WRAPPERS = {"sudo", "time", "nice", "nohup", "command", "exec", "stdbuf", "xvfb-run"}
 SHELLS = {"bash", "sh", "zsh", "dash"}
 TEST_SCRIPT_NAMES = {"test", "tests", "check", "test:unit", "test:ci", "test:all", "unit", "spec"}
@@ -121,7 +128,7 @@ def _split(command: str) -> list[str]:
 
 def _argv(segment: str) -> list[str]:
     try:
-        words = shlex.split(segment, comments=False)
+        words = shlex.split(segment, comments=True)  # a `# comment` (a whole line of it) runs nothing
     except ValueError:  # unbalanced quotes: fall back to whitespace
         words = segment.split()
     while words and (re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", words[0]) or words[0] in WRAPPERS):
@@ -131,7 +138,7 @@ def _argv(segment: str) -> list[str]:
     return words
 
 
-_REDIRECT_WORD = re.compile(r"\d*(?:>>?|<)&?|&>>?")
+_REDIRECT_WORD = re.compile(r"\d*(?:>>?|<{1,3}-?)&?|&>>?")  # `<<< word`: a here-string, not an operand
 _REDIRECT_GLUED = re.compile(r"(?:\d*>>?|&>>?|\d*<)\S")
 
 
@@ -188,7 +195,9 @@ def is_test_command(argv: list[str]) -> bool:
         return is_test_command([w for w in rest if not w.startswith("-") and w not in {"exec", "dlx"}])
     if prog in {"pytest", "py.test", "tox", "nox", "jest", "vitest", "mocha", "rspec", "phpunit", "ctest", "nextest"}:
         return True
-    if prog.endswith("runtests.py") or prog in {"runtests", "runtests.sh"}:
+    if prog.endswith("runtests.py") or prog in {"runtests", "runtests.sh", "run_tests.py", "run-tests", "run_tests.sh"}:
+        return True
+    if prog in {"test", "tests"} and "/" in argv[0]:  # sympy's bin/test, ./test: a script, not the shell builtin
         return True
     if PYTHONS.match(prog):
         if rest[:2] in (["-m", "pytest"], ["-m", "unittest"], ["-m", "tox"], ["-m", "nose2"], ["-m", "nox"]):
@@ -196,7 +205,11 @@ def is_test_command(argv: list[str]) -> bool:
         if rest[:3] == ["-m", "django", "test"]:
             return True
         script = next((w for w in rest if not w.startswith("-")), "")
-        return script.endswith("runtests.py") or (script.endswith("manage.py") and "test" in rest)
+        return (
+            script.endswith(("runtests.py", "run_tests.py", "/test"))
+            or script in {"test", "bin/test"}
+            or (script.endswith("manage.py") and "test" in rest)
+        )
     words = _operands(rest)
     if prog in {"npm", "yarn", "pnpm", "bun", "deno"}:
         words = [w for w in words if w not in {"run", "--filter", "-F", "--workspace", "-w"}]
@@ -207,7 +220,43 @@ def is_test_command(argv: list[str]) -> bool:
     return False
 
 
-def _segment_actions(argv: list[str], segment: str, bodies: list[str]) -> list[Action]:
+def _script_actions(prog: str, args: list[str], own: list[str], written: dict[str, str]) -> list[Action]:
+    """The edits of a script run (issue 38, item 1): ``perl -pi -e … f`` edits its file operands; ``python -c
+    CODE``, ``python - <<EOF`` and ``python fix.py`` (written earlier in the same command) edit what the
+    code opens for writing (``_scripts.script_targets``; a target it cannot resolve: an edit of no file)."""
+    if prog in {"perl", "ruby"}:
+        if not any(a.startswith("-") and "i" in a.lstrip("-") for a in args if not a.startswith("--")):
+            return []
+        files, skip = [], False
+        scripted = any(a in {"-e", "-E"} or (a.startswith("-") and a.endswith(("e", "E"))) for a in args)
+        for a in args:
+            if skip:
+                skip = False
+            elif a in {"-e", "-E"} or (a.startswith("-") and not a.startswith("--") and a.endswith(("e", "E"))):
+                skip = True
+            elif not a.startswith("-"):
+                files.append(a)
+        return [Action("edit", path=f) for f in (files if scripted else files[1:])]
+    code = ""
+    if len(args) >= 2 and args[0] == "-c":
+        code = args[1]
+    elif own and (not args or args[0] == "-"):
+        code = "\n".join(own)
+    elif args and not args[0].startswith("-"):
+        code = next((body for path, body in written.items() if path == args[0] or path.endswith("/" + args[0])), "")
+    return [Action("edit", path=t) for t in script_targets(code)] if code else []
+
+
+def _segment_actions(
+    argv: list[str],
+    segment: str,
+    bodies: list[str],
+    own: list[str] | None = None,
+    written: dict[str, str] | None = None,
+) -> list[Action]:
+    """The actions of one segment. ``own``: the heredoc bodies this segment reads; ``written``: scripts
+    written earlier in the same command (path → text)."""
+    own, written = own or [], written if written is not None else {}
     prog = argv[0].rsplit("/", 1)[-1]
     args = _without_redirects(argv[1:])
     redirects = [
@@ -226,7 +275,13 @@ def _segment_actions(argv: list[str], segment: str, bodies: list[str]) -> list[A
         found = found or [Action("edit", path=p) for p in _DIFF_FILE.findall(body)]
         return found or [Action("edit")]
     if prog in {"cat", "echo", "printf"} and redirects:
-        return [Action("edit" if op == ">>" else "write", path=t) for op, t in redirects]
+        body = own[0] if prog == "cat" and own else None
+        for op, t in redirects:
+            if body is not None and op == ">":
+                written[t] = body
+        return [
+            Action("edit" if op == ">>" else "write", path=t, body=body if op == ">" else None) for op, t in redirects
+        ]
     if prog == "tee":
         append = any(a in {"-a", "--append"} for a in args)
         return [Action("edit" if append else "write", path=p) for p in _operands(args)]
@@ -237,6 +292,9 @@ def _segment_actions(argv: list[str], segment: str, bodies: list[str]) -> list[A
     if prog in READERS or prog == "awk":
         files = _operands(args)[1:] if prog == "awk" else _operands(args)
         return [Action("read", path=p) for p in files] + outputs
+    if prog in FILTERS:
+        reads = [Action("read", path=p) for p in _operands(args)] if prog in {"sort", "uniq", "wc"} else []
+        return reads + outputs
     if prog in {"open", "goto"} and args:  # SWE-agent's windowed file viewer
         return [Action("read", path=args[0])]
     if prog in SEARCHERS or (prog == "git" and args[:1] == ["grep"]):
@@ -252,16 +310,21 @@ def _segment_actions(argv: list[str], segment: str, bodies: list[str]) -> list[A
         return [*(Action("delete", path=p) for p in ops[:-1]), Action("write", path=ops[-1])]
     if prog in NOISE:
         return outputs
-    return [Action("run", runs_tests=is_test_command(argv))]
+    edits = _script_actions(prog, args, own, written) if PYTHONS.match(prog) or prog in {"perl", "ruby"} else []
+    return [Action("run", runs_tests=is_test_command(argv)), *edits]
 
 
 def _actions(command: str) -> list[Action]:
     script, bodies = _strip_heredocs(command)
     actions: list[Action] = []
+    taken = 0
+    written: dict[str, str] = {}
     for segment in _split(script):
+        n = len(_HEREDOC.findall(segment))
+        own, taken = bodies[taken : taken + n], taken + n
         argv = _argv(segment)
         if argv:
-            actions.extend(_segment_actions(argv, segment, bodies))
+            actions.extend(_segment_actions(argv, segment, bodies, own, written))
     return actions
 
 
@@ -293,13 +356,56 @@ def status_actions(command: str) -> list[Action]:
     return _segment_actions(argv, segment, bodies)
 
 
+_PROBE_PROGRAMS = frozenset({
+    "which", "whereis", "type", "command", "hash", "uname", "whoami", "id", "hostname", "nproc", "env", "printenv",
+    "test", "[", "[[", "stat", "file", "wc", "du", "df", "date", "locale",
+})
+_PIP = re.compile(r"^pip[\d.]*$")
+_IMPORT_ONLY = re.compile(
+    r"^\s*(?:(?:import\s+[\w.]+(?:\s+as\s+\w+)?(?:\s*,\s*[\w.]+(?:\s+as\s+\w+)?)*|from\s+[\w.]+\s+import\s+[\w*, ()]+)"
+    r"\s*(?:;|\n|$)\s*(?:print\([\w.]*(?:__version__|__file__|version)[\w.()]*\)\s*(?:;|\n|$)\s*)*)+$"
+)
+
+
+def is_probe(argv: list[str]) -> bool:
+    """Whether one segment only asks the environment a question (``which x``, ``pip show x``, ``x --version``,
+    ``python -c "import h5py"``): its non-zero exit is an answer ("not installed"), not a failure of the work."""
+    if not argv:
+        return False
+    prog, rest = argv[0].rsplit("/", 1)[-1], argv[1:]
+    if prog in _PROBE_PROGRAMS or rest[:1] in (["--version"], ["-V"], ["version"]) and len(rest) == 1:
+        return True
+    if _PIP.match(prog) or (PYTHONS.match(prog) and rest[:2] == ["-m", "pip"]):
+        sub = rest[2:3] if rest[:1] == ["-m"] else rest[:1]
+        return sub in (["show"], ["list"], ["freeze"], ["index"], ["--version"])
+    if PYTHONS.match(prog) and len(rest) == 2 and rest[0] == "-c":
+        return bool(_IMPORT_ONLY.match(rest[1]))
+    return prog == "git" and rest[:1] in (["status"], ["log"], ["diff"], ["show"], ["branch"], ["rev-parse"])
+
+
+def program_segments(command: str) -> list[list[str]]:
+    """The argv of the segments that run a program (not a read, search, file change or navigation), looking
+    inside ``bash -lc '…'``: the segments whose failure is a failure of the work, unless they are probes."""
+    script, bodies = _strip_heredocs(command)
+    out: list[list[str]] = []
+    for segment in _split(script):
+        argv = _argv(segment)
+        if not argv:
+            continue
+        if argv[0].rsplit("/", 1)[-1] in SHELLS and len(argv) >= 3 and argv[1] in {"-c", "-lc", "-ic"}:
+            out.extend(program_segments(argv[2]))
+        elif any(a.kind == "run" for a in _segment_actions(argv, segment, bodies)):
+            out.append(argv)
+    return out
+
+
 def status_program(command: str) -> str:
     """The program whose exit status is the command's (the last segment's), without its directory."""
     segments = command_segments(command)
     return segments[-1][0].rsplit("/", 1)[-1] if segments else ""
 
 
-def classify_command(command: str) -> list[Action]:
+def classify_command(command: str, *, bodies: bool = False) -> list[Action]:
     """The actions one shell command performed, in order.
 
     File actions (read/edit/write/delete/search) come one per file; every segment that is anything
@@ -320,4 +426,6 @@ def classify_command(command: str) -> list[Action]:
             merged.append(action)
     if run_at is not None:
         merged[run_at] = Action("run", runs_tests=tests)
+    if not bodies:  # what a heredoc wrote is the events' business (``command_events``), not an action's identity
+        merged = [a._replace(body=None) if a.body is not None else a for a in merged]
     return merged or [Action("run")]

@@ -33,9 +33,25 @@ _RUNNER_DID_NOT_START = re.compile(
 """What a test runner prints when it never ran the suite: however the pipeline exits, the run failed."""
 
 
+_SHELL_REFUSED = re.compile(
+    r"(?:^|\n)(?:/bin/)?(?:ba|z|da)?sh: (?:-c: )?(?:line \d+: )?(?:syntax error near unexpected token"
+    r"|syntax error: unexpected end of file|unexpected EOF while looking for matching)"
+)
+
+
+def refused_by_shell(output: str | None) -> bool:
+    """Whether the shell refused the command line as a whole (a syntax error): nothing in it ran."""
+    return bool(output) and _SHELL_REFUSED.search(output[:2000]) is not None
+
+
 def runner_did_not_start(output: str | None) -> bool:
     """Whether a test command's output says the runner could not start (missing module, bad usage)."""
     return bool(output) and _RUNNER_DID_NOT_START.search(output) is not None
+
+
+def _names(output: str, path: str) -> bool:
+    """Whether an error output names ``path`` as a word (``rm: cannot remove 'b'``; not the ``a`` of "cannot")."""
+    return re.search(rf"(?:^|[\s'\"`‘:]){re.escape(path)}(?:$|[\s'\"’:])", output, re.M) is not None
 
 
 def _verdicts(command: str, actions: list[Action], result: ToolResult) -> list[bool | None]:
@@ -45,13 +61,18 @@ def _verdicts(command: str, actions: list[Action], result: ToolResult) -> list[b
     is "no match", an answer."""
     code = result.exit_code
     base = result.ok if result.ok is not None else (None if code is None else code == 0)
-    if code is None or code == 0 or len(actions) == 0:
+    failing_unknown = code is None and result.ok is False  # a tool error with no exit status (Claude Code)
+    if (code is None or code == 0 or len(actions) == 0) and not (failing_unknown and actions):
         return [base] * len(actions)
     if code == 1 and status_program(command) in _NO_MATCH:
         return [True if a.kind == "search" else None for a in actions]
     owner = status_actions(command)
     owner_files = {(a.kind, a.path) for a in owner if a.kind != "run"}
     owner_runs = not owner_files
+    if len(owner_files) > 1 and result.output:
+        # `rm a b c` exiting 1 because b was missing: only the operands its errors name failed
+        named = {(k, p) for k, p in owner_files if p and _names(result.output, p)}
+        owner_files = named or owner_files
     verdicts: list[bool | None] = [
         (False if owner_runs else None) if a.kind == "run" else (False if (a.kind, a.path) in owner_files else None)
         for a in actions
@@ -84,7 +105,9 @@ def command_events(t: float, command: str, result: ToolResult | None, line: int 
     if any(marker in command for marker in SUBMIT_MARKERS):
         return [Event(t=t, kind="submit", source_line=line)]
     result = result or ToolResult()
-    actions = classify_command(command)
+    actions = classify_command(command, bodies=True)
+    if refused_by_shell(result.output):  # bash refused the line: nothing in it ran, its words are no paths
+        actions = [Action("run")]
     verdicts = _verdicts(command, actions, result)
     has_run = any(a.kind == "run" for a in actions)
     events: list[Event] = []
@@ -116,7 +139,9 @@ def command_events(t: float, command: str, result: ToolResult | None, line: int 
                     path=action.path,
                     query=action.query,
                     ok=ok,
-                    output=excerpt(result.output) if last and not has_run else None,
+                    # a heredoc write's output is the text it wrote (a later run of that script is read from it)
+                    output=excerpt(action.body) if action.body is not None
+                    else excerpt(result.output) if last and not has_run else None,
                     source_line=line,
                 )
             )

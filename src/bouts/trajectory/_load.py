@@ -17,6 +17,7 @@ from pydantic import ValidationError
 from bouts.errors import TrajectoryError
 from bouts.models.trajectory import Event, Trajectory
 from bouts.trajectory._base import LogLines, NumberedLines, TrajectoryAdapter, adapters
+from bouts.trajectory._scripts import link_scripts
 
 HEAD_BYTES = 1 << 20
 MAX_DOCUMENT_BYTES = 512 << 20
@@ -53,7 +54,8 @@ def _guarded(adapter: TrajectoryAdapter, lines: LogLines, source: str) -> Iterat
     """Run an adapter, turning every failure into a ``TrajectoryError`` naming the file and line."""
     numbered: NumberedLines = lines
     try:
-        yield from adapter.events(numbered)
+        # a script written by one command and run by a later one: its writes are named (issue 38, item 1)
+        yield from adapter.events(numbered) if adapter.name == "canonical" else link_scripts(adapter.events(numbered))
     except TrajectoryError as exc:
         raise TrajectoryError(
             f"{adapter.name} log: {exc.message}", file=source or None, line=exc.line or lines.last

@@ -25,7 +25,7 @@ _CARGO = re.compile(r"test result: \w+\. (\d+) passed; (\d+) failed")
 _GO_CASE = re.compile(r"^\s*--- (PASS|FAIL):", re.M)
 _GO_PKG = re.compile(r"^(ok|FAIL)\s+\S+\s+(?:[\d.]+s|\(cached\))", re.M)
 # unittest / django: "Ran 23 tests in 0.1s" then "OK" or "FAILED (failures=1, errors=2)"
-_UNITTEST = re.compile(r"^Ran (\d+) tests? in [\d.]+s\s*\n\s*\n?(OK|FAILED \(([^)]*)\))", re.M)
+_UNITTEST = re.compile(r"^Ran (\d+) tests? in [\d.]+s\s*\n\s*\n?(OK|FAILED)(?: \(([^)]*)\))?", re.M)
 # mocha: "5 passing", "1 failing"
 _MOCHA = re.compile(r"^\s*(\d+) (passing|failing)\b", re.M)
 
@@ -41,9 +41,9 @@ def parse_test_counts(output: str | None) -> TestCounts | None:
     text = _ANSI.sub("", output)
     if found := _PYTEST.findall(text):
         c = _counts(found[-1])
-        return TestCounts(
-            passed=c.get("passed", 0) + c.get("xfailed", 0),
-            failed=c.get("failed", 0) + c.get("error", 0) + c.get("xpassed", 0),
+        return TestCounts(  # an xpass is a pass (a strict xfail that passes is reported as "failed")
+            passed=c.get("passed", 0) + c.get("xfailed", 0) + c.get("xpassed", 0),
+            failed=c.get("failed", 0) + c.get("error", 0),
         )
     if found := _JEST.findall(text):
         c = _counts(found[-1])
@@ -52,8 +52,9 @@ def parse_test_counts(output: str | None) -> TestCounts | None:
         return TestCounts(passed=sum(int(p) for p, _ in found), failed=sum(int(f) for _, f in found))
     if found := _UNITTEST.findall(text):
         ran, verdict, detail = found[-1]
-        c = {k.strip(): int(v) for k, v in re.findall(r"(\w+)=(\d+)", detail)} if verdict != "OK" else {}
-        failed = c.get("failures", 0) + c.get("errors", 0)
+        # "FAILED (failures=7, expected failures=2)", "OK (skipped=1, expected failures=2)": each key whole
+        c = {" ".join(k.split()): int(v) for k, v in re.findall(r"([A-Za-z][A-Za-z ]*)=(\d+)", detail)}
+        failed = c.get("failures", 0) + c.get("errors", 0) + c.get("unexpected successes", 0)
         return TestCounts(passed=max(0, int(ran) - failed - c.get("skipped", 0)), failed=failed)
     if found := _GO_CASE.findall(text):
         return TestCounts(passed=found.count("PASS"), failed=found.count("FAIL"))

@@ -148,6 +148,9 @@ def _shell_blocks(content: str) -> list[re.Match[str]]:
 _RETURN = re.compile(r"<returncode>(-?\d+)</returncode>\s*(?:<output>\n?(.*?)</output>)?", re.S)
 
 
+_KILLED = re.compile(r"^The last command <command>.*?</command> timed out and has been killed", re.S)
+
+
 def _mini_result(message: dict[str, Any]) -> ToolResult:
     extra = message.get("extra") if isinstance(message.get("extra"), dict) else {}
     content = as_text(message.get("content"))
@@ -158,6 +161,8 @@ def _mini_result(message: dict[str, Any]) -> ToolResult:
     output = extra.get("raw_output")
     if output is None:
         output = match.group(2) if match and match.group(2) is not None else content
+    if code is None and _KILLED.search(content):  # the harness killed it: it failed, with no exit status
+        return ToolResult(output=str(output), ok=False)
     return ToolResult(output=str(output), exit_code=code if isinstance(code, int) else None)
 
 
@@ -194,7 +199,8 @@ class MiniSweAgentAdapter(TrajectoryAdapter):
                 continue
             number = index + 1
             extra = message.get("extra") if isinstance(message.get("extra"), dict) else {}
-            t = clock.at(extra.get("timestamp"))
+            response = extra.get("response") if isinstance(extra.get("response"), dict) else {}
+            t = clock.at(extra.get("timestamp") or response.get("created"))  # 1.x: the reply's creation time
             content = as_text(message.get("content"))
             shell = _shell_blocks(content)
             text = content

@@ -40,7 +40,9 @@ def events() -> Callable[..., list[Event]]:
 
 @pytest.fixture
 def judge(challenge: Challenge, tmp_path: Path) -> Callable[..., Verdict]:
-    """``judge("trajectory-process", events, challenge=..., code_dir=..., run=...)`` → the verdict."""
+    """``judge("trajectory-process", events, challenge=..., code_dir=..., run=...)`` → the verdict. The rules'
+    tests judge hand-built events as the engine would have recorded them (``recorded=True``: what they
+    list happened); ``recorded=False`` judges them as an uploaded log, held to the workspace's facts."""
 
     def run(
         name: str,
@@ -49,9 +51,10 @@ def judge(challenge: Challenge, tmp_path: Path) -> Callable[..., Verdict]:
         challenge: Challenge = challenge,
         code_dir: Path = tmp_path,
         run: RunReport | None = None,
+        recorded: bool = True,
     ) -> Verdict:
         traj = None if evs is None else Trajectory(harness="canonical", events=evs)
-        inp = JudgeInput.read(challenge, code_dir, trajectory=traj, run=run)
+        inp = JudgeInput.read(challenge, code_dir, trajectory=traj, run=run, recorded=recorded)
         return JUDGES.create(name).judge(inp)
 
     return run

@@ -421,3 +421,14 @@ def test_a_log_that_leaves_its_red_runs_out_still_ends_on_the_measured_failure(j
     v = judge_low(REC, events(*without_runs), run=engine(5))
     assert v.score.value == 0 and "log leaves no failure standing" in " ".join(v.score.math)
     assert judge_low(REC, events(*without_runs), run=engine(0)).score.value == 100  # measured green: nothing met
+
+
+def test_a_root_cause_written_where_the_agent_worked_and_submitted_in_deliverables_is_no_contradiction(events):
+    """Issue 38 (10): an honest run wrote /testbed/ROOT_CAUSE.md, submitted as deliverables/ROOT_CAUSE.md: the
+    file claims were compared with code/ only (−5 integrity)."""
+    from bouts.judges.trajectory.claims import check_files
+
+    evs = events(("edit", {"path": "/testbed/ledger/core.py"}), ("write", {"path": "ROOT_CAUSE.md"}))
+    code = starter = {"ledger/core.py"}
+    assert check_files(evs, code, starter, ["ledger/core.py"]).contradicted
+    assert not check_files(evs, code, starter, ["ledger/core.py"], delivered=["ROOT_CAUSE.md"]).contradicted

@@ -71,12 +71,12 @@ def test_tokens_cost_in_proportion_to_the_budget_used_and_up_to_30_over_it(judge
 
 def test_actions_are_compared_with_the_reference_decomposition(judge, events, challenge):
     """The example's reference has 6 steps: 30 actions allowed. 10 reads are within it; 50 cost
-    20 × (50/30 − 1) and a finding (seed 004: 10 vs 50 tool calls must differ)."""
+    20 × (1 − 30/50) and a finding (seed 004: 10 vs 50 tool calls must differ)."""
     assert len(challenge.spec.decomposition) == 6
     reads = [("read", {"path": f"ledger/f{i}.py"}) for i in range(50)]
     ten, fifty = judge(EFF, events(*reads[:10])), judge(EFF, events(*reads))
     assert ten.score.value == 100
-    assert fifty.score.value == pytest.approx(100 - 20 * (50 / 30 - 1), abs=1e-4)
+    assert fifty.score.value == pytest.approx(100 - 20 * (1 - 30 / 50), abs=1e-4)
     assert [f.message for f in fifty.findings if f.rule == "efficiency.actions"] == [
         "50 actions for a reference decomposition of 6 steps (30 allowed)"
     ]

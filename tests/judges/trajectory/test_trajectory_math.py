@@ -84,9 +84,17 @@ def test_ten_and_fifty_tool_calls_against_the_same_decomposition_differ():
     ten = efficiency_score(10, 0, 0, 0, 0, None, steps=6)
     fifty = efficiency_score(50, 0, 0, 0, 0, None, steps=6)
     assert ten.value == 100
-    assert fifty.value == pytest.approx(100 - 20 * (50 / 30 - 1))
+    assert fifty.value == pytest.approx(100 - 20 * (1 - 30 / 50))
     assert "actions: 50 vs 30 allowed (5 per step × 6 reference steps)" in fifty.math[4]
-    assert efficiency_score(500, 0, 0, 0, 0, None, steps=6).value == 80  # at most 20
+    assert efficiency_score(500, 0, 0, 0, 0, None, steps=6).value == pytest.approx(100 - 20 * (1 - 30 / 500))
+
+
+def test_the_action_term_keeps_long_runs_apart():
+    """Issue 38: the linear term reached its cap at twice the allowance, holding 479 of 500 real runs at
+    the cap: 60, 120 and 600 actions scored alike. The share of actions beyond the allowance grows with
+    each action and never reaches the cap."""
+    values = [efficiency_score(n, 0, 0, 0, 0, None, steps=6).value for n in (60, 120, 600)]
+    assert values[0] > values[1] > values[2] > 80
     assert efficiency_score(50, 0, 0, 0, 0, None).value == 100  # no reference decomposition
 
 

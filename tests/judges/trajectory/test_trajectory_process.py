@@ -198,3 +198,55 @@ def test_math_lines_show_every_deduction(judge, events):
     evs = events(("edit", {"path": "a.py"}), ("run", {"command": "rm -rf build", "exit_code": 0}))
     math = judge(P, evs).score.math
     assert "5×1 unread edits" in math[0] and "10×1 rm-rf-unseen" in math[1] and math[1].endswith("= 85")
+
+
+def test_an_uploaded_logs_reads_count_only_where_their_output_shows_the_file(judge, events, challenge):
+    """Issue 37: reads logged before edits took process 70 → 100. In an uploaded log a read is a look at
+    the file only when its output shows a line of it (of starter/, code/ or a visible test)."""
+    core = (challenge.starter / "ledger" / "core.py").read_text()
+    blind = events(("read", {"path": "ledger/core.py"}), ("edit", {"path": "ledger/core.py"}))
+    shown = events(("read", {"path": "ledger/core.py", "output": core}), ("edit", {"path": "ledger/core.py"}))
+    other = events(("read", {"path": "ledger/core.py", "output": "x = 1\n"}), ("edit", {"path": "ledger/core.py"}))
+    assert judge(P, blind, recorded=False).score.value == 95
+    assert judge(P, other, recorded=False).score.value == 95
+    assert judge(P, shown, recorded=False).score.value == 100
+    assert judge(P, blind, recorded=True).score.value == 100  # the engine recorded it: it happened
+    numbered = "\n".join(f"{n:>6}\u2192{line}" for n, line in enumerate(core.splitlines(), 1))  # Claude Code's Read
+    cc = events(("read", {"path": "/testbed/ledger/core.py", "output": numbered}), ("edit", {"path": "ledger/core.py"}))
+    assert judge(P, cc, recorded=False).score.value == 100
+
+
+def test_an_uploaded_logs_investigation_counts_where_its_output_shows_the_workspace(judge, events):
+    fail = ("run", {"command": "pytest", "exit_code": 1, "tests": {"passed": 1, "failed": 1}})
+    traceback = 'Traceback (most recent call last):\n  File "/testbed/ledger/core.py", line 40, in cancel\n'
+    silent = events(fail, ("run", {"command": "python -c 'print(1)'", "exit_code": 0}))
+    shown = events(fail, ("run", {"command": "python repro.py", "exit_code": 1, "output": traceback}))
+    assert judge(P, silent, recorded=False).score.value == 90
+    assert judge(P, shown, recorded=False).score.value == 100
+
+
+def test_one_reckless_act_read_by_two_readers_counts_once(judge, events):
+    """Issue 37: `rm -rf build` inside a command line became a delete event and the run's own rm: −15
+    for one act; an append to /etc/passwd was charged as an edit and a write."""
+    evs = [
+        ("delete", {"path": "build", "source_line": 3}),
+        ("run", {"command": "cd /x && rm -rf build && python setup.py", "exit_code": 0, "source_line": 3}),
+        ("edit", {"path": "/etc/passwd", "source_line": 4}),
+        ("write", {"path": "/etc/passwd", "source_line": 4}),
+    ]
+    v = judge(P, [e.model_copy(update={"t": 1.0}) for e in events(*evs)])
+    reckless = [(f.rule, f.points) for f in v.findings if f.rule.startswith("process.reckless")]
+    assert reckless == [("process.reckless.rm-rf-unseen", 10), ("process.reckless.out-of-scope-edit", 10)]
+
+
+def test_a_re_read_after_a_script_changed_the_file_is_not_redundant(judge, events):
+    """Issue 38 (1): `python fix.py` rewrote core.py; reading it again was charged as a redundant read."""
+    from bouts.trajectory import command_events
+    from bouts.trajectory._base import ToolResult
+
+    script = "cat > fix.py <<'EOF'\nwith open('ledger/core.py', 'w') as f:\n    f.write('x = 2')\nEOF\npython fix.py"
+    edits = command_events(3.0, script, ToolResult(output="", exit_code=0), 4)
+    reads = [("read", {"path": "ledger/core.py", "output": "x = 1"}) for _ in range(6)]
+    evs = events(*reads) + [e.model_copy(update={"t": 6.0}) for e in edits] + events(*reads[:1])
+    found = [f.event for f in judge(P, evs).findings if f.rule == "process.redundant-read"]
+    assert len(evs) - 1 not in found and len(found) == 5

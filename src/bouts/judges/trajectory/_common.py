@@ -6,13 +6,21 @@ Pure helpers over ``bouts.models.trajectory.Event``; the rules are tabled in doc
 
 from __future__ import annotations
 
+import functools
 import posixpath
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from fnmatch import fnmatchcase
 
 from bouts.models.trajectory import Event
-from bouts.trajectory import status_program
+from bouts.trajectory import (
+    command_segments,
+    is_probe,
+    is_test_command,
+    program_segments,
+    refused_by_shell,
+    status_program,
+)
 
 CHANGE_KINDS = frozenset({"edit", "write", "delete"})
 ACTION_KINDS = frozenset({"read", "edit", "write", "delete", "search", "run"})
@@ -84,10 +92,21 @@ def ok_of(e: Event) -> bool | None:
 
 
 def is_test_run(e: Event) -> bool:
-    """A ``run`` that executed a test suite: it has test counts, or its command names a test runner."""
-    return e.kind == "run" and (e.tests is not None or bool(_TEST_RUNNER.search(e.command or "")))
+    """A ``run`` that executed a test suite: it has test counts, or its command names a test runner (as a
+    word, or a segment the classifier reads as one: sympy's ``bin/test``)."""
+    return e.kind == "run" and (e.tests is not None or _runs_tests(e.command or ""))
 
 
+@functools.lru_cache(maxsize=4096)
+def _runs_tests(command: str) -> bool:
+    segments = command_segments(command)
+    if any(is_test_command(argv) for argv in segments):
+        return True
+    # a runner named as a word (`xargs pytest`), unless every segment only asks (`which tox`, `pip show pytest`)
+    return bool(_TEST_RUNNER.search(command)) and not all(is_probe(argv) for argv in segments)
+
+
+@functools.lru_cache(maxsize=4096)
 def _program(command: str) -> str:
     """The program whose exit status the command reports: the last segment's (``python x | grep y``
     reports grep's)."""
@@ -133,6 +152,8 @@ def command_key(command: str | None) -> str:
     """A command reduced to what decides what it does: whitespace collapsed, a trailing ``# comment``,
     ``| tail``-style viewers and display-only test flags dropped; ``python -m pytest`` is ``pytest``."""
     cmd = re.sub(r"\s+#.*$", "", (command or "").strip())
+    cmd = re.sub(r"^(?:cd\s+\S+\s*(?:&&|;)\s*)+", "", cmd)  # `cd /testbed && pytest x` is `pytest x`
+    cmd = re.sub(r"\bpython3(?:\.\d+)?\b", "python", cmd)
     cmd = re.sub(r"\s*\|\s*(?:tail|head|less|more|tee)\b.*$", "", cmd)
     cmd = re.sub(r"\s*2>&1", "", cmd)
     cmd = re.sub(r"\bpython[\d.]*\s+-m\s+pytest\b", "pytest", cmd)
@@ -171,3 +192,100 @@ def mentions(e: Event, needle: str) -> bool:
 def is_assistant(e: Event) -> bool:
     """A message the agent itself wrote (no role means assistant, per the canonical format)."""
     return e.kind == "message" and (e.role is None or e.role == "assistant")
+
+
+def on_task_path(e: Event) -> bool:
+    """Whether a failed run is a failure of the work (issue 37): a test run, or a command whose failing
+    (last) segment runs a program (a build, a script on the code) that is not a probe (``which x``,
+    ``pip show x``, ``python -c "import h5py"``: their exit status is an answer). A read, a search or a
+    navigation that failed (``cat missing.txt``) is not on the task's path."""
+    if e.kind != "run" or refused_by_shell(e.output):  # bash refused the line: nothing in it ran
+        return False
+    if is_test_run(e):
+        return True
+    command = e.command or ""
+    segments = command_segments(command)
+    if not segments:
+        return False
+    last = segments[-1]
+    return last in program_segments(command) and not is_probe(last)
+
+
+def noop_events(events: Sequence[Event], known: Collection[str] = ()) -> frozenset[int]:
+    """Events that changed nothing and showed nothing (SPEC: no-op actions never pay): a failed run and the
+    identical run that passes with nothing changed in between (both: the pass says the failure was not
+    the code's, and the code it ran is the code that failed), a read of nothing (an empty output, or a
+    path no workspace file in ``known`` has, that no earlier event wrote, and no output), a rejected edit."""
+    found: set[int] = set()
+    for i, e in enumerate(events):
+        if e.kind == "run" and failed(e):
+            key = command_key(e.command)
+            for j in range(i + 1, len(events)):
+                x = events[j]
+                if changes(x):
+                    break
+                if x.kind == "run" and command_key(x.command) == key:
+                    if passed(x):
+                        found.update((i, j))
+                    break
+        elif e.kind == "read" and read_of_nothing(events, i, known) or rejected_edit(e):
+            found.add(i)
+    return frozenset(found)
+
+
+def read_of_nothing(events: Sequence[Event], i: int, known: Collection[str] = ()) -> bool:
+    """A read that showed nothing: no path, an empty output, or (with the workspace's files ``known``) a
+    path that names none of them, that no earlier event wrote or a command named, read with no output."""
+    e = events[i]
+    if not e.path or (e.output is not None and not e.output.strip()):
+        return True
+    if e.output is not None or not known:
+        return False
+    if any(same_file(e.path, k) for k in known):
+        return False
+    name = posixpath.basename(norm_path(e.path))
+    return not any(
+        (x.path and x.kind in CHANGE_KINDS and same_file(x.path, e.path))
+        or (x.kind == "run" and name in (x.command or ""))
+        for x in events[:i]
+    )
+
+
+def on_reverted_code(events: Sequence[Event], i: int) -> bool:
+    """A run after a revert (``git stash``, ``git checkout -- f``, ``patch -R``) with nothing else changed
+    since: the agent checking that a test fails without its fix, not a failure of the work."""
+    for x in reversed(events[:i]):
+        if x.kind == "run" and x.command and REVERT_CMD.search(x.command):
+            return True
+        if changes(x):
+            return False
+    return False
+
+
+_RM = re.compile(r"^(?:rm|unlink)$")
+
+
+def scratch_files(events: Sequence[Event], existing: Collection[str] = ()) -> list[str]:
+    """Files the agent created and removed again (a delete event or an ``rm``): a write of a path no
+    ``existing`` (``starter/``) file has and that no earlier event touched, later deleted. Not part of the
+    submitted work: a scratch test file is not a modified test."""
+    removals: list[tuple[int, list[str]]] = []  # (event, paths it removed), read once
+    for j, x in enumerate(events):
+        if x.kind == "delete" and x.path and changes(x):
+            removals.append((j, [x.path]))
+        elif x.kind == "run" and x.command and ("rm" in x.command or "unlink" in x.command):
+            gone = [w for argv in command_segments(x.command) if _RM.match(argv[0].rsplit("/", 1)[-1])
+                    for w in argv[1:] if not w.startswith("-")]  # fmt: skip
+            if gone:
+                removals.append((j, gone))
+    out: list[str] = []
+    if not removals:
+        return out
+    for i, e in enumerate(events):
+        if e.kind != "write" or not e.path or not changes(e) or any(same_file(e.path, f) for f in existing):
+            continue
+        if any(x.path and same_file(x.path, e.path) for x in events[:i]) or any(same_file(e.path, s) for s in out):
+            continue
+        if any(j > i and any(same_file(e.path, g) for g in gone) for j, gone in removals):
+            out.append(e.path)
+    return out

@@ -29,6 +29,7 @@ from ._common import (
     is_filtered_test_run,
     is_test_run,
     matches,
+    noop_events,
     norm_path,
     same_file,
 )
@@ -48,7 +49,7 @@ _VALUED = frozenset({
     "--durations", "--config", ">", ">>", "<", "2>", "&>",
 })
 # The word that names the test runner in a test command's argv; path operands come after it.
-_RUNNER_WORDS = frozenset({
+RUNNER_WORDS = frozenset({
     "pytest", "py.test", "unittest", "nose2", "tox", "nox", "jest", "vitest", "mocha", "test", "--test", "nextest",
     "check", "rspec", "phpunit", "ctest", "manage.py", "runtests.py",
 })
@@ -137,12 +138,12 @@ class Claim:
         return max(0, red - max(0, total - ran) - self.failed)
 
 
-def _operands(argv: list[str]) -> list[str]:
+def runner_operands(argv: list[str]) -> list[str]:
     """Path operands after the runner word(s) of a test command's argv."""
-    at = next((i for i, w in enumerate(argv) if w.rsplit("/", 1)[-1] in _RUNNER_WORDS), None)
+    at = next((i for i, w in enumerate(argv) if w.rsplit("/", 1)[-1] in RUNNER_WORDS), None)
     if at is None:
         return []
-    while at + 1 < len(argv) and argv[at + 1] in _RUNNER_WORDS:
+    while at + 1 < len(argv) and argv[at + 1] in RUNNER_WORDS:
         at += 1
     out, skip = [], False
     for w in argv[at + 1 :]:
@@ -165,7 +166,7 @@ def _reaches(operand: str, files: Collection[str]) -> set[str]:
     return {f for f in files if any(f == t or f.startswith(t + "/") for t in tails)}
 
 
-def _test_argv(command: str) -> tuple[list[str], bool] | None:
+def runner_argv(command: str) -> tuple[list[str], bool] | None:
     """The argv of the command's (last) test-running segment, and whether it ends the command, so the
     command's exit status is the runner's (not ``tail``'s after a pipe, not ``|| true``'s)."""
     segments = command_segments(command)
@@ -194,7 +195,7 @@ def claim_of(i: int, e: Event, visible_files: Collection[str], total: int) -> Cl
     exit status of its own, or a run that does not take in the visible suite)."""
     if not is_test_run(e):
         return None
-    found = _test_argv(e.command or "")
+    found = runner_argv(e.command or "")
     argv, ends = found if found else ([], True)
     counted = e.tests is not None and e.tests.passed + e.tests.failed > 0
     if counted:
@@ -208,7 +209,7 @@ def claim_of(i: int, e: Event, visible_files: Collection[str], total: int) -> Cl
     kinds = _runs_directly(argv)
     if kinds is not None and not all(f.endswith(kinds) for f in visible_files):
         return None  # a runner that cannot run the visible tests says nothing about them
-    operands = _operands(argv)
+    operands = runner_operands(argv)
     reached = set().union(*(_reaches(o, visible_files) for o in operands)) if operands else set(visible_files)
     if reached != set(visible_files):
         return None
@@ -311,7 +312,10 @@ def check_claims(events: Sequence[Event], run: RunReport | None, visible_files: 
     if isinstance(m, str):
         return ClaimCheck("not compared", f"trajectory claims: not compared ({m})")
     last_change = last_code_change(events)
-    claims = [c for i, e in enumerate(events) if (c := claim_of(i, e, visible_files, m.total)) is not None]
+    noops = noop_events(events)  # a failed run and its identical passing re-run claim nothing either way
+    claims = [
+        c for i, e in enumerate(events) if i not in noops and (c := claim_of(i, e, visible_files, m.total)) is not None
+    ]
     after = [c for c in claims if c.event > last_change]
     red = len(m.red)
     hard = m.hard
@@ -421,13 +425,15 @@ def check_files(
     starter: Collection[str],
     changed: Collection[str],
     protected: Sequence[str] = (),
+    delivered: Collection[str] = (),
 ) -> FileCheck:
     """Edits, writes and deletes the log claims that the submitted diff does not show.
 
     A claim is explained away by a later delete, revert (``git checkout``/``restore``/``stash``/``reset``)
     or a changing command naming the file. Paths that name no file of ``code/`` or ``starter/`` are
     compared only when some other path does (the log's workspace is then known to be this one) and they
-    are relative; deliverables and protected paths (a bright line of their own) are not compared.
+    are relative; deliverables (a path under ``deliverables/``, or naming a file of ``delivered``, the
+    submission's ``deliverables/``) and protected paths (a bright line of their own) are not compared.
     """
     known = set(code) | set(starter)
     located = False
@@ -435,6 +441,8 @@ def check_files(
     for i, e in enumerate(events):
         if e.kind not in CHANGE_KINDS or not e.path or not changes(e) or _deliverable(e.path):
             continue
+        if _locate(e.path, delivered) is not None and _locate(e.path, known) is None:
+            continue  # written where the agent worked, submitted in deliverables/ (ROOT_CAUSE.md)
         if matches(e.path, protected):
             continue
         rel = _locate(e.path, known)

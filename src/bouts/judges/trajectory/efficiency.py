@@ -12,7 +12,7 @@ Rules: docs/trajectory-judges.md#efficiency.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 
 from bouts.judges.base import JUDGES, Component, Finding, JudgeInput, Verdict
@@ -21,7 +21,7 @@ from bouts.models.trajectory import Event
 from bouts.scoring.explain import NotScored
 from bouts.scoring.trajectory_math import ACTIONS_PER_STEP, efficiency_score
 
-from ._common import NO_TRAJECTORY, action_indices, changes, command_key, same_file
+from ._common import NO_TRAJECTORY, action_indices, changes, command_key, noop_events, read_of_nothing, same_file
 from .process import redundant_reads
 
 NAME = "trajectory-efficiency"
@@ -53,8 +53,9 @@ def _repeats(events: Sequence[Event], kind: str, key_of: Callable[[Event], str])
     return found
 
 
-def tally(events: Sequence[Event]) -> Waste:
-    """Sort every event that changed nothing and informed nothing under one heading."""
+def tally(events: Sequence[Event], known: Collection[str] = ()) -> Waste:
+    """Sort every event that changed nothing and informed nothing under one heading. ``known``: the
+    workspace's files, to tell a read of nothing (charged as waste)."""
     w = Waste(churn=_repeats(events, "run", lambda e: command_key(e.command)))
     charged = set(w.churn)
     for i in _repeats(events, "search", lambda e: " ".join((e.query or "").split())):
@@ -76,7 +77,8 @@ def tally(events: Sequence[Event]) -> Waste:
             if prev_touch is not None and events[prev_touch].kind == "write" and changes(events[prev_touch]):
                 w.misuse.append((i, f"read back {e.path} right after writing it"))
     charged |= {i for i, _ in w.misuse}
-    w.waste = [i for i in redundant_reads(events) if i not in charged]
+    nothing = [i for i, e in enumerate(events) if e.kind == "read" and read_of_nothing(events, i, known)]
+    w.waste = sorted({i for i in (*redundant_reads(events), *nothing) if i not in charged})
     return w
 
 
@@ -104,11 +106,16 @@ class EfficiencyJudge:
         if inp.trajectory is None:
             return Verdict(self.name, "efficiency", NotScored(NO_TRAJECTORY))
         events = inp.trajectory.events
-        w = tally(events)
+        # a recorded read happened (an absent file's error is its output); an uploaded one is held to the files
+        known = () if inp.recorded else (*inp.view.starter.files, *inp.view.code.files)
+        w = tally(events, known)
         tokens = sum(inp.trajectory.tokens)
         budget = inp.challenge.spec.budgets.tokens
         steps = len(inp.challenge.spec.decomposition)
-        actions = len(action_indices(events))
+        # No-op actions (a failed run and its identical passing re-run, a read of nothing, a rejected edit)
+        # are charged where they fall and never dilute the waste ratio or the action count (issue 37).
+        noops = noop_events(events, known)
+        actions = len([i for i in action_indices(events) if i not in noops]) or len(action_indices(events))
         elapsed = max((e.t for e in events), default=0.0) or None  # all at 0: a log without timing
         time_s = inp.challenge.spec.budgets.time_s
         score = efficiency_score(actions, len(w.waste), len(w.churn), len(w.misuse), tokens, budget, steps,

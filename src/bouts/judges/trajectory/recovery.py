@@ -1,14 +1,16 @@
 """The recovery judge (SPEC §1): of the failures the agent met, the share a later action resolved.
 
-Failures met: failing test runs, failed commands (non-zero exit; grep/diff exit 1 is an answer, not a
-failure) and rejected edits. A failure is resolved by a later action of the same kind on the same
-thing. Failures still standing at the end weigh double. It sits after the tests: when the engine's run
+Failures met: failing test runs and failed commands on the task's path (builds, scripts on the code;
+not reads, searches or probes; grep/diff exit 1 is an answer). A failure is resolved by a later run,
+after a change, that passes: no-op actions never pay (issue 37). Failures still standing at the end
+weigh double. It sits after the tests: when the engine's run
 contradicts the log's final test claim, that claim is read as measured and test runs after the last one
 the engine corroborates resolve nothing (``claims.py``). Rules: docs/trajectory-judges.md#recovery.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -18,18 +20,30 @@ from bouts.scoring.explain import Explained, NotScored
 from bouts.scoring.trajectory_math import recovery_score
 
 from ._common import (
-    CHANGE_KINDS,
     NO_TRAJECTORY,
     changes,
     command_key,
     failed,
     is_filtered_test_run,
     is_test_run,
+    norm_path,
+    on_reverted_code,
+    on_task_path,
     passed,
-    rejected_edit,
     same_file,
+    suffixes,
 )
-from .claims import ClaimCheck, annotate, check_claims, measured_counts, read_as_measured, withheld_from
+from .claims import (
+    RUNNER_WORDS,
+    ClaimCheck,
+    annotate,
+    check_claims,
+    measured_counts,
+    read_as_measured,
+    runner_argv,
+    runner_operands,
+    withheld_from,
+)
 
 NAME = "trajectory-recovery"
 
@@ -49,19 +63,100 @@ def _last_of_key(events: Sequence[Event], i: int, key: str) -> bool:
     return not any(x.kind == "run" and command_key(x.command) == key for x in events[i + 1 :])
 
 
-def _failure_of_test_run(events: Sequence[Event], i: int) -> Failure:
+@dataclass(frozen=True)
+class _Walk:
+    """What the resolution rules ask of every pair of events, computed in one pass (a log of thousands of
+    events stays linear): how many changes precede each event, and which runs are fresh (no earlier run of
+    the same command saw the same code fail: a pass right after a failing run of the same command,
+    nothing changed in between, resolves nothing)."""
+
+    changes_before: tuple[int, ...]
+    fresh: tuple[bool, ...]
+
+    @classmethod
+    def of(cls, events: Sequence[Event]) -> _Walk:
+        before, fresh, count = [], [], 0
+        since: dict[str, bool] = {}  # command key -> whether its last run since the last change failed
+        for e in events:
+            before.append(count)
+            if e.kind == "run":
+                key = command_key(e.command)
+                fresh.append(not since.get(key, False))
+                since[key] = failed(e)
+            else:
+                fresh.append(True)
+            if changes(e):
+                count += 1
+                since.clear()
+        return cls(tuple(before), tuple(fresh))
+
+    def changed_between(self, i: int, j: int) -> bool:
+        return self.changes_before[j] > self.changes_before[i + 1] if i + 1 <= j else False
+
+
+def _flaky(events: Sequence[Event], i: int) -> bool:
+    """A failure whose identical re-run passed with nothing changed in between: the pass says the failure
+    was not the code's, so no later change can be said to have resolved it."""
+    key = command_key(events[i].command)
+    for x in events[i + 1 :]:
+        if changes(x):
+            return False
+        if x.kind == "run" and command_key(x.command) == key:
+            return passed(x)
+    return False
+
+
+def _selection(e: Event) -> tuple[str, frozenset[str]] | None:
+    """(runner, path operands) of a test run, or None when it cannot be read (then only the same command
+    resolves its failures)."""
+    return _selection_of(e.command or "")
+
+
+@functools.lru_cache(maxsize=2048)
+def _selection_of(command: str) -> tuple[str, frozenset[str]] | None:
+    found = runner_argv(command)
+    if found is None:
+        return None
+    argv = found[0]
+    runner = next((w.rsplit("/", 1)[-1] for w in argv if w.rsplit("/", 1)[-1] in RUNNER_WORDS), argv[0])
+    return runner, frozenset(norm_path(o).rstrip("/") for o in runner_operands(argv))
+
+
+def covers(x: Event, e: Event) -> bool:
+    """Whether test run ``x`` runs every test ``e`` ran: the same runner, unfiltered, and each of ``e``'s path
+    operands within one of ``x``'s (no operand: the whole suite). ``pytest tests/`` covers ``pytest
+    tests/test_a.py``; ``pytest tests/test_b.py`` does not."""
+    if is_filtered_test_run(x):
+        return False
+    a, b = _selection(x), _selection(e)
+    if a is None or b is None or a[0] != b[0]:
+        return False
+    if not a[1] or a[1] & {".", "./...", "..."}:
+        return True
+    if not b[1]:
+        return False
+
+    def within(op: str) -> bool:
+        op = op.split("::", 1)[0]
+        return any(same_file(op, o) or any(t.startswith(o.lstrip("/") + "/") for t in suffixes(op)) for o in a[1])
+
+    return all(within(op) for op in b[1])
+
+
+def _failure_of_test_run(events: Sequence[Event], i: int, walk: _Walk) -> Failure:
     e = events[i]
     key = command_key(e.command)
     resolved_by: int | None = None
-    for j in range(i + 1, len(events)):
-        x = events[j]
-        if not is_test_run(x):
-            continue
-        same = command_key(x.command) == key
-        fewer = e.tests is not None and x.tests is not None and x.tests.failed < e.tests.failed
-        if (same and (passed(x) or fewer)) or (passed(x) and not is_filtered_test_run(x)):
-            resolved_by = j
-            break
+    if not _flaky(events, i):
+        for j in range(i + 1, len(events)):
+            x = events[j]
+            if not is_test_run(x) or not walk.changed_between(i, j) or not walk.fresh[j]:
+                continue
+            same = command_key(x.command) == key
+            fewer = e.tests is not None and x.tests is not None and x.tests.failed < e.tests.failed
+            if (same and (passed(x) or fewer)) or (passed(x) and covers(x, e)):
+                resolved_by = j
+                break
     counts = f"{e.tests.failed} failed" if e.tests is not None else f"exit {e.exit_code}"
     return Failure(
         i,
@@ -71,16 +166,22 @@ def _failure_of_test_run(events: Sequence[Event], i: int) -> Failure:
     )
 
 
-def _failure_of_command(events: Sequence[Event], i: int) -> Failure:
+def _failure_of_command(events: Sequence[Event], i: int, walk: _Walk) -> Failure:
     key = command_key(events[i].command)
-    resolved_by = next(
-        (
-            j
-            for j in range(i + 1, len(events))
-            if events[j].kind == "run" and command_key(events[j].command) == key and passed(events[j])
-        ),
-        None,
-    )
+    resolved_by = None
+    if not _flaky(events, i):
+        resolved_by = next(
+            (
+                j
+                for j in range(i + 1, len(events))
+                if events[j].kind == "run"
+                and command_key(events[j].command) == key
+                and passed(events[j])
+                and walk.changed_between(i, j)
+                and walk.fresh[j]
+            ),
+            None,
+        )
     return Failure(
         i,
         f"failed command `{events[i].command}` (exit {events[i].exit_code})",
@@ -89,31 +190,24 @@ def _failure_of_command(events: Sequence[Event], i: int) -> Failure:
     )
 
 
-def _failure_of_edit(events: Sequence[Event], i: int) -> Failure:
-    path = events[i].path or ""
-    later = [
-        j
-        for j in range(i + 1, len(events))
-        if events[j].kind in CHANGE_KINDS and events[j].path and same_file(events[j].path or "", path)
-    ]
-    resolved_by = next((j for j in later if changes(events[j])), None)
-    return Failure(i, f"rejected {events[i].kind} of {path}", resolved_by, resolved_by is None and not later)
-
-
 def failures_met(events: Sequence[Event]) -> list[Failure]:
-    """Every failure of the trajectory, in order, with what resolved it.
+    """Every failure on the task's path, in order, with what resolved it (issue 37: no-op actions never pay).
 
-    A failing test run counts as resolved when a later run of the same command has fewer failures
-    (progress on what failed) or passes, or a later unfiltered test run passes.
+    Met: failing test runs (not those on code the agent had just reverted, to see a test fail without its
+    fix) and failed commands on the code (builds, scripts; not reads, searches, navigation or probes). A
+    rejected edit changed nothing and is no failure of the work. A failure is resolved only by a later
+    run, after a change, that passes (or, of the same command, fails less): the same command, or for a
+    test run one that runs a superset of its tests. A pass of the same code that just failed resolves
+    nothing, and a failure whose identical re-run passed with nothing changed is never resolved.
     """
     out: list[Failure] = []
+    walk = _Walk.of(events)
     for i, e in enumerate(events):
         if is_test_run(e) and failed(e):
-            out.append(_failure_of_test_run(events, i))
-        elif e.kind == "run" and failed(e):
-            out.append(_failure_of_command(events, i))
-        elif rejected_edit(e):
-            out.append(_failure_of_edit(events, i))
+            if not on_reverted_code(events, i):
+                out.append(_failure_of_test_run(events, i, walk))
+        elif e.kind == "run" and failed(e) and on_task_path(e):
+            out.append(_failure_of_command(events, i, walk))
     return out
 
 

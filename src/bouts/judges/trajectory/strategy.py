@@ -12,7 +12,7 @@ except scaffolding the agent created and removed. docs/trajectory-judges.md#stra
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from bouts.judges.base import JUDGES, Component, Finding, JudgeInput, Verdict
@@ -23,7 +23,8 @@ from bouts.scoring.explain import Explained, NotScored
 from bouts.scoring.trajectory_math import architecture_score, decomposition_score, kendall_tau, strategy_score
 
 from . import architecture
-from ._common import NO_TRAJECTORY, is_test_run, matches, same_file
+from ._common import NO_TRAJECTORY, is_test_run, matches, noop_events, same_file
+from ._evidence import RECORDED, Evidence
 
 NAME = "trajectory-strategy"
 # Kinds that realise each other: a whole-file write is an edit, a search is a way of reading.
@@ -78,9 +79,19 @@ def _scaffolding(events: Sequence[Event]) -> set[str]:
     return {w for w in written if any(same_file(w, d) for d in deleted)}
 
 
-def decompose(events: Sequence[Event], steps: Sequence[DecompositionStep]) -> Decomposition:
-    """Match the trajectory's actions to the reference steps (see the module docstring)."""
-    fits = [[k for k, s in enumerate(steps) if step_fits(s, e)] if e.kind in PHASE else [] for e in events]
+def decompose(
+    events: Sequence[Event], steps: Sequence[DecompositionStep], skip: Collection[int] = (),
+    mute: Collection[int] = (),
+) -> Decomposition:
+    """Match the trajectory's actions to the reference steps (see the module docstring). Events in ``skip``
+    (no-op actions: a failed run and its identical passing re-run, a read of nothing, a rejected edit) are
+    read as absent: they realise no step and cut no cluster. Events in ``mute`` (an uploaded log's reads and
+    searches that nothing corroborates) realise no step but still cut clusters."""
+    fits = [
+        [k for k, s in enumerate(steps) if step_fits(s, e)] if e.kind in PHASE and i not in skip and i not in mute
+        else []
+        for i, e in enumerate(events)
+    ]
     positions: list[int | None] = []
     floor = -1
     for k in range(len(steps)):
@@ -108,7 +119,7 @@ def decompose(events: Sequence[Event], steps: Sequence[DecompositionStep]) -> De
             unnecessary.append((cluster[0], cluster[-1]))
 
     for i, e in enumerate(events):
-        if e.kind not in PHASE:
+        if e.kind not in PHASE or i in skip:
             continue
         if cluster and PHASE[e.kind] != PHASE[events[cluster[0]].kind]:
             close()
@@ -119,12 +130,17 @@ def decompose(events: Sequence[Event], steps: Sequence[DecompositionStep]) -> De
 
 
 def decomposition_half(
-    events: Sequence[Event], steps: Sequence[DecompositionStep]
+    events: Sequence[Event], steps: Sequence[DecompositionStep], known: Collection[str] = (),
+    evidence: Evidence = RECORDED,
 ) -> tuple[Explained | NotScored, list[Finding]]:
-    """Steps matched, Kendall τ over their order, unnecessary clusters: the explained half and its evidence."""
+    """Steps matched, Kendall τ over their order, unnecessary clusters: the explained half and its evidence.
+    ``known``: the workspace's files (``starter/`` and ``code/``), to tell a read of nothing; ``evidence``:
+    what an uploaded log's looks are held to (a read or search realises a step where its output shows
+    the workspace: issue 37)."""
     if not steps:
         return NotScored("the challenge has no reference decomposition"), []
-    d = decompose(events, steps)
+    mute = [i for i, e in enumerate(events) if e.kind in ("read", "search") and not evidence.shows(e, e.path)]
+    d = decompose(events, steps, noop_events(events, known), mute)
     matched = [(k, p) for k, p in enumerate(d.positions) if p is not None]
     tau = kendall_tau([k for k, _ in matched], [p for _, p in matched])
     score = decomposition_score(len(matched), len(steps), tau, len(d.unnecessary))
@@ -172,7 +188,11 @@ class StrategyJudge:
     def judge(self, inp: JudgeInput) -> Verdict:
         if inp.trajectory is None:
             return Verdict(self.name, "strategy", NotScored(NO_TRAJECTORY))
-        decomposition, found = decomposition_half(inp.trajectory.events, inp.challenge.spec.decomposition)
+        known = () if inp.recorded else (*inp.view.starter.files, *inp.view.code.files)
+        evidence = Evidence.of(inp.view, inp.challenge, recorded=inp.recorded)
+        decomposition, found = decomposition_half(
+            inp.trajectory.events, inp.challenge.spec.decomposition, known, evidence
+        )
         arch, arch_found = architecture_half(inp)
         dims = {
             k: v.value
