@@ -38,13 +38,14 @@ PINNED: dict[str, tuple[str, int, int, int, list[tuple[int, int]], int, int]] = 
     "swe-agent/6e44b9__sweagenttestrepo-1c2844.gpt4.traj": ("swe-agent", 1, 1, 0, [], 7141, 243),
     "swe-agent/marshmallow-code__marshmallow-1867.function_calling_replace.traj": ("swe-agent", 1, 4, 1, [], 0, 0),
     "mini-swe-agent/django__django-11099.deepseek-chat.traj.json": (
-        # three test runs, none reached a test: `python -m pytest` (no pytest installed, exit 1) and
-        # twice `python -m django test` (ImproperlyConfigured; the second exits 0 through `| tail`)
+        # three test commands, none reached a test: `python -m pytest` (no pytest installed, exit 1) and
+        # twice `python -m django test` (ImproperlyConfigured; the second exits 0 through `| tail`):
+        # failed commands, no test run
         "mini-swe-agent",
         5,
         8,
         0,
-        [(0, 0), (0, 0), (0, 0)],
+        [],
         483208,
         7397,
     ),

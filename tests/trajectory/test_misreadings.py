@@ -49,11 +49,19 @@ def test_a_pipe_into_grep_that_finds_nothing_fails_nothing():
     assert not failed(run)
 
 
-def test_pytest_piped_into_head_that_could_not_start_is_a_failed_test_run():
+def test_pytest_piped_into_head_that_could_not_start_is_a_failed_command_not_a_red_test_run():
+    # The hand-check of 30 real SWE-bench logs (benchmarks/data/trajectory_handcheck.md): a runner that
+    # never started (no pytest, command not found, django's ImproperlyConfigured) ran no test; read as
+    # a red run of 0 passed and 0 failed it was a failure of the code that a green run "resolved".
     (run,) = _events("cd /testbed && python -m pytest tests/ -q 2>&1 | head -20", "python: No module named pytest\n", 0)
-    assert run.tests is not None and (run.tests.passed, run.tests.failed) == (0, 0)
-    assert run.ok is False
+    assert run.tests is None and run.ok is False
     assert failed(run) and not passed(run)
+    settings = ("Traceback (most recent call last):\n  ...\ndjango.core.exceptions.ImproperlyConfigured: "
+                "The SECRET_KEY setting must not be empty.\n")
+    (django,) = _events("python -m django test auth_tests --settings=x", settings, 1)
+    assert django.tests is None and django.ok is False
+    (red,) = _events("python -m pytest -q", "F.\n1 failed, 1 passed in 0.1s\n", 1)  # a real red run stays one
+    assert red.tests is not None and (red.tests.passed, red.tests.failed) == (1, 1)
 
 
 def test_a_runner_that_cannot_start_fails_whatever_the_exit_code():

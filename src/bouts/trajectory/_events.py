@@ -82,12 +82,19 @@ def _verdicts(command: str, actions: list[Action], result: ToolResult) -> list[b
     return verdicts
 
 
+def _never_ran(output: str | None) -> bool:
+    """The runner failed before it ran any test: it could not start (no module named pytest, command
+    not found) or crashed before its summary (django's ImproperlyConfigured). Only for output with no
+    test summary."""
+    return runner_did_not_start(output) or bool(output and "Traceback (most recent call last):" in output)
+
+
 def _test_verdict(command: str, ok: bool | None, tests: TestCounts | None, output: str | None) -> bool | None:
     """A test run's ``ok``: failed when the runner never started or tests failed, whatever the exit code;
     when the runner's status is hidden behind a pipe (``pytest | tail``), only its summary tells."""
     if runner_did_not_start(output) or (tests is not None and tests.failed > 0):
         return False
-    if tests is None and output and "Traceback (most recent call last):" in output:
+    if tests is None and _never_ran(output):
         return False  # the runner crashed before printing a summary (e.g. django's ImproperlyConfigured)
     segments = command_segments(command)
     clean = tests is not None and tests.passed > 0
@@ -117,8 +124,12 @@ def command_events(t: float, command: str, result: ToolResult | None, line: int 
             tests: TestCounts | None = None
             if action.runs_tests:
                 parsed = parse_test_counts(result.output)
-                tests = parsed or TestCounts(passed=0, failed=0)
                 ok = _test_verdict(command, ok, parsed, result.output)
+                # A runner that failed before reporting any test (no module named pytest, command not
+                # found, a settings or collection error) ran no tests: a failed command, not a red test
+                # run of 0 passed and 0 failed that a later green run of the suite would "resolve".
+                never = _never_ran(result.output)
+                tests = parsed if parsed is not None else None if never else TestCounts(passed=0, failed=0)
             events.append(
                 Event(
                     t=t,

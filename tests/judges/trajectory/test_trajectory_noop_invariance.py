@@ -143,3 +143,20 @@ def test_fake_reads_before_every_edit_lift_the_final_by_at_most_one(path):
     before, after = scores(path, list(events), None), scores(path, log, None)
     assert after["process"] <= before["process"]
     assert final_delta(path, before, after) <= 1
+
+
+def test_a_no_op_pairs_failing_half_reporting_fewer_failures_resolves_nothing():
+    """Found by the property above: a failing run and its identical passing rerun, nothing changed between,
+    inserted after the low anchor's ROOT_CAUSE.md write. The failing half (1 failed, against the anchor's
+    5) "resolved" both earlier failures by failing less after a change: recovery 0 -> 66.67."""
+    path = next(p for p in ANCHORS if p.parents[1].name == "inventory-ledger" and p.name == "low")
+    _, _, events = _anchor(path)
+    log = list(events)
+    at = next(i for i, e in enumerate(log) if e.kind == "write") + 1
+    t = log[at - 1].t
+    log[at:at] = [
+        Event(t=t, kind="run", command="pytest tests/visible", exit_code=1, tests={"passed": 1, "failed": 1}),
+        Event(t=t, kind="run", command="pytest tests/visible", exit_code=0, tests={"passed": 2, "failed": 0}),
+    ]
+    before, after = scores(path, list(events), None), scores(path, log, None)
+    assert after["recovery"] <= before["recovery"] == 0.0

@@ -72,23 +72,34 @@ class _Walk:
 
     changes_before: tuple[int, ...]
     fresh: tuple[bool, ...]
+    flipped: tuple[bool, ...] = ()
+    """Runs whose identical run, nothing changed in between, gave another outcome (a failure and its
+    "fix" with no change, or the reverse): the outcome is not the code's, so such a run is no evidence
+    that anything was resolved (a no-op pair's failing half reporting fewer failures resolved earlier
+    failures: recovery 0 -> 66.67 on inventory-ledger's low anchor)."""
 
     @classmethod
     def of(cls, events: Sequence[Event]) -> _Walk:
         before, fresh, count = [], [], 0
+        flipped = [False] * len(events)
         since: dict[str, bool] = {}  # command key -> whether its last run since the last change failed
-        for e in events:
+        last: dict[str, int] = {}  # command key -> its last run since the last change
+        for i, e in enumerate(events):
             before.append(count)
             if e.kind == "run":
                 key = command_key(e.command)
                 fresh.append(not since.get(key, False))
+                if key in last and (passed(events[last[key]]), failed(events[last[key]])) != (passed(e), failed(e)):
+                    flipped[last[key]] = flipped[i] = True
                 since[key] = failed(e)
+                last[key] = i
             else:
                 fresh.append(True)
             if changes(e):
                 count += 1
                 since.clear()
-        return cls(tuple(before), tuple(fresh))
+                last.clear()
+        return cls(tuple(before), tuple(fresh), tuple(flipped))
 
     def changed_between(self, i: int, j: int) -> bool:
         return self.changes_before[j] > self.changes_before[i + 1] if i + 1 <= j else False
@@ -150,7 +161,7 @@ def _failure_of_test_run(events: Sequence[Event], i: int, walk: _Walk) -> Failur
     if not _flaky(events, i):
         for j in range(i + 1, len(events)):
             x = events[j]
-            if not is_test_run(x) or not walk.changed_between(i, j) or not walk.fresh[j]:
+            if not is_test_run(x) or not walk.changed_between(i, j) or not walk.fresh[j] or walk.flipped[j]:
                 continue
             same = command_key(x.command) == key
             fewer = e.tests is not None and x.tests is not None and x.tests.failed < e.tests.failed
@@ -179,6 +190,7 @@ def _failure_of_command(events: Sequence[Event], i: int, walk: _Walk) -> Failure
                 and passed(events[j])
                 and walk.changed_between(i, j)
                 and walk.fresh[j]
+                and not walk.flipped[j]
             ),
             None,
         )
