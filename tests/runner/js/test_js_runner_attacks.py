@@ -94,7 +94,7 @@ def test_process_exit_zero_inside_the_test_is_a_crash(make_js_challenge: MakeJsC
     assert set(outcomes(report).values()) == {Outcome.CRASHED}
 
 
-def test_neutralising_assert_is_voided(make_js_challenge: MakeJsChallenge, bwrap_js: Sandbox) -> None:
+def test_neutralising_assert_passes_nothing(make_js_challenge: MakeJsChallenge, bwrap_js: Sandbox) -> None:
     body = """\
         import assert from 'node:assert';
         for (const a of [assert, assert.strict]) {
@@ -103,8 +103,10 @@ def test_neutralising_assert_is_voided(make_js_challenge: MakeJsChallenge, bwrap
         export function add(a, b) { return 0; }
         """
     report = run(make_js_challenge, bwrap_js, body)
+    # Each assertion runs with node's own functions, captured before the submission loaded
+    # (jslib/observe.mjs), and its failure is recorded on the host's side: replacing them changes nothing.
     assert passed(report) == 0
-    assert report.tampering, "the canary or the fingerprint must void a run whose assert was replaced"
+    assert {r.outcome for r in report.results} == {Outcome.FAILED}
 
 
 def test_monkeypatching_node_test_is_voided(make_js_challenge: MakeJsChallenge, bwrap_js: Sandbox) -> None:

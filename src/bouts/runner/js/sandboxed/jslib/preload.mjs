@@ -11,8 +11,14 @@ import * as nodeTest from 'node:test';
 import { expectations, install } from './canonical.mjs';
 import { readChannel } from './channel.mjs';
 import { arm } from './reporter.mjs';
+import { installObserver, observer } from './observe.mjs';
 
 let { fd: resultFd, nonce } = readChannel(); // let: the nonce is forgotten once armed
+const observing = process.env.BOUTS_JS_OBSERVE;
+delete process.env.BOUTS_JS_OBSERVE;
+// The rewritten test files' observations (observe.mjs): written as they happen, stamped with the
+// nonce, encoded with builtins captured here, before any submission code exists in the process.
+if (observing === '0' || observing === '1') installObserver(globalThis, observer(resultFd, nonce, observing === '1'));
 
 function watched() {
   const out = [];
