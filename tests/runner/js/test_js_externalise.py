@@ -137,3 +137,11 @@ def test_a_relational_ok_is_compared_on_the_host_with_its_literal_kept_there() -
     assert check_external([[site, "v", [9]], [end, "end", 1]], gold, plan.sites) is not None
     lying = {"$inst": {}, "names": ["Lie", "Object"], "builtin": []}
     assert check_external([[site, "v", [lying]], [end, "end", 1]], gold, plan.sites) is not None
+
+
+def test_a_test_function_passed_by_name_is_counted_as_unwrapped() -> None:
+    # Its end is not observed: a file holding one does not require ends in its checked runs.
+    text = "import { test } from 'node:test';\nimport assert from 'node:assert';\n" \
+           "function body() { assert.ok(1); }\ntest('named', body);\ntest.todo('later');\n"
+    plan = rewrite(text, "tests/visible/named.test.mjs")
+    assert plan is not None and plan.unwrapped == 1 and plan.externalised == 1

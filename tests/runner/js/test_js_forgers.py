@@ -49,7 +49,7 @@ HONEST = """\
     """
 WRONG = """\
     export function add(a, b) { return a - b; }
-    export function pair(a, b) { return { a: b, b: a }; }
+    export function pair(a, b) { throw new Error('not yet'); }
     """
 
 
@@ -104,6 +104,8 @@ def test_an_error_prototype_accessor_on_the_failure_type_forges_nothing(forged) 
         }
         """)
     assert passes(report) == []
+    # node reported a pass for a test whose body raised: the reporting was rewritten.
+    assert any("verdicts are being forged" in t for t in report.tampering)
 
 
 def test_rewriting_the_test_stream_with_readable_push_forges_nothing(forged) -> None:
@@ -120,6 +122,7 @@ def test_rewriting_the_test_stream_with_readable_push_forges_nothing(forged) -> 
         };
         """)
     assert passes(report) == []
+    assert any("verdicts are being forged" in t for t in report.tampering)
 
 
 def test_an_inherited_tojson_rewriting_the_drivers_record_forges_nothing(forged) -> None:

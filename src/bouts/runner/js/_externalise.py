@@ -169,22 +169,31 @@ class _Rewriter:
         inner = self.src.field(obj, "function")
         return inner is not None and inner.type == "identifier" and self.src.text(inner) == "expect"
 
-    def _test_function(self, call: JsNode) -> JsNode | None:
-        """The function literal a ``test(...)``/``it(...)`` call registers, if it is one."""
+    def _test_call(self, call: JsNode) -> bool:
+        """Whether ``call`` registers a ``node:test`` test (``test``, ``it``, ``test.only``...)."""
         callee = self.src.field(call, "function")
         if callee is None:
-            return None
+            return False
         name = self.src.text(callee)
         base = name.split(".")
-        ok = name in self.tests or (len(base) >= 2 and base[0] in self.tests | self.test_modules
-                                    and base[-1] in ("test", "it", "only", "skip", "todo"))  # fmt: skip
-        if not ok:
+        return name in self.tests or (len(base) >= 2 and base[0] in self.tests | self.test_modules
+                                      and base[-1] in ("test", "it", "only", "skip", "todo"))  # fmt: skip
+
+    def _test_function(self, call: JsNode) -> JsNode | None:
+        """The function literal a ``test(...)``/``it(...)`` call registers, if it is one."""
+        if not self._test_call(call):
             return None
         args = self.src.field(call, "arguments")
         last = self.src.named_children(args)[-1:] if args is not None else []
         if not last or last[0].type not in _FUNCTIONS:
             return None
         return last[0]
+
+    def _has_body(self, call: JsNode) -> bool:
+        """Whether a test registration passes something that may be its function (not ``test.todo('x')``)."""
+        args = self.src.field(call, "arguments")
+        named = self.src.named_children(args) if args is not None else []
+        return len(named) >= 2 or (len(named) == 1 and named[0].type not in ("string", "template_string"))
 
     def _literal(self, node: JsNode) -> bool:
         if node.type == "identifier" and self.src.text(node) in _LITERAL_NAMES:
@@ -206,6 +215,8 @@ class _Rewriter:
             fn = self._test_function(node)
             if fn is not None:
                 wrapped_tests.append(fn)
+            elif self._test_call(node) and self._has_body(node):
+                self.unwrapped += 1  # a function passed by name: its end is not observed
             found = self._assertion(node)
             if found is None:
                 if self._expect_matcher(node):

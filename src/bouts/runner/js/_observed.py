@@ -14,7 +14,7 @@ from pathlib import Path
 from bouts.models.challenge import Suite
 from bouts.models.results import AssertionCount, Outcome
 from bouts.runner._channel import Record
-from bouts.runner.js._decide import check_external, check_inline
+from bouts.runner.js._decide import check_external, check_inline, entries
 from bouts.runner.js._externalise import Rewrite, rewrite
 
 
@@ -42,10 +42,15 @@ def decide_js(
     plans: Mapping[str, Rewrite],
     golden: Mapping[str, Sequence[object]] | None,
     hidden: frozenset[str] = frozenset(),
+    findings: list[str] | None = None,
 ) -> list[Record]:
     """The host's verdicts (pure): with ``golden`` (a graded run with a reference), each reported pass
     is held to the reference's observations of the same test; without, to its own checked run. A
-    hidden file's test says only that it did not hold (its values are the reference's)."""
+    hidden file's test says only that it did not hold (its values are the reference's).
+
+    ``findings`` (graded runs) collects tampering evidence: node reported a pass for a test whose
+    body cannot have passed — a plain call of its body raised (the exception left the body), or the
+    body did not reach its end — so the process's reporting was rewritten."""
     out: list[Record] = []
     for rec in records:
         plan = plans.get(rec.id.split("::", 1)[0]) if rec.kind == "result" else None
@@ -54,6 +59,10 @@ def decide_js(
             continue
         if not rec.has_obs:
             why: str | None = "no observations reached the host"
+        elif findings is not None and (lie := _forged_pass(rec.occurrences, plan)) is not None:
+            findings.append(f"the test process reported a pass for {rec.id}, whose body {lie} "
+                            "(verdicts are being forged)")  # fmt: skip
+            why = f"the body {lie}"
         elif golden is None:
             why = check_inline(rec.occurrences, plan.sites, needs_end=plan.unwrapped == 0)
         elif (gold := golden.get(rec.id)) is None:
@@ -64,6 +73,20 @@ def decide_js(
             why = "an assertion does not hold"
         out.append(rec if why is None else replace(rec, outcome=Outcome.FAILED, detail=f"decided on the host: {why}"))
     return out
+
+
+def _forged_pass(occurrences: Sequence[object], plan: Rewrite) -> str | None:
+    """Why a node-reported pass is impossible, from the test's own observations; None if it is not."""
+    got = entries(occurrences)
+    if got is None:
+        return None
+    for site, what, _ in got:
+        info = plan.sites.get(site)
+        if what == "raise" and info is not None and info.kind == "plain":
+            return f"raised at line {info.line}"
+    if plan.unwrapped == 0 and not any(what == "end" for _, what, _ in got):
+        return "did not reach its end"
+    return None
 
 
 def assertion_counts(plans: Mapping[str, Rewrite], file_suite: Mapping[str, Suite]) -> list[AssertionCount]:

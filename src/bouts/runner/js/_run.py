@@ -120,7 +120,7 @@ def run_js(
         external = observe and assertions == "external"
         # A verdict decided on the host from the submission's values cannot be forged in the
         # sandbox, so a canary there proves nothing: canaries guard only what is checked inside.
-        plant = options.canaries and assertions == "inline"  # a golden run's are dropped anyway
+        plant = options.canaries and not (observe and assertions != "inline")  # vitest/jest: still checked inside
         canaries = plant_js_canaries(workspace, file_suite, rng, framework) if plant else []
         plans = externalise_files(workspace, file_suite, checked=not external) if observe else {}
         mounts = [Mount(DRIVER_LIB, _LIB), Mount(JS_LIB, _JSLIB)] if isolated else []
@@ -154,10 +154,12 @@ def run_js(
         _notify(records, challenge, file_suite, set(canaries), progress)
     if not any(r.kind == "hello" for r in records):
         raise SandboxError(f"the JavaScript test supervisor did not start in sandbox '{sandbox.name}' ({end})")
+    forged: list[str] = []
     if observe:
         hidden = frozenset(f for f, suite in file_suite.items() if suite == "hidden")
-        records = decide_js(records, plans, golden_occurrences if external else None, hidden)
-    tampering = js_findings(records, canaries)
+        records = decide_js(records, plans, golden_occurrences if external else None, hidden,
+                            forged if assertions != "golden" else None)  # the reference is trusted  # fmt: skip
+    tampering = js_findings(records, canaries) + forged[:10]
     graded = [r for r in records if not (r.kind == "result" and r.id in set(canaries))]
     graded = [Record("collected", ids=tuple(i for i in r.ids if i not in canaries)) if r.kind == "collected" else r
               for r in graded]  # fmt: skip
