@@ -145,3 +145,10 @@ def test_a_test_function_passed_by_name_is_counted_as_unwrapped() -> None:
            "function body() { assert.ok(1); }\ntest('named', body);\ntest.todo('later');\n"
     plan = rewrite(text, "tests/visible/named.test.mjs")
     assert plan is not None and plan.unwrapped == 1 and plan.externalised == 1
+
+
+def test_a_checked_test_returning_a_promise_holds_when_its_callbacks_observe_after_its_end() -> None:
+    sites = _sites()
+    run = _run({})
+    assert check_inline(run[-1:] + run[:-1], sites) is None
+    assert check_inline(run + run[-1:], sites) is not None  # two ends: observations forged
