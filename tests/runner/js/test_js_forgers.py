@@ -253,3 +253,40 @@ def test_a_javascript_challenge_runs_at_its_declared_workdir(tmp_path: Path, bwr
                           test_files={"visible": ["tests/visible/cwd.test.mjs"]})  # fmt: skip
     report = run_suites(challenge, code, sandbox=bwrap_js)
     assert [r.outcome for r in report.results] == [Outcome.PASSED]
+
+
+def test_a_generated_test_forged_through_the_test_stream_fails(tmp_path: Path, bwrap_js: Sandbox) -> None:
+    # The engine's generated tests run without a reference (checked in the sandbox): the probe's
+    # failure is recorded where it is raised, so node's forged pass does not make it pass.
+    from bouts.runner.js import run_js
+
+    generated = {"tests/generated/test_gen_fuzz.mjs": textwrap.dedent("""\
+        import { test } from 'node:test';
+        import { add } from '../../src/add.mjs';
+
+        async function probe() { if (add(2, 3) !== 5) throw new Error('ungraceful: add(2, 3)'); }
+        test('gen 1', async () => {
+          await probe();
+        });
+        """)}  # fmt: skip
+    code = tmp_path / "code"
+    (code / "src").mkdir(parents=True)
+    (code / "src" / "add.mjs").write_text(textwrap.dedent(WRONG) + textwrap.dedent("""\
+        import { Readable } from 'node:stream';
+        const push = Readable.prototype.push;
+        const real = process.execArgv.includes('--test-name-pattern=^gen 1$');  // not a canary
+        Readable.prototype.push = function (chunk, ...rest) {
+          if (real && chunk && typeof chunk === 'object' && chunk.type === 'test:fail') {
+            chunk = { type: 'test:pass', data: { ...chunk.data, details: { duration_ms: 1 } } };
+          }
+          return push.call(this, chunk, ...rest);
+        };
+        """))
+    root = tmp_path / "challenge"
+    root.mkdir()
+    spec = ChallengeSpec(id="tiny-gen", title="Tiny", language="javascript", limits=JS_LIMITS)
+    challenge = Challenge(root=root, spec=spec, content_hash="gen", suite_hashes={}, test_files={})
+    run = run_js(challenge, code, sandbox=bwrap_js, suites=(), generated=generated,
+                 expected_ids=["tests/generated/test_gen_fuzz.mjs::gen 1"])  # fmt: skip
+    assert [r.outcome for r in run.report.results] == [Outcome.FAILED]
+    assert any("verdicts are being forged" in t for t in run.report.tampering)
