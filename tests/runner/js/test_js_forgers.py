@@ -274,7 +274,9 @@ def test_a_generated_test_forged_through_the_test_stream_fails(tmp_path: Path, b
     (code / "src" / "add.mjs").write_text(textwrap.dedent(WRONG) + textwrap.dedent("""\
         import { Readable } from 'node:stream';
         const push = Readable.prototype.push;
-        const real = process.execArgv.includes('--test-name-pattern=^gen 1$');  // not a canary
+        // Past a canary when the running test's name can be read; every test when it cannot.
+        const pattern = process.execArgv.find((a) => a.startsWith('--test-name-pattern='));
+        const real = pattern === undefined || pattern === '--test-name-pattern=^gen 1$';
         Readable.prototype.push = function (chunk, ...rest) {
           if (real && chunk && typeof chunk === 'object' && chunk.type === 'test:fail') {
             chunk = { type: 'test:pass', data: { ...chunk.data, details: { duration_ms: 1 } } };

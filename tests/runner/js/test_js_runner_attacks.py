@@ -233,3 +233,16 @@ def test_an_unhandled_rejection_fails_its_test_and_is_a_stability_warning(
     report = run_suites(challenge, code_dir, sandbox=bwrap_js)
     assert [r.outcome for r in report.results] == [Outcome.FAILED]
     assert any("UnhandledPromiseRejection" in w for w in report.stability.warnings)
+
+
+def test_the_running_tests_name_is_not_readable_from_the_process(make_js_challenge: MakeJsChallenge,
+                                                                 bwrap_js: Sandbox) -> None:  # fmt: skip
+    # A targeted forger told a canary from the test it copies by the name node was asked to run:
+    # --test-name-pattern in process.execArgv, /proc/self/cmdline or the diagnostic report.
+    body = """\
+        import { readFileSync } from 'node:fs';
+        const seen = [process.execArgv.join(' '), readFileSync('/proc/self/cmdline', 'utf8'),
+                      JSON.stringify(process.report?.getReport?.()?.header?.commandLine ?? '')].join(' ');
+        export function add(a, b) { return seen.includes('adds') ? 0 : a + b; }
+        """
+    assert passed(run(make_js_challenge, bwrap_js, body)) == 2

@@ -7,6 +7,7 @@
 //    on; the reporter compares at the end of each test (a pass from a changed process is voided).
 // 3. Installs `bouts_expect` (canonical.mjs): the digests of one test process are its test's.
 // 4. Arms the reporter with all of it, then forgets it (nothing here is exported).
+// 5. Takes the running test's name out of what the process can read (execArgv, cmdline, report).
 import assert from 'node:assert';
 import * as nodeTest from 'node:test';
 import { EventEmitter } from 'node:events';
@@ -17,6 +18,18 @@ import { arm } from './reporter.mjs';
 import { installObserver, observer } from './observe.mjs';
 
 let { fd: resultFd, nonce } = readChannel(); // let: the nonce is forgotten once armed
+// The running test's name: node filters by --test-name-pattern, parsed before any JavaScript ran;
+// what the process can read of it afterwards is taken away here, before any submission code:
+// process.execArgv's entry, /proc/self/cmdline (overwritten through process.title) and the
+// diagnostic report's copy of the command line (process.report).
+{
+  const argv = process.execArgv;
+  for (let i = argv.length - 1; i >= 0; i -= 1) {
+    if (typeof argv[i] === 'string' && argv[i].startsWith('--test-name-pattern=')) argv.splice(i, 1);
+  }
+  process.title = 'node';
+  delete process.report;
+}
 const observing = process.env.BOUTS_JS_OBSERVE;
 delete process.env.BOUTS_JS_OBSERVE;
 // The rewritten test files' observations (observe.mjs): written as they happen, stamped with the
