@@ -147,7 +147,7 @@ def javascript() -> LanguageSupport:
     return LanguageSupport(
         name="javascript", suffixes=(".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx"),
         sources=(".js", ".mjs", ".cjs", ".jsx"), importable=(".js", ".mjs", ".cjs"),
-        frameworks=("node:test", "vitest", "jest"), assertions="inline",
+        frameworks=("node:test", "vitest", "jest"), assertions="golden",
         test_extensions=("js", "mjs", "cjs", "ts", "mts", "cts"), test_stem_suffixes=("_test", ".test"),
         replaced_by_runner=("node_modules",), bytecode=(".node",), parts=_JS_PARTS,
     )  # fmt: skip

@@ -571,7 +571,7 @@ def _js_forger_submission(root: Path) -> Path:
     return root
 
 
-def test_javascript_results_that_read_the_expected_literal_off_the_test_line_void_the_run(
+def test_javascript_results_that_read_the_expected_literal_off_the_test_line_gain_nothing(
     tmp_path: Path, cache: Path
 ) -> None:
     if shutil.which("bwrap") is None or shutil.which("node") is None:
@@ -581,9 +581,9 @@ def test_javascript_results_that_read_the_expected_literal_off_the_test_line_voi
     assert "tampering" not in _flags(honest) and "integrity_bright_line" not in _flags(honest), honest.flags
     forged = score(JS_EXAMPLE, _js_forger_submission(tmp_path / "forged"), config=config)
     _assert_no_gain(forged, honest)
-    # The canary (a real test copied with its expected number changed) passed: the run is voided.
-    assert "tampering" in _flags(forged) and "integrity_bright_line" in _flags(forged), forged.flags
-    assert "canary" in next(f.message for f in forged.flags if f.code == "tampering")
+    # node:test assertions are decided on the host (docs/javascript.md): the graded test line holds
+    # no expected literal to read (and graded runs with a reference plant no canary to trip).
+    assert _component(forged, "static_tests") <= _component(honest, "static_tests")
 
 
 EXFIL = """

@@ -186,7 +186,7 @@ class TestsConfig(_Strict):
     workdir: str = "/workspace"
     """Where the code sits inside the sandbox, and the tests' working directory (e.g.
     ``/home/dev/inventory``): an ordinary project path, so code cannot tell the grader by it.
-    Python challenges only, for now."""
+    Python and JavaScript/TypeScript (its prepared ``node_modules`` is mounted there too)."""
     tests_per_process: int = Field(1, ge=1, le=1024)
     """How many tests a forked test process may run one after another (docs/sandbox.md, "Tests per
     process"). 1, the default: a fresh process per test. More, for a suite whose tests do not depend

@@ -94,7 +94,7 @@ def test_process_exit_zero_inside_the_test_is_a_crash(make_js_challenge: MakeJsC
     assert set(outcomes(report).values()) == {Outcome.CRASHED}
 
 
-def test_neutralising_assert_is_voided(make_js_challenge: MakeJsChallenge, bwrap_js: Sandbox) -> None:
+def test_neutralising_assert_passes_nothing(make_js_challenge: MakeJsChallenge, bwrap_js: Sandbox) -> None:
     body = """\
         import assert from 'node:assert';
         for (const a of [assert, assert.strict]) {
@@ -103,8 +103,10 @@ def test_neutralising_assert_is_voided(make_js_challenge: MakeJsChallenge, bwrap
         export function add(a, b) { return 0; }
         """
     report = run(make_js_challenge, bwrap_js, body)
+    # Each assertion runs with node's own functions, captured before the submission loaded
+    # (jslib/observe.mjs), and its failure is recorded on the host's side: replacing them changes nothing.
     assert passed(report) == 0
-    assert report.tampering, "the canary or the fingerprint must void a run whose assert was replaced"
+    assert {r.outcome for r in report.results} == {Outcome.FAILED}
 
 
 def test_monkeypatching_node_test_is_voided(make_js_challenge: MakeJsChallenge, bwrap_js: Sandbox) -> None:
@@ -231,3 +233,16 @@ def test_an_unhandled_rejection_fails_its_test_and_is_a_stability_warning(
     report = run_suites(challenge, code_dir, sandbox=bwrap_js)
     assert [r.outcome for r in report.results] == [Outcome.FAILED]
     assert any("UnhandledPromiseRejection" in w for w in report.stability.warnings)
+
+
+def test_the_running_tests_name_is_not_readable_from_the_process(make_js_challenge: MakeJsChallenge,
+                                                                 bwrap_js: Sandbox) -> None:  # fmt: skip
+    # A targeted forger told a canary from the test it copies by the name node was asked to run:
+    # --test-name-pattern in process.execArgv, /proc/self/cmdline or the diagnostic report.
+    body = """\
+        import { readFileSync } from 'node:fs';
+        const seen = [process.execArgv.join(' '), readFileSync('/proc/self/cmdline', 'utf8'),
+                      JSON.stringify(process.report?.getReport?.()?.header?.commandLine ?? '')].join(' ');
+        export function add(a, b) { return seen.includes('adds') ? 0 : a + b; }
+        """
+    assert passed(run(make_js_challenge, bwrap_js, body)) == 2

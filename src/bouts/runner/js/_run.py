@@ -33,12 +33,13 @@ from bouts.runner._run import DEFAULT_OPTIONS, DRIVER_LIB, DetailedRun, RunOptio
 from bouts.runner._supervise import supervise
 from bouts.runner._verdicts import RunEnd, assemble, to_result
 from bouts.runner._workspace import seal_tests
+from bouts.runner.js._observed import assertion_counts, decide_js, externalise_files
 from bouts.runner.js._workspace import assemble_js_workspace, plant_js_canaries
-from bouts.sandbox import WORKSPACE, Mount, Sandbox, user_env
+from bouts.sandbox import Mount, Sandbox, user_env
 
 JS_LIB = Path(__file__).with_name("sandboxed")
 """Holds ``_bouts_jsdriver`` (the Python supervisor) and ``jslib`` (preload + reporter)."""
-_LIB, _JSLIB, _DEPS = "/bouts/lib", "/bouts/jslib", f"{WORKSPACE}/node_modules"
+_LIB, _JSLIB = "/bouts/lib", "/bouts/jslib"
 _STARTUP_GRACE_S = 30.0
 NODE = "/usr/bin/node"
 
@@ -46,12 +47,15 @@ NODE = "/usr/bin/node"
 def run_js_detailed(challenge: Challenge, code_dir: Path, *, assertions: str = "inline",
                     golden_occurrences: Mapping[str, Sequence[object]] | None = None, fresh: object = None,
                     **rest: Any) -> Any:
-    """JavaScript/TypeScript's runner (the language seam's ``runner``): :func:`run_js`, whose assertions
-    are decided inside the sandbox (not externalised yet) and whose fresh-seed phase is a session of
-    its own."""
-    if fresh is not None or assertions != "inline" or golden_occurrences:
-        raise ValueError("the JavaScript runner decides assertions inline and runs a fresh seed in its own session")
-    return run_js(challenge, code_dir, **rest)
+    """JavaScript/TypeScript's runner (the language seam's ``runner``): :func:`run_js`. Its fresh-seed
+    phase is a session of its own. ``assertions``: ``golden`` (the reference's run: each original
+    assertion checked in the sandbox, the observations kept), ``external`` (decided on the host
+    against ``golden_occurrences``), ``inline`` (no reference: checked in the sandbox)."""
+    if fresh is not None:
+        raise ValueError("the JavaScript runner runs a fresh seed in its own session")
+    if assertions not in ("inline", "golden", "external"):
+        raise ValueError(f"unknown assertions mode {assertions!r}")
+    return run_js(challenge, code_dir, assertions=assertions, golden_occurrences=golden_occurrences, **rest)
 
 
 def run_js(
@@ -67,6 +71,8 @@ def run_js(
     options: RunOptions = DEFAULT_OPTIONS,
     deps_cache: Path | None = None,
     generated: Mapping[str, str] | None = None,
+    assertions: str = "inline",
+    golden_occurrences: Mapping[str, Sequence[object]] | None = None,
 ) -> DetailedRun:
     """:func:`bouts.runner.run_detailed` for ``javascript``/``typescript`` challenges (same contract).
 
@@ -82,6 +88,10 @@ def run_js(
     challenge's framework is vitest or jest.
     """
     seed = challenge.spec.tests.seed if seed is None else seed
+    if assertions == "external" and golden is None and framework_of(challenge.spec) != "node:test" and not generated:
+        # vitest/jest decide in the sandbox: their reference's bouts_expect digests travel as its
+        # golden "observations" (run_js in golden mode keeps them there).
+        golden = {k: tuple(str(d) for d in v) for k, v in (golden_occurrences or {}).items()}
     file_suite: dict[str, Suite] = {f: suite for suite in suites for f in challenge.test_files.get(suite, [])}
     framework = framework_of(challenge.spec)
     if generated:
@@ -97,6 +107,7 @@ def run_js(
         raise ChallengeError(f"the tests use {framework}, which is not in the challenge's package.json dependencies",
                              file=str(challenge.root / "package.json"), field="devDependencies")  # fmt: skip
     isolated = sandbox.isolated
+    workdir = challenge.spec.tests.workdir  # `[tests] workdir`: an ordinary project path, as for Python
     nonce = secrets.token_hex(16)
     with tempfile.TemporaryDirectory(prefix="bouts-jsrun-") as tmp:
         workspace = Path(tmp) / "workspace"
@@ -105,18 +116,24 @@ def run_js(
             (workspace / rel).parent.mkdir(parents=True, exist_ok=True)
             (workspace / rel).write_text(text, encoding="utf-8")
         rng = random.SystemRandom()
-        canaries = plant_js_canaries(workspace, file_suite, rng, framework) if options.canaries else []
+        observe = framework == "node:test"
+        external = observe and assertions == "external"
+        # A verdict decided on the host from the submission's values cannot be forged in the
+        # sandbox, so a canary there proves nothing: canaries guard only what is checked inside.
+        plant = options.canaries and not (observe and assertions != "inline")  # vitest/jest: still checked inside
+        canaries = plant_js_canaries(workspace, file_suite, rng, framework) if plant else []
+        plans = externalise_files(workspace, file_suite, checked=not external) if observe else {}
         mounts = [Mount(DRIVER_LIB, _LIB), Mount(JS_LIB, _JSLIB)] if isolated else []
         if isolated:
             # Read-only on top of the workspace copy: no test process can edit the tests or swap
             # the prepared node_modules for the ones after it (the supervisor's guard also watches).
-            mounts += seal_tests(workspace, Path(tmp) / "tests")
+            mounts += seal_tests(workspace, Path(tmp) / "tests", workdir)
         if deps is not None:
             if isolated:
-                mounts.append(Mount(deps.path, _DEPS))
+                mounts.append(Mount(deps.path, f"{workdir}/node_modules"))
             else:
                 os.symlink(deps.path, workspace / "node_modules")
-        in_box = WORKSPACE if isolated else str(workspace)
+        in_box = workdir if isolated else str(workspace)
         config = {
             "files": sorted(file_suite), "suite_of": file_suite,
             "hidden_files": [f for f, s in file_suite.items() if s == "hidden"],
@@ -128,14 +145,21 @@ def run_js(
             "workers": max(1, options.workers), "node": NODE, "framework": framework,
             "deps": f"{in_box}/node_modules",
             "tsx": _tsx_loader(deps, in_box, framework, file_suite, challenge.spec.language),
+            "observe": observe, "check": not external,
         }  # fmt: skip
         libs = (f"{_LIB}", f"{_JSLIB}") if isolated else (str(DRIVER_LIB), str(JS_LIB))
         timeout = challenge.spec.limits.suite_timeout_s * len(set(file_suite.values())) + _STARTUP_GRACE_S
-        records, end = _drive(sandbox, workspace, mounts, config, libs, nonce, challenge, timeout, seed)
+        records, end = _drive(sandbox, workspace, mounts, config, libs, nonce, challenge, timeout, seed,
+                              workdir if isolated else None)  # fmt: skip
         _notify(records, challenge, file_suite, set(canaries), progress)
     if not any(r.kind == "hello" for r in records):
         raise SandboxError(f"the JavaScript test supervisor did not start in sandbox '{sandbox.name}' ({end})")
-    tampering = js_findings(records, canaries)
+    forged: list[str] = []
+    if observe:
+        hidden = frozenset(f for f, suite in file_suite.items() if suite == "hidden")
+        records = decide_js(records, plans, golden_occurrences if external else None, hidden,
+                            forged if assertions != "golden" else None)  # the reference is trusted  # fmt: skip
+    tampering = js_findings(records, canaries) + forged[:10]
     graded = [r for r in records if not (r.kind == "result" and r.id in set(canaries))]
     graded = [Record("collected", ids=tuple(i for i in r.ids if i not in canaries)) if r.kind == "collected" else r
               for r in graded]  # fmt: skip
@@ -149,8 +173,13 @@ def run_js(
         results=results, stability=stability, sandbox=sandbox.name, removed=removed, seeds=[seed],
         duration_s=time.monotonic() - start, tampering=tampering, exploits=observed(graded, end),
     )  # fmt: skip
+    report = report.model_copy(update={"assertions": assertion_counts(plans, file_suite)}) if external else report
     observations = {r.id: r.observations for r in graded if r.kind == "result" and r.outcome is Outcome.PASSED}
-    return DetailedRun(report, observations)
+    occurrences: dict[str, tuple[object, ...]] = {}
+    if assertions == "golden":
+        occurrences = {r.id: r.occurrences if observe else r.observations for r in graded
+                       if r.kind == "result" and r.outcome is Outcome.PASSED}  # fmt: skip
+    return DetailedRun(report, observations, occurrences)
 
 
 def _tsx_loader(deps: PreparedEnv | None, in_box: str, framework: str, files: Mapping[str, Suite],
@@ -222,7 +251,7 @@ def _notify(records: list[Record], challenge: Challenge, file_suite: dict[str, S
 
 def _drive(sandbox: Sandbox, workspace: Path, mounts: list[Mount], config: dict[str, object],
            libs: tuple[str, str], nonce: str, challenge: Challenge, timeout_s: float, seed: int,
-           ) -> tuple[list[Record], RunEnd]:  # fmt: skip
+           workdir: str | None = None) -> tuple[list[Record], RunEnd]:  # fmt: skip
     """Run the supervisor in a thread while this thread reads (and nonce-checks) the result pipe."""
     read_fd, write_fd = os.pipe()
     nonce_r, nonce_w = os.pipe()
@@ -241,12 +270,13 @@ def _drive(sandbox: Sandbox, workspace: Path, mounts: list[Mount], config: dict[
     return supervise(
         sandbox, argv, workspace=workspace, env=env, limits=challenge.spec.limits, timeout_s=timeout_s,
         mounts=mounts, read_fd=read_fd, pass_fds=[write_fd, nonce_r], to_record=to_record, name="bouts-js-sandbox",
+        workdir=workdir,
     )  # fmt: skip
 
 
 def _stamped(line: bytes, nonce: str) -> bool:
     try:
-        obj = json.loads(line)
+        obj = json.loads(line.partition(b"\x1e")[0])  # the header: a result's observations follow it
     except ValueError:
         return False
     return isinstance(obj, dict) and obj.get("nonce") == nonce

@@ -29,7 +29,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 
 from _bouts_driver import procs
-from _bouts_driver.proto import result, send, short
+from _bouts_driver.proto import BODY, result, send, short
 
 from _bouts_jsdriver.child import ChildRun, run_child
 from _bouts_jsdriver.guard import Guard
@@ -74,6 +74,10 @@ class Supervisor:
             # the address space RLIMIT_AS caps (a native module's threads otherwise exhaust it).
             "UV_THREADPOOL_SIZE": "2", "GOMAXPROCS": "2", "MALLOC_ARENA_MAX": "2",
         }  # fmt: skip
+        if config.get("observe"):
+            # "1": the runtime also runs each original assertion (a reference's golden run, or a run
+            # without a reference); "0": it only observes (a graded run decided on the host).
+            self.env["BOUTS_JS_OBSERVE"] = "1" if config.get("check") else "0"
 
     def emit(self, record: dict) -> None:
         with self.lock:
@@ -128,6 +132,10 @@ class Supervisor:
             if out["outcome"] == "passed" and (run.exit_code not in (0, None) or run.signal is not None):
                 self.emit({"type": "crash", "detail": f"{nodeid}: the process {_ending(run)} after its test passed"})
         out["warnings"] = warnings[:50]
+        if self.config.get("observe"):
+            # Every observation the process wrote, in order: the host decides the test from these
+            # (docs/javascript.md, "Decided on the host"); a record without them never passes.
+            out[BODY] = json.dumps(_observations(run.records), separators=(",", ":")).encode()
         self.emit(out)
 
     def verdict(self, nodeid: str, rec: dict, duration_s: float) -> dict:
@@ -175,6 +183,21 @@ class Supervisor:
                 random.SystemRandom().shuffle(order)  # canaries hide among real tests
                 list(pool.map(self.run_test, order))
         procs.kill_children()
+
+
+_OBS_FIELDS = ("v", "raise", "threw", "returned", "end", "overflow")
+
+
+def _observations(records: list[dict]) -> list[list[object]]:
+    out: list[list[object]] = []
+    for rec in records:
+        if rec.get("type") != "obs":
+            continue
+        what = next((f for f in _OBS_FIELDS if f in rec), None)
+        if what is None:
+            continue
+        out.append([rec.get("site"), what, rec.get(what)])
+    return out
 
 
 def _seconds(value: object, default: float) -> float:

@@ -11,7 +11,9 @@ import { types } from 'node:util';
 
 // Captured when the runner loads this module, before any submission code exists in the process.
 const isProxy = types.isProxy;
-const { getPrototypeOf, getOwnPropertyDescriptor, is } = Object;
+const { getPrototypeOf, getOwnPropertyDescriptor, is, hasOwn } = Object;
+const setHas = Set.prototype.has;
+const has = (set, value) => apply(setHas, set, [value]);
 const { ownKeys, apply } = Reflect;
 const isArray = Array.isArray;
 const sort = Array.prototype.sort;
@@ -55,31 +57,31 @@ function canonical(value, protos, depth) {
   if (isProxy(value)) refuse('a Proxy');
   const proto = getPrototypeOf(value);
   const parts = [];
-  if (isArray(value) && protos.array.has(proto)) {
+  if (isArray(value) && has(protos.array, proto)) {
     for (let i = 0; i < value.length; i += 1) {
       const d = getOwnPropertyDescriptor(value, i);
-      if (d !== undefined && !('value' in d)) refuse('an array with a getter');
+      if (d !== undefined && !hasOwn(d, 'value')) refuse('an array with a getter');
       parts[parts.length] = canonical(d === undefined ? undefined : d.value, protos, depth + 1);
     }
     return `[${apply(join, parts, [','])}]`;
   }
-  if (protos.map.has(proto)) {
+  if (has(protos.map, proto)) {
     for (const [k, v] of apply(mapEntries, value, [])) {
       parts[parts.length] = `${canonical(k, protos, depth + 1)}=>${canonical(v, protos, depth + 1)}`;
     }
     return `Map{${apply(join, apply(sort, parts, []), [','])}}`;
   }
-  if (protos.set.has(proto)) {
+  if (has(protos.set, proto)) {
     for (const v of apply(setValues, value, [])) parts[parts.length] = canonical(v, protos, depth + 1);
     return `Set{${apply(join, apply(sort, parts, []), [','])}}`;
   }
-  if (!protos.object.has(proto)) refuse(`an instance of ${value?.constructor?.name ?? 'a class'}`);
+  if (!has(protos.object, proto)) refuse(`an instance of ${value?.constructor?.name ?? 'a class'}`);
   const keys = ownKeys(value);
   for (let i = 0; i < keys.length; i += 1) {
     const key = keys[i];
     if (typeof key !== 'string') refuse('an object with symbol keys');
     const d = getOwnPropertyDescriptor(value, key);
-    if (!('value' in d)) refuse(`an object with a getter ('${key}')`);
+    if (!hasOwn(d, 'value')) refuse(`an object with a getter ('${key}')`);
     if (d.enumerable) parts[parts.length] = `${stringify(key)}:${canonical(d.value, protos, depth + 1)}`;
   }
   return `{${apply(join, apply(sort, parts, []), [','])}}`;
