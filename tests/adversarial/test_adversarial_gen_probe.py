@@ -190,3 +190,25 @@ def test_an_entry_the_reference_lacks_is_held_to_its_contract(tmp_path: Path) ->
     assert contract, run.notes
     assert any(r and r.outcome is Outcome.FAILED and "two fresh objects" in r.detail for _, r in contract), [
         (t.calls if hasattr(t, "calls") else t.id, r.detail if r else None) for t, r in contract]
+
+
+def test_room_bookings_http_tests_come_from_each_anchors_own_routes() -> None:
+    """room-bookings' only entry, ``create_app(db)``, needs a database handle, so no probe test
+    calls it: its generated tests are the HTTP tests of the routes found in each submission's own
+    source (requests drawn from that app's own OpenAPI schema in the sandbox)."""
+    from bouts.adversarial._generate import generate
+    from bouts.adversarial._run import without_crash_oracle
+
+    files = {}
+    for anchor in ANCHORS:
+        code = EXAMPLES / "room-bookings" / "anchors" / anchor / "code"
+        sources = read_sources(code, (".py",))
+        analysis = PythonAnalyser().analyse(sources)
+        suite = generate(without_crash_oracle(analysis), 1234)
+        assert suite.tests and all(t.strategy == "openapi" for t in suite.tests)
+        for t in suite.tests:  # each test points at the handler in this anchor's own file
+            line = sources[t.target.file].splitlines()[t.target.line - 1]
+            assert line.lstrip().startswith(("@app.", "def ", "async def ")), line
+        assert not _suite("room-bookings", anchor)
+        files[anchor] = suite.files
+    assert files["low"] != files["mid"] != files["high"] != files["low"]
