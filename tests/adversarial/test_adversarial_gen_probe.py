@@ -212,3 +212,45 @@ def test_room_bookings_http_tests_come_from_each_anchors_own_routes() -> None:
         assert not _suite("room-bookings", anchor)
         files[anchor] = suite.files
     assert files["low"] != files["mid"] != files["high"] != files["low"]
+
+
+DECOYS = "".join(
+    f"\n\ndef aaa_adjust_{i}(qty: int, step: int) -> int:\n"
+    "    if type(qty) is not int or type(step) is not int or qty < 0 or step < 0:\n"
+    '        raise ValueError("qty and step must be non-negative integers")\n'
+    f"    return qty + step * {i + 1}\n"
+    for i in range(40)
+)
+
+
+def test_decoy_entries_neither_push_the_references_entries_out_nor_pad_the_score() -> None:
+    """The attack (red team, decoy functions): forty checked public functions the task never asks
+    for, in a file sorted first, each a target that passes every probe. Their contract tests come
+    after the reference's entries' tests and are capped; a passing one is not scored."""
+    challenge = load_challenge(EXAMPLES / "inventory-ledger")
+    code = challenge.root / "anchors" / "mid" / "code"
+    sources = {**read_sources(code, (".py",)), "aaa.py": DECOYS}
+    reference = read_sources(challenge.root / "reference", (".py",))
+    examples = merged_examples(visible_examples(challenge))
+    honest, _ = probe_suite(PythonAnalyser().analyse(read_sources(code, (".py",))), read_sources(code, (".py",)),
+                            reference, examples, 1234, rejected=True)  # fmt: skip
+    padded, skipped = probe_suite(PythonAnalyser().analyse(sources), sources, reference, examples, 1234,
+                                  rejected=True)  # fmt: skip
+    differential = [_signature([t]) for t in padded if t.judge == "differential"]
+    assert differential == [_signature([t]) for t in honest]
+    assert 0 < sum(t.judge == "contract" for t in padded) <= 10
+    assert any("over the cap" in why for _, why in skipped)
+
+
+def test_a_passing_contract_test_is_not_scored() -> None:
+    from bouts.adversarial._run import _penalty_only
+    from bouts.models.results import RunReport
+
+    made = [GeneratedTest(f"f::test_gen_00{i}", None, "m:f", None, s, "")  # type: ignore[arg-type]
+            for i, s in enumerate(("differential", "contract", "contract"))]  # fmt: skip
+    results = [TestResult(id=made[0].id, suite="generated", outcome=Outcome.PASSED),
+               TestResult(id=made[1].id, suite="generated", outcome=Outcome.PASSED),
+               TestResult(id=made[2].id, suite="generated", outcome=Outcome.FAILED)]  # fmt: skip
+    report = RunReport.model_construct(results=results, tampering=[])
+    kept, notes = _penalty_only(tuple(made), report, ())
+    assert [t.id for t in kept] == [made[0].id, made[2].id] and "not counted" in notes[-1]

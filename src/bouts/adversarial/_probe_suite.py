@@ -30,6 +30,8 @@ from bouts.adversarial._py_api import SETUP_VERB, Api, build_api
 from bouts.models.results import Outcome, TestResult
 
 BOUNDARY_CALLS = 8
+MAX_CONTRACT_TESTS = 10
+"""Contract tests (entries the reference does not have), at most: they count only when they fail."""
 BOUNDARY_PER_TEST = 4
 UNSTABLE_MODULES = frozenset({"uuid", "random", "secrets", "time", "datetime"})
 """A module importing one of these may return another value on each call (an id, a timestamp):
@@ -67,14 +69,20 @@ def probe_suite(
     for key in sorted(sub.entries):
         plans += _boundary_plans(sub, sub.entries[key], key, examples, seed)
     tests: list[ProbeTest] = []
-    for plan in plans:
-        if not any(plan.in_domain) and not rejected:
-            skipped.append((plan.target, "no value of the type its examples show, and the challenge does not require "
-                                         "invalid input to be rejected: nothing to judge"))  # fmt: skip
+    judged = [p for p in plans if any(p.in_domain) or rejected]
+    skipped += [(p.target, "no value of the type its examples show, and the challenge does not require invalid "
+                           "input to be rejected: nothing to judge") for p in plans if p not in judged]  # fmt: skip
+    # The reference's entries first: a submission cannot push them past the cap with entries of its
+    # own (forty decoy functions named aaa_*), and its own entries' tests are capped apart.
+    ordered = sorted(judged, key=lambda p: _differential(ref, p.key, p.calls) is None)
+    contract = 0
+    for plan in ordered:
+        own = _differential(ref, plan.key, plan.calls) is None
+        if len(tests) >= MAX_PROBE_TESTS or (own and contract >= MAX_CONTRACT_TESTS):
+            cap = MAX_CONTRACT_TESTS if own and contract >= MAX_CONTRACT_TESTS else MAX_PROBE_TESTS
+            skipped.append((plan.target, f"over the cap of {cap} tests from the submitted code"))
             continue
-        if len(tests) >= MAX_PROBE_TESTS:
-            skipped.append((plan.target, f"over the cap of {MAX_PROBE_TESTS} tests from the submitted code"))
-            continue
+        contract += own
         tests.append(_test(first_index + len(tests), plan, sub, ref, examples, opaque))
     return tests, skipped
 

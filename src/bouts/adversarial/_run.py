@@ -306,10 +306,27 @@ def finish_generated(prepared: Prepared, run: DetailedRun | SandboxError) -> Gen
     report = _decided(run.report, p.oracle, p.reference, run.observations, p.names,
                       frozenset(p.challenge.spec.adversarial.opaque_returns))
     report = _probes_decided(report, p, run.observations)
-    suite = replace(p.suite, tests=p.tests, files=p.files)
-    outcomes = GeneratedRun(p.analyser, suite, report, _placeholder(), p.notes).outcomes()
+    tests, notes = _penalty_only(p.tests, report, p.notes)
+    suite = replace(p.suite, tests=tests, files=p.files)
+    outcomes = GeneratedRun(p.analyser, suite, report, _placeholder(), notes).outcomes()
     verdict = score_generated(outcomes, p.challenge.spec.adversarial.severity_weights, tampering=report.tampering)
-    return GeneratedRun(p.analyser, suite, report, replace(verdict, versions=p.versions), p.notes)
+    return GeneratedRun(p.analyser, suite, report, replace(verdict, versions=p.versions), notes)
+
+
+def _penalty_only(
+    tests: tuple[GeneratedTest, ...], report: RunReport, notes: tuple[str, ...]
+) -> tuple[tuple[GeneratedTest, ...], tuple[str, ...]]:
+    """The generated tests that are scored: a contract test (an entry the reference does not have,
+    so no reference vouches that it belongs to the task) counts only when it fails. Counted when it
+    passes, forty decoy functions the submission adds would each earn a passed test, diluting its
+    real failures (red team, decoy functions)."""
+    passed = {r.id for r in report.results if r.outcome is Outcome.PASSED}
+    dropped = [t for t in tests if t.strategy == "contract" and t.id in passed and not report.tampering]
+    if not dropped:
+        return tests, notes
+    note = (f"{len(dropped)} contract test(s) of the submission's own entries passed: not counted (a contract "
+            "test counts only when it fails)")  # fmt: skip
+    return tuple(t for t in tests if t not in dropped), (*notes, note)
 
 
 def without_crash_oracle(analysis: Analysis) -> Analysis:
