@@ -113,12 +113,14 @@ def test_the_examples_low_anchor_scores_what_its_expected_file_says_and_below_th
     high = score(EXAMPLE, EXAMPLE / "anchors" / "high")
     expected = tomllib.loads((EXAMPLE / "anchors" / "low" / "expected.toml").read_text())["expected"]
     assert low.components["static_tests"].score == pytest.approx(expected["static_tests"])
-    assert low.components["adversarial"].score == pytest.approx(expected["adversarial"])
-    # 0.4 x the pre-built half + 0.6 x the generated half (reference oracle), of which the low anchor
-    # passes 33/62 weight
+    # within the launch tolerance (bouts check, ±10): the tests generated from the anchor's own code
+    # (docs/adversarial.md, "Tests from the submitted code") moved it from the expected 46.94
+    assert low.components["adversarial"].score == pytest.approx(expected["adversarial"], abs=10)
+    # 0.4 x the pre-built half + 0.6 x the generated half (reference oracle and the tests from the
+    # submitted code), of which the low anchor passes 19/36 of the weight
     assert low.components["adversarial"].math[-1] == (
-        "adversarial = 0.4×37.5 (pre-built) + 0.6×53.225806 (generated) = 46.935484")
-    assert low.components["objective"].score == pytest.approx(expected["objective"])
+        "adversarial = 0.4×37.5 (pre-built) + 0.6×52.777778 (generated) = 46.666667")
+    assert low.components["objective"].score == pytest.approx(expected["objective"], abs=10)  # it holds adversarial
     assert low.final == expected["final"]
     assert low.components["static_tests"].score < 100
     assert low.components["deliverables"].score == 0.0  # its ROOT_CAUSE.md is a TODO placeholder

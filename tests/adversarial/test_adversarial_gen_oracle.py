@@ -160,9 +160,10 @@ def test_the_reference_and_a_differently_written_correct_solution_pass_every_gen
     for name in ("reference", "right"):
         run = runs[name]
         assert run.verdict.score.value == 100, [(t.id, r.detail) for t, r in run.outcomes() if r.outcome != "passed"]
-        assert {t.strategy for t, _ in run.outcomes()} == {"oracle"}
-        assert {t.entry.split(":")[-1] for t, _ in run.outcomes()} == {"median", "triangle_area", "count_up_to",
-                                                                       "parse_age"}  # fmt: skip
+        # the reference-oracle tests, and the tests from the submitted code judged against the reference
+        assert {t.strategy for t, _ in run.outcomes()} <= {"oracle", "differential"}
+        assert {t.entry.split(":")[-1] for t, _ in run.outcomes() if t.strategy == "oracle"} == {
+            "median", "triangle_area", "count_up_to", "parse_age"}  # fmt: skip
 
 
 @pytest.mark.sandbox
@@ -180,7 +181,7 @@ def test_accepting_or_crashing_on_input_the_challenge_requires_rejected_fails_a_
     invalid = [(o, d) for sink, o, d in _by_entry(runs["wrong"])["parse_age"] if sink == "invalid"]
     assert invalid and all(o is Outcome.FAILED for o, _ in invalid)
     assert "where the reference rejects it (raise ValueError)" in invalid[0][1]
-    severities = {t.target.sink: t.severity for t, _ in runs["wrong"].outcomes()}
+    severities = {t.target.sink: t.severity for t, _ in runs["wrong"].outcomes() if t.strategy == "oracle"}
     assert severities == {"valid": "high", "invalid": "medium"}
 
 
@@ -188,7 +189,8 @@ def test_accepting_or_crashing_on_input_the_challenge_requires_rejected_fails_a_
 def test_without_the_rejection_setting_no_out_of_contract_value_is_generated(tmp_path: Path) -> None:
     root = make_challenge(tmp_path / "challenge", invalid_input="out-of-scope")
     run = run_generated(load_challenge(root), root / "reference", sandbox=get_sandbox("bubblewrap"), seed=1234)
-    assert run.outcomes() and {t.target.sink for t, _ in run.outcomes()} == {"valid"}
+    oracle = [t for t, _ in run.outcomes() if t.strategy == "oracle"]
+    assert oracle and {t.target.sink for t in oracle} == {"valid"}
 
 
 def test_mutations_keep_each_arguments_type_sign_and_alphabet() -> None:

@@ -301,7 +301,7 @@ def test_a_task_with_only_prose_examples_is_scored_and_the_reference_passes(pros
 def test_off_by_one_and_wrong_rounding_fail_generated_tests_on_valid_input(prose_runs) -> None:  # noqa: ANN001
     failed: dict[str, list[str]] = {}
     for t, r in prose_runs["wrong"].outcomes():
-        if r is not None and r.outcome is Outcome.FAILED:
+        if r is not None and r.outcome is Outcome.FAILED and t.strategy == "oracle":  # the reference oracle's own
             failed.setdefault(t.entry.split(":")[-1], []).append(r.detail)
             assert t.target.sink == "valid" and t.severity == "high"
     assert set(failed) == {"add_elements", "starts_one_ends", "sum_squares"}, failed

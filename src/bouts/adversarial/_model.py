@@ -14,11 +14,11 @@ from bouts.models.challenge import Severity
 
 TargetKind = Literal[
     "unvalidated_input", "non_atomic_update", "missing_null_check", "weak_type", "pattern_mismatch",
-    "reference_mismatch",
+    "reference_mismatch", "boundary",
 ]  # fmt: skip
 TARGET_KINDS: tuple[TargetKind, ...] = (
     "unvalidated_input", "non_atomic_update", "missing_null_check", "weak_type", "pattern_mismatch",
-    "reference_mismatch",
+    "reference_mismatch", "boundary",
 )  # fmt: skip
 
 SEVERITY: Mapping[str, Severity] = {
@@ -39,6 +39,9 @@ SEVERITY: Mapping[str, Severity] = {
     # failing to reject invalid input the challenge requires rejected is a robustness defect.
     "reference_mismatch": "high",
     "reference_mismatch:invalid": "medium",
+    # A visible example with a value replaced by a literal the submission's own code compares with
+    # (or its neighbour), judged against the reference: a wrong answer at the code's own boundary.
+    "boundary": "high",
 }
 
 

@@ -58,15 +58,19 @@ def reference_answers(
     seed: int,
     options: RunOptions,
     cache_dir: Path | None = None,
+    path: str = ORACLE_FILE,
 ) -> ReferenceAnswers:
     """Run the oracle file ``text`` against ``reference/`` (``challenge`` carries the generated
     tests' limits), or read the cached answers. Raises ``SandboxError`` like any run.
+
+    ``path`` is where the file goes in the workspace (the reference-oracle file, or the
+    differential tests from the submitted code, ``_probe``).
 
     ``cache_dir`` is the engine's cache (``bouts.cache.Store``, namespace ``oracle``; the key also
     holds the engine's fingerprint): whoever can write it decides what the generated tests expect,
     so an entry is served only as every cache entry is (the engine user's, MAC under the cache's
     secret); a damaged, forged or foreign entry is a miss and the reference runs again."""
-    key = _key(challenge, text)
+    key = _key(challenge, text if path == ORACLE_FILE else path + "\0" + text)
     if key in _MEMORY:
         return _MEMORY[key]
     store = Store.open(cache_dir, NAMESPACE) if cache_dir else None
@@ -76,7 +80,7 @@ def reference_answers(
         _MEMORY[key] = cached
         return cached
     run = run_detailed(challenge, challenge.root / "reference", sandbox=sandbox, suites=(), seed=seed,
-                       options=options, expected_ids=list(ids), generated={ORACLE_FILE: text})  # fmt: skip
+                       options=options, expected_ids=list(ids), generated={path: text})  # fmt: skip
     outcomes = {r.id: r.outcome.value for r in run.report.results}
     digests = {i: tuple(d) for i, d in run.observations.items() if outcomes.get(i) == "passed"}
     answers = ReferenceAnswers(outcomes, digests)

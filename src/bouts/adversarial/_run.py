@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from bouts.adversarial._examples import Call
@@ -29,6 +29,8 @@ from bouts.adversarial._oracle import (
     starter_doctests,
 )  # fmt: skip
 from bouts.adversarial._oracle_run import ReferenceAnswers, reference_answers
+from bouts.adversarial._probe import CONTRACT_FILE, PROBE_FILE, ProbeTest
+from bouts.adversarial._probe_suite import counted_probe, decide_probe, probe_file, probe_suite, unstable
 from bouts.adversarial.analysers import Generation
 from bouts.errors import SandboxError
 from bouts.judges.base import Finding, Verdict
@@ -133,6 +135,12 @@ class Prepared:
     names: Mapping[str, str]
     notes: tuple[str, ...]
     versions: dict[str, str]
+    probes: tuple[ProbeTest, ...] = ()
+    """The tests from the submitted code (``_probe``): differential and contract."""
+    probe_reference: Mapping[str, Sequence[str]] = field(default_factory=dict)
+    """The reference's digests for the differential ones."""
+    stable: frozenset[str] = frozenset()
+    """Modules of the submission whose answers may be compared between two runs (``unstable``)."""
 
     def part(self) -> GeneratedPart:
         """These tests as a part of another session: their files, limits and expected ids."""
@@ -219,50 +227,72 @@ def prepare_generated(
     analysis = analyser.analyse(sources)
     examples = visible_examples(challenge)
     oracle: list[OracleTest] = []
+    probes: list[ProbeTest] = []
+    probe_skipped: list[tuple[Target, str]] = []
     notes = analysis.notes
+    opaque = frozenset(challenge.spec.adversarial.opaque_returns)
+    ref_sources: dict[str, str] = {}
     if generation.reference_oracle:
-        analysis = without_crash_oracle(analysis)
-        suite = generation.generate(analysis, seed, examples)
+        suite = generation.generate(without_crash_oracle(analysis), seed, examples)
         starter = read_sources(challenge.root / "starter", suffixes)
         ref_sources = read_sources(challenge.root / "reference", suffixes)
         examples = merged_examples(examples, generation.examples(starter_doctests(starter)))
         oracle, oracle_notes = oracle_suite(ref_sources, examples, seed, invalid=rejected,
                                             first_index=len(suite.tests))  # fmt: skip
+        probes, probe_skipped = probe_suite(analysis, sources, ref_sources, examples, seed, rejected=rejected,
+                                            first_index=len(suite.tests) + len(oracle), opaque=opaque)  # fmt: skip
         missing = () if oracle else (f"no reference oracle: {_no_oracle(ref_sources, language)}",)
         notes += tuple(oracle_notes) + missing
     else:
         suite = generation.generate(analysis, seed, examples)
-    if not suite.tests and not oracle:
+    suite = replace(suite, skipped=suite.skipped + tuple(probe_skipped))
+    if not suite.tests and not oracle and not probes:
         why = "the analysis found nothing the generator could probe" + (
-            "; " + notes[-1] if generation.reference_oracle else "")  # fmt: skip
+            "; " + notes[-1] if generation.reference_oracle and notes else "")  # fmt: skip
         verdict = Verdict(JUDGE, "adversarial_generated", NotScored(why), versions=versions)
         return GeneratedRun(analysis.analyser, suite, None, verdict, notes)
     limited = generated_limits(challenge)
-    names: dict[str, str] = {}
+    names: dict[str, str] = labels(class_names(ref_sources) | class_names(sources))
     reference: Mapping[str, Sequence[str]] = {}
+    probe_reference: Mapping[str, Sequence[str]] = {}
     files = dict(suite.files)
-    if oracle:
-        text = oracle_file(oracle, seed)
-        try:
+    try:
+        if oracle:
+            text = oracle_file(oracle, seed)
             answers = reference_answers(limited, text, [t.test.id for t in oracle], sandbox=sandbox, seed=seed,
                                         options=options, cache_dir=cache_dir)  # fmt: skip
-        except SandboxError as exc:
-            why = f"infrastructure failure, not the agent's: {exc.describe()}"
-            verdict = Verdict(JUDGE, "adversarial_generated", NotScored(why), versions=versions)
-            return GeneratedRun(analysis.analyser, suite, None, verdict, notes)
-        names = labels(class_names(ref_sources) | class_names(sources))
-        oracle, dropped = _answered(oracle, answers, names)
-        suite = replace(suite, skipped=suite.skipped + tuple(dropped))
-        if oracle:
-            files[ORACLE_FILE] = text
-            reference = answers.digests
-    tests = (*suite.tests, *(t.test for t in oracle))
+            oracle, dropped = _answered(oracle, answers, names)
+            suite = replace(suite, skipped=suite.skipped + tuple(dropped))
+            if oracle:
+                files[ORACLE_FILE] = text
+                reference = answers.digests
+        differential = [t for t in probes if t.judge == "differential"]
+        if differential:
+            text = probe_file(differential, seed, PROBE_FILE)
+            answers = reference_answers(limited, text, [t.test.id for t in differential], sandbox=sandbox,
+                                        seed=seed, options=options, cache_dir=cache_dir, path=PROBE_FILE)  # fmt: skip
+            kept, dropped = _probes_answered(differential, answers, names, rejected=rejected)
+            suite = replace(suite, skipped=suite.skipped + tuple(dropped))
+            if kept:
+                files[PROBE_FILE] = probe_file(kept, seed, PROBE_FILE)
+                probe_reference = {t.test.id: answers.digests[t.test.id] for t in kept}
+            probes = [*kept, *(t for t in probes if t.judge == "contract")]
+    except SandboxError as exc:
+        why = f"infrastructure failure, not the agent's: {exc.describe()}"
+        verdict = Verdict(JUDGE, "adversarial_generated", NotScored(why), versions=versions)
+        return GeneratedRun(analysis.analyser, suite, None, verdict, notes)
+    contract = [t for t in probes if t.judge == "contract"]
+    if contract:
+        files[CONTRACT_FILE] = probe_file(contract, seed, CONTRACT_FILE)
+    tests = (*suite.tests, *(t.test for t in oracle), *(t.test for t in probes))
     if not tests:
         why = "the reference answered none of the generated inputs (no oracle, no verdict)"
         verdict = Verdict(JUDGE, "adversarial_generated", NotScored(why), versions=versions)
         return GeneratedRun(analysis.analyser, suite, None, verdict, notes)
+    stable = frozenset(t.test.entry.split(":")[0] for t in contract
+                       if not unstable(sources, t.test.entry.split(":")[0]))  # fmt: skip
     return Prepared(challenge, limited, analysis.analyser, suite, tests, files, oracle, reference, names, notes,
-                    versions)  # fmt: skip
+                    versions, tuple(probes), probe_reference, stable)  # fmt: skip
 
 
 def finish_generated(prepared: Prepared, run: DetailedRun | SandboxError) -> GeneratedRun:
@@ -275,20 +305,37 @@ def finish_generated(prepared: Prepared, run: DetailedRun | SandboxError) -> Gen
         return GeneratedRun(p.analyser, p.suite, None, verdict, p.notes)
     report = _decided(run.report, p.oracle, p.reference, run.observations, p.names,
                       frozenset(p.challenge.spec.adversarial.opaque_returns))
-    suite = replace(p.suite, tests=p.tests, files=p.files)
-    outcomes = GeneratedRun(p.analyser, suite, report, _placeholder(), p.notes).outcomes()
+    report = _probes_decided(report, p, run.observations)
+    tests, notes = _penalty_only(p.tests, report, p.notes)
+    suite = replace(p.suite, tests=tests, files=p.files)
+    outcomes = GeneratedRun(p.analyser, suite, report, _placeholder(), notes).outcomes()
     verdict = score_generated(outcomes, p.challenge.spec.adversarial.severity_weights, tampering=report.tampering)
-    return GeneratedRun(p.analyser, suite, report, replace(verdict, versions=p.versions), p.notes)
+    return GeneratedRun(p.analyser, suite, report, replace(verdict, versions=p.versions), notes)
+
+
+def _penalty_only(
+    tests: tuple[GeneratedTest, ...], report: RunReport, notes: tuple[str, ...]
+) -> tuple[tuple[GeneratedTest, ...], tuple[str, ...]]:
+    """The generated tests that are scored: a contract test (an entry the reference does not have,
+    so no reference vouches that it belongs to the task) counts only when it fails. Counted when it
+    passes, forty decoy functions the submission adds would each earn a passed test, diluting its
+    real failures (red team, decoy functions)."""
+    passed = {r.id for r in report.results if r.outcome is Outcome.PASSED}
+    dropped = [t for t in tests if t.strategy == "contract" and t.id in passed and not report.tampering]
+    if not dropped:
+        return tests, notes
+    note = (f"{len(dropped)} contract test(s) of the submission's own entries passed: not counted (a contract "
+            "test counts only when it fails)")  # fmt: skip
+    return tuple(t for t in tests if t not in dropped), (*notes, note)
 
 
 def without_crash_oracle(analysis: Analysis) -> Analysis:
-    """``analysis`` without the probes whose only oracle is "must not crash" on values of our
-    choosing (fuzz and metamorphic): the reference oracle judges those entries instead. Race and
-    HTTP probes keep their own oracles (a lost update, a 5xx), which hold for any correct code."""
+    """``analysis`` without the probes whose only oracle was "must not crash" on values of our
+    choosing (fuzz and metamorphic): those targets are probed by the tests from the submitted code
+    instead (``_probe``: judged against the reference, or by contract). Race and HTTP probes keep
+    their own oracles (a lost update, a 5xx), which hold for any correct code."""
     kept = tuple(p for p in analysis.probes if p.http is not None or p.target.kind == "non_atomic_update")
-    dropped = tuple((p.target, "judged against the reference instead (a crash on an input of our choosing says "
-                     "nothing unless the reference answers it)") for p in analysis.probes if p not in kept)  # fmt: skip
-    return replace(analysis, probes=kept, skipped=analysis.skipped + dropped)
+    return replace(analysis, probes=kept)
 
 
 def _no_oracle(ref_sources: Mapping[str, str], language: str) -> str:
@@ -313,6 +360,42 @@ def _answered(
         else:
             kept.append(t)
     return kept, dropped
+
+
+def _probes_answered(
+    tests: list[ProbeTest], answers: ReferenceAnswers, names: Mapping[str, str], *, rejected: bool
+) -> tuple[list[ProbeTest], list[tuple[Target, str]]]:
+    """The differential tests from the submitted code that the reference's answers judge."""
+    kept, dropped = [], []
+    for t in tests:
+        outcome = answers.outcomes.get(t.test.id, "missing")
+        name = t.test.id.split("::")[-1]
+        if outcome != "passed":
+            dropped.append((t.test.target, f"{name}: the reference did not complete it ({outcome}): no oracle"))
+        elif not counted_probe(t, answers.digests.get(t.test.id, ()), names, rejected=rejected):
+            dropped.append((t.test.target, f"{name}: the reference answered none of its calls: no oracle"))
+        else:
+            kept.append(t)
+    return kept, dropped
+
+
+def _probes_decided(report: RunReport, p: Prepared, observed: Mapping[str, Sequence[str]]) -> RunReport:
+    """``report`` with each test from the submitted code decided on the host (``decide_probe``)."""
+    if not p.probes or report.tampering:
+        return report
+    by_id = {t.test.id: t for t in p.probes}
+    rejected = p.challenge.spec.adversarial.invalid_input == "rejected"
+    opaque = frozenset(p.challenge.spec.adversarial.opaque_returns)
+    results = []
+    for r in report.results:
+        t = by_id.get(r.id)
+        if t is not None:
+            outcome, detail = decide_probe(t, p.probe_reference.get(r.id) if t.judge == "differential" else None, r,
+                                           observed.get(r.id, ()), p.names, rejected=rejected, opaque=opaque,
+                                           stable=t.test.entry.split(":")[0] in p.stable)  # fmt: skip
+            r = r.model_copy(update={"outcome": outcome, "detail": detail[:1000]})
+        results.append(r)
+    return report.model_copy(update={"results": results})
 
 
 def _decided(

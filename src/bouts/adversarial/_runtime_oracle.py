@@ -89,11 +89,13 @@ def _number(value):
     return value
 
 
-def _observe(module, qualname, ctor, setup, kwargs, cpu_s):
+def _observe(module, qualname, ctor, setup, kwargs, cpu_s, holder=None):
     try:
         fn = build(module, qualname, ctor or {}, setup)  # noqa: F821 (_runtime.py, embedded before this)
     except Exception as exc:
         return f"unbuildable {type(exc).__name__}", None
+    if holder is not None:
+        holder["self"] = getattr(fn, "__self__", None)
     signal.setitimer(signal.ITIMER_PROF, cpu_s)
     try:
         result = fn(**copy.deepcopy(kwargs))
@@ -135,3 +137,44 @@ def oracle(expect, module, qualname, calls, ctor=None, setup=(), cpu_s=ORACLE_CP
     finally:
         signal.setitimer(signal.ITIMER_PROF, 0)
         signal.signal(signal.SIGPROF, old)
+
+
+def probe(expect, module, qualname, calls, ctor=None, setup=(), observers=(), twice=False, cpu_s=ORACLE_CPU_S):
+    """The submission-derived tests (``_probe``): each of ``calls`` on a fresh object, then each of
+    ``observers`` (the object's public query methods, no arguments) read after it, so the state a
+    call leaves behind is recorded too; with ``twice``, the whole call again on another fresh
+    object (the host compares the two: same input, same ending, same values, no state shared
+    between instances). Per call and run: the ending and value of the call, then of each observer."""
+    old = signal.signal(signal.SIGPROF, _on_prof)
+    try:
+        for kwargs in calls:
+            for _ in range(2 if twice else 1):
+                holder = {}
+                label, value = _observe(module, qualname, ctor, setup, kwargs, cpu_s, holder)
+                expect(label)
+                expect(value)
+                for name in observers:
+                    seen = _observe_method(holder.get("self"), name, cpu_s)
+                    expect(seen[0])
+                    expect(seen[1])
+    finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.signal(signal.SIGPROF, old)
+
+
+def _observe_method(obj, name, cpu_s):
+    if obj is None:
+        return "unbuildable NoObject", None
+    signal.setitimer(signal.ITIMER_PROF, cpu_s)
+    try:
+        result = getattr(obj, name)()
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        return "ok", plain(result)
+    except _OverBudget:
+        return "timeout", None
+    except BaseException as exc:  # noqa: BLE001 (every way a call can end is an observation)
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        why = ungraceful(exc) if isinstance(exc, Exception) else "not an Exception"  # noqa: F821
+        return ("crash " if why is not None else "raise ") + (type(exc).__name__ if why else _builtin(type(exc))), None
+    finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
