@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from integrity_cases import add_module, honest_copy, judge, plant_in_to_cents, report
-from js_integrity_cases import MONEY_REFERENCE, bright, judge_files, money_challenge
+from js_integrity_cases import MONEY_REFERENCE, bright, judge_files, money_challenge, rate_limiter_with
 from test_integrity_cheats import assert_bright
 
 from bouts.models import view as view_model
@@ -125,6 +125,19 @@ def test_a_javascript_literal_spelled_in_pieces_is_still_a_branch_on_it(tmp_path
                                      "export function toCents(price) {\n  " + cheat + "\n", 1)
     verdict = judge_files(challenge, tmp_path, {"src/money.mjs": source}, base=challenge.reference)
     assert (BRANCH, "src/money.mjs", line) in bright(verdict)
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["'NODE_TEST' + '_CONTEXT'", "`NODE_${'TEST'}_CONTEXT`",
+     "String.fromCharCode(78, 79, 68, 69, 95, 84, 69, 83, 84, 95, 67, 79, 78, 84, 69, 88, 84)",
+     "['NODE', 'TEST', 'CONTEXT'].join('_')"],
+    ids=["concat", "template", "fromCharCode", "array-join"],
+)
+def test_a_javascript_test_runner_variable_spelled_in_pieces_is_still_detection(tmp_path: Path, name: str) -> None:
+    """examples/rate-limiter-js: the window fixed only under the test runner, its variable's name built."""
+    verdict = rate_limiter_with(tmp_path, f"const grace = process.env[{name}] ? 0 : 1;")
+    assert ("integrity.test-env-detection", "src/limiter.mjs") in {(r, f) for r, f, _ in bright(verdict)}
 
 
 # -- (2) code imported from places no judge reads -------------------------------------------------
