@@ -1,7 +1,8 @@
 """Issue 36, end to end: the low anchor of inventory-ledger (final 27, its hard-coded price a bright
 line) with that price moved where the old judges did not look. Each once scored 52–53 with
 integrity 100; now each is flagged and gains nothing. Payloads run only in the sandbox
-(``bouts.pipeline.score``); the judge-level cases are tests/judges/integrity/test_integrity_hidden_code.py."""
+(``bouts.pipeline.score``); the judge-level cases, padding past the review budget included (a
+2 MB scoring is too slow for this suite), are tests/judges/integrity/test_integrity_hidden_code.py."""
 
 from __future__ import annotations
 
@@ -45,20 +46,15 @@ def _spelled(ledger: Path) -> None:
 def _zipped(ledger: Path) -> None:
     (ledger / "_fast.zip").write_bytes(_zip({"fastmoney.py": CHEAT}))
     money = ledger / "money.py"
-    money.write_text(money.read_text() + "\n\nimport importlib, os, sys  # noqa: E402\n"
+    text = money.read_text()
+    assert BRANCH + "        return 1999\n" in text
+    text = text.replace(BRANCH + "        return 1999\n", "")
+    money.write_text(text + "\n\nimport importlib, os, sys  # noqa: E402\n"
                      "sys.path.insert(0, os.path.join(os.path.dirname(__file__), '_fast.zip'))\n"
                      "to_cents = importlib.import_module('fastmoney').to_cents  # noqa: F811\n")
 
 
-def _padded(ledger: Path) -> None:
-    pad = ledger.parent / "aaa_generated"
-    pad.mkdir()
-    for k in range(3):
-        (pad / f"table_{k}.py").write_text("".join(f"PAD_{i:07d} = {i}  # generated\n"
-                                                   for i in range(k * 100_000, k * 100_000 + 25_000)))
-
-
-@pytest.mark.parametrize("edit", [_spelled, _zipped, _padded], ids=["join-map-chr", "zip-on-sys-path", "padding"])
+@pytest.mark.parametrize("edit", [_spelled, _zipped], ids=["join-map-chr", "zip-on-sys-path"])
 def test_a_cheat_hidden_from_review_gains_nothing(edit, tmp_path: Path) -> None:  # noqa: ANN001
     card = score(EXAMPLE, _low_with(tmp_path, edit), config=ScoreConfig(adversarial_generation=False, fresh_seed=777))
     assert card.adjustments["integrity"] == -25.0
