@@ -19,6 +19,7 @@ Anything that reads a name, calls something else or spreads is ``NOT_LITERAL``.
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import dataclass
 from typing import Literal
@@ -46,7 +47,7 @@ NOT_LITERAL: object = _NotLiteral()
 MAX_JSON_CHARS = 50_000
 
 _WRAPPERS = frozenset({"parenthesized_expression", "as_expression", "satisfies_expression", "non_null_expression",
-                       "type_assertion"})
+                       "type_assertion", "template_substitution"})
 _TYPES = frozenset({"type_arguments", "type_annotation", "predefined_type", "type_identifier", "generic_type",
                     "array_type", "union_type", "object_type", "literal_type", "tuple_type"})
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "v": "\v", "0": "\0"}
@@ -130,7 +131,11 @@ def _value(src: JsSource, node: JsNode, values: list[object], dotted: list[str |
         return NOT_LITERAL if number is None else number
     if kind in ("string", "template_string"):
         text = string_value(src, node)
+        if text is None and kind == "template_string":
+            return _template(src, node, values)
         return NOT_LITERAL if text is None else text
+    if kind == "binary_expression":
+        return _binary(src, node, values)
     if kind in ("true", "false"):
         return kind == "true"
     if kind in ("null", "undefined") or (kind == "identifier" and src.text(node) == "undefined"):
@@ -190,6 +195,8 @@ def _call(src: JsSource, node: JsNode, values: list[object], dotted: list[str | 
     args = [values[a.index] for a in src.named_children(args_node)] if args_node is not None else []
     if any(a is NOT_LITERAL for a in args):
         return NOT_LITERAL
+    if node.type == "call_expression" and (folded := _fold_call(src, callee, name, args, values)) is not NOT_LITERAL:
+        return folded
     if node.type == "new_expression":
         if name == "Set" and len(args) <= 1:
             items = args[0] if args else Container("array", ())
@@ -208,6 +215,181 @@ def _call(src: JsSource, node: JsNode, values: list[object], dotted: list[str | 
     if name == "JSON.stringify" and len(args) == 1:
         return _stringify(args[0])
     return NOT_LITERAL
+
+
+# -- constant folding: a literal spelled in pieces is the literal it builds (issue 36) -----------------
+
+MAX_FOLDED_CHARS = 10_000
+"""Longest string a folded expression may build (``"x".repeat(1e9)`` is refused, never built)."""
+_ARITHMETIC = {"-": lambda a, b: a - b, "*": lambda a, b: a * b, "/": lambda a, b: a / b,
+               "%": lambda a, b: math.fmod(a, b)}
+_STRING_METHODS = frozenset({"toUpperCase", "toLowerCase", "trim", "trimStart", "trimEnd", "slice", "substring",
+                             "substr", "padStart", "padEnd", "repeat", "replace", "replaceAll", "concat", "at",
+                             "charAt", "toString", "split", "normalize"})
+_NUMBER_CALLS = frozenset({"Number", "parseFloat", "parseInt", "String", "String.fromCharCode",
+                           "String.fromCodePoint"})
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _js_string(value: object) -> str | None:
+    """``String(value)`` for a scalar, as JavaScript writes it (None where Python would differ)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if value != value or value in (float("inf"), float("-inf")):
+            return None
+        if value.is_integer() and abs(value) < 1e21:
+            return str(int(value))
+        text = repr(value)
+        return None if "e" in text else text
+    return None
+
+
+def _short(text: str | None) -> object:
+    return NOT_LITERAL if text is None or len(text) > MAX_FOLDED_CHARS else text
+
+
+def _binary(src: JsSource, node: JsNode, values: list[object]) -> object:
+    """``"19" + ".99"``, ``1999 / 100``: string concatenation and arithmetic on literal values."""
+    op, left, right = src.field(node, "operator"), src.field(node, "left"), src.field(node, "right")
+    if op is None or left is None or right is None:
+        return NOT_LITERAL
+    a, b = values[left.index], values[right.index]
+    if op.type == "+":
+        if isinstance(a, str) or isinstance(b, str):
+            sa, sb = _js_string(a), _js_string(b)
+            return NOT_LITERAL if sa is None or sb is None else _short(sa + sb)
+        if _number(a) and _number(b):
+            return a + b  # type: ignore[operator]
+        return NOT_LITERAL
+    fn = _ARITHMETIC.get(op.type)
+    if fn is None or not (_number(a) and _number(b)):
+        return NOT_LITERAL
+    try:
+        result = fn(a, b)
+    except (ZeroDivisionError, OverflowError, ValueError):
+        return NOT_LITERAL
+    if isinstance(result, float) and result.is_integer() and op.type != "/" \
+            and isinstance(a, int) and isinstance(b, int):
+        return int(result)
+    return result
+
+
+def _template(src: JsSource, node: JsNode, values: list[object]) -> object:
+    """`` `${19}.${99}` ``: a template whose substitutions are all literal values."""
+    parts = []
+    for child in src.children(node):
+        if child.type == "string_fragment":
+            parts.append(src.text(child))
+        elif child.type == "escape_sequence":
+            parts.append(unescape(src.text(child)))
+        elif child.type == "template_substitution":
+            text = _js_string(values[child.index])
+            if text is None:
+                return NOT_LITERAL
+            parts.append(text)
+        elif child.named and child.type != "comment":
+            return NOT_LITERAL
+    return _short("".join(parts))
+
+
+def _fold_call(src: JsSource, callee: JsNode, name: str | None, args: list[object], values: list[object]) -> object:
+    """``String.fromCharCode(49, 57)``, ``["1", "9"].join("")``, ``"99.91".split("").reverse().join("")``,
+    ``Number("19.99")``, ``(1999 / 100).toFixed(2)``, ``"19".concat(".99")`` and other pure calls on literals."""
+    try:
+        if name in _NUMBER_CALLS:
+            return _global_call(name, args)
+        if callee.type != "member_expression":
+            return NOT_LITERAL
+        prop, receiver = src.field(callee, "property"), src.field(callee, "object")
+        if prop is None or receiver is None:
+            return NOT_LITERAL
+        return _method(values[receiver.index], src.text(prop), args)
+    except (ValueError, TypeError, OverflowError, IndexError):
+        return NOT_LITERAL
+
+
+def _global_call(name: str, args: list[object]) -> object:
+    if name in ("String.fromCharCode", "String.fromCodePoint"):
+        if len(args) > MAX_FOLDED_CHARS or not all(_number(a) and float(a).is_integer() for a in args):
+            return NOT_LITERAL
+        return "".join(chr(int(a) & 0xFFFF if name.endswith("CharCode") else int(a)) for a in args)  # type: ignore[arg-type]
+    if not args:
+        return NOT_LITERAL
+    a = args[0]
+    if name == "String":
+        return _short(_js_string(a))
+    text = _js_string(a)
+    if text is None:
+        return NOT_LITERAL
+    text = text.strip()
+    if name == "parseInt":
+        digits = re.match(r"[+-]?\d+", text)
+        return int(digits.group()) if digits and len(args) == 1 and len(text) < 400 else NOT_LITERAL
+    if name == "parseFloat" or name == "Number":
+        number = number_value(text.lstrip("+-")) if re.fullmatch(r"[+-]?[\d.]+(e[+-]?\d+)?", text) else None
+        if number is None:
+            return NOT_LITERAL
+        return -number if text.startswith("-") else number
+    return NOT_LITERAL
+
+
+def _method(receiver: object, method: str, args: list[object]) -> object:
+    if isinstance(receiver, Container) and receiver.kind == "array":
+        items = list(receiver.items)
+        if method == "join" and len(args) <= 1:
+            sep = "," if not args else _js_string(args[0])
+            texts = ["" if i is None else _js_string(i) for i in items]
+            if sep is None or any(t is None for t in texts):
+                return NOT_LITERAL
+            return _short(sep.join(texts))  # type: ignore[arg-type]
+        if method == "reverse" and not args:
+            return Container("array", tuple(reversed(items)))
+        if method == "concat" and all(_is(a, "array") for a in args):
+            return Container("array", tuple(items) + tuple(i for a in args for i in a.items))  # type: ignore[attr-defined]
+        return NOT_LITERAL
+    if _number(receiver) and method == "toFixed" and len(args) <= 1:
+        digits = args[0] if args else 0
+        if not _number(digits) or not 0 <= digits <= 100:  # type: ignore[operator]
+            return NOT_LITERAL
+        return f"{receiver:.{int(digits)}f}"  # type: ignore[arg-type]
+    if _number(receiver) and method == "toString" and not args:
+        return _short(_js_string(receiver))
+    if not isinstance(receiver, str) or method not in _STRING_METHODS:
+        return NOT_LITERAL
+    if method == "split" and len(args) == 1 and isinstance(args[0], str):
+        parts = list(receiver) if args[0] == "" else receiver.split(args[0])
+        return Container("array", tuple(parts))
+    if method in ("padStart", "padEnd", "repeat") and (not args or not _number(args[0])
+                                                       or args[0] * (len(receiver) if method == "repeat" else 1)
+                                                       > MAX_FOLDED_CHARS):  # type: ignore[operator]
+        return NOT_LITERAL
+    texts = [_js_string(a) if not _number(a) else a for a in args]
+    if any(t is None for t in texts):
+        return NOT_LITERAL
+    n = [int(a) for a in args if _number(a)]
+    s = [t for t in texts if isinstance(t, str)]
+    result: object = {
+        "toUpperCase": lambda: receiver.upper(), "toLowerCase": lambda: receiver.lower(),
+        "trim": lambda: receiver.strip(), "trimStart": lambda: receiver.lstrip(), "trimEnd": lambda: receiver.rstrip(),
+        "slice": lambda: receiver[slice(*n[:2])],
+        "substring": lambda: receiver[slice(*sorted(max(0, i) for i in n[:2]))],
+        "substr": lambda: receiver[n[0]:n[0] + n[1]] if len(n) == 2 else receiver[n[0]:],
+        "padStart": lambda: receiver.rjust(n[0], (s or [" "])[0][:1] or " "),
+        "padEnd": lambda: receiver.ljust(n[0], (s or [" "])[0][:1] or " "),
+        "repeat": lambda: receiver * n[0], "replace": lambda: receiver.replace(s[0], s[1], 1),
+        "replaceAll": lambda: receiver.replace(s[0], s[1]), "concat": lambda: receiver + "".join(s),
+        "at": lambda: receiver[n[0]], "charAt": lambda: receiver[n[0]], "toString": lambda: receiver,
+        "normalize": lambda: receiver,
+    }[method]()  # type: ignore[operator]
+    return _short(result) if isinstance(result, str) else NOT_LITERAL
 
 
 def _is(value: object, kind: ContainerKind) -> bool:

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import re
 import threading
+import zipfile
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cache, cached_property
-from typing import Any, Literal, TypeVar
+from typing import Any, BinaryIO, Literal, TypeVar
 
 MAX_FILE_BYTES = 2 * 1024 * 1024
 """A file is read up to this size (the largest any judge reads: the scanners' 2 MB). A larger code
@@ -229,6 +230,26 @@ PYTHON_COMPILED = (".pyc", ".pyo", ".so", ".pyd")
 """Compiled code Python's import system loads with no source beside it to read: bytecode, and native
 extension modules, which are tried before a ``.py`` of the same name (``money.cpython-311-x86_64-linux-gnu.so``
 shadows ``money.py``). The runner deletes them (``runner._workspace``); the integrity judge flags them."""
+
+
+PYTHON_ARCHIVES = (".zip", ".egg", ".whl", ".pyz")
+"""Names of archives Python imports from once they are on ``sys.path`` (``zipimport``). What decides is
+the content (``python_archive``): zipimport reads any file whose end is a zip directory, whatever its name."""
+_ZIP_MODULES = (".py", ".pyc", ".pyw")
+
+
+def python_archive(data: BinaryIO) -> bool:
+    """Whether ``data`` (a seekable binary file) is a zip archive listing a Python module: code
+    ``zipimport`` would import from it, which no judge reads (the runner removes such archives,
+    ``runner._workspace``, and the integrity judge flags them as code hidden from review)."""
+    try:
+        if not zipfile.is_zipfile(data):
+            return False
+        data.seek(0)
+        with zipfile.ZipFile(data) as archive:
+            return any(name.endswith(_ZIP_MODULES) for name in archive.namelist()[:100_000])
+    except (OSError, zipfile.BadZipFile, ValueError, EOFError, RuntimeError, NotImplementedError):
+        return False
 
 
 def is_bytecode(rel: str) -> bool:

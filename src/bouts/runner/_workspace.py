@@ -16,7 +16,7 @@ from pathlib import Path
 
 from bouts.errors import SubmissionError
 from bouts.loading._common import SKIP_DIRS
-from bouts.models.view import PYTHON_COMPILED
+from bouts.models.view import PYTHON_COMPILED, python_archive
 from bouts.runner._integrity import canary_source
 from bouts.sandbox import WORKSPACE, Mount
 
@@ -48,6 +48,16 @@ def _steers(rel: str, name: str, is_dir: bool) -> bool:
     if is_dir:
         return name == "__pycache__"
     return name in STEERING_NAMES or name.endswith(STEERING_SUFFIXES)
+
+
+def _archive(path: Path) -> bool:
+    """A zip archive holding Python modules (``models.view.python_archive``), whatever its name: on
+    ``sys.path`` it is imported by ``zipimport``, and no judge reads inside it. Removed like compiled code."""
+    try:
+        with path.open("rb") as f:
+            return python_archive(f)
+    except OSError:
+        return False
 
 
 def assemble_workspace(code_dir: Path, tests_dir: Path, dest: Path, replaced: Iterable[str] = ()) -> list[str]:
@@ -96,7 +106,8 @@ def assemble_workspace(code_dir: Path, tests_dir: Path, dest: Path, replaced: It
         for name in sorted(filenames):
             rel = (rel_dir / name).as_posix()
             path = here / name
-            if rel == "tests" or path.is_symlink() or not path.is_file() or _steers(rel, name, is_dir=False):
+            if rel == "tests" or path.is_symlink() or not path.is_file() or _steers(rel, name, is_dir=False) \
+                    or _archive(path):
                 removed.append(rel)
                 continue
             copied += 1

@@ -39,7 +39,7 @@ def test_contract_name_component_registry_and_versions() -> None:
     assert (judge_.name, judge_.component) == ("integrity-static", "integrity")
     verdict = judge(CHALLENGE.root / "anchors/high/code")
     assert verdict.judge == "integrity-static" and verdict.component == "integrity"
-    assert verdict.versions == {"integrity-static": "integrity-static/4"}
+    assert verdict.versions == {"integrity-static": "integrity-static/5"}
 
 
 def test_missing_code_directory_is_not_scored(tmp_path) -> None:

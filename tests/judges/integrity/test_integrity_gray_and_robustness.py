@@ -96,11 +96,12 @@ def test_hostile_files_are_survived_and_reported(tmp_path) -> None:
     not_analysed = {f.file for f in verdict.findings if f.rule == "integrity.not-analysed"}
     assert not_analysed == {"ledger/broken.py", "ledger/latin1.py"}  # the interpreter cannot import them either
     assert all(f.points == 0 for f in verdict.findings if f.rule == "integrity.not-analysed")
-    # An oversized module cannot be reviewed, and the cap must not be a hiding place: gray, not bright.
-    # A dangling self-link is gray too (never followed).
-    assert verdict.integrity.bright_lines == ()
+    # An oversized module cannot be reviewed, and the cap must not be a hiding place: code hidden from
+    # review (SPEC §6; issue 36: as a capped gray instance it hid a bright line). A dangling self-link
+    # is gray (never followed).
+    assert len(verdict.integrity.bright_lines) == 1
     assert {f.rule: f.file for f in verdict.findings if f.points} == {
-        "integrity.unreviewable-source": "ledger/huge.py", "integrity.symlink-shipped": "ledger/loop"
+        "integrity.unreviewed-code": "ledger/huge.py", "integrity.symlink-shipped": "ledger/loop"
     }
 
 

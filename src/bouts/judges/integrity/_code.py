@@ -18,6 +18,7 @@ from collections.abc import Iterator
 
 from bouts.judges.integrity._flow import ENV_SWITCH, flow_hits
 from bouts.judges.integrity._forging import FORGING, forging_hits
+from bouts.judges.integrity._imports import import_hits
 from bouts.judges.integrity._pathexpr import PathReader
 from bouts.judges.integrity._scopes import Scopes
 from bouts.judges.integrity._tree import Hit, SourceFile
@@ -174,6 +175,8 @@ def _check(node: ast.AST, aliases: dict[str, str], paths: PathReader, argv: bool
         target = _dotted(node.value, aliases) or ""
         if target in {"__builtins__", "builtins.__dict__", "sys.modules"}:
             yield HOOKS, f"replaces an entry of {target}"
+    for why in import_hits(node, lambda n: _dotted(n, aliases), paths):
+        yield UNREVIEWED, why
     if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name.startswith("pytest_"):
         yield HOOKS, f"defines the pytest hook {node.name}() in solution code"
 
@@ -276,6 +279,10 @@ def _patches_framework(target: ast.expr, aliases: dict[str, str]) -> bool:
 def _dotted(node: ast.AST, aliases: dict[str, str]) -> str | None:
     if isinstance(node, ast.Name):
         return aliases.get(node.id, node.id)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr" \
+            and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str):
+        base = _dotted(node.args[0], aliases)  # getattr(sys, "path"): the name folded to a constant is read
+        return f"{base}.{node.args[1].value}" if base else None
     if isinstance(node, ast.Attribute):
         base = _dotted(node.value, aliases)
         return f"{base}.{node.attr}" if base else None

@@ -122,8 +122,12 @@ def _check(
                 and src.text(arg) not in local:
             yield ENV_DETECT, "checks for the test framework's globals"
     elif kind in ("call_expression", "new_expression"):
+        if isinstance(f.values[node.index], str) and _outermost_folded(f, node):
+            yield from _string(f, node, depth)  # String.fromCharCode(...), [...].join("")
         yield from _call(f, node, depth, local)
     elif kind == "binary_expression":
+        if isinstance(f.values[node.index], str) and _outermost_folded(f, node):
+            yield from _string(f, node, depth)  # "NODE_TEST" + "_CONTEXT" is the string it builds
         yield from _compare(f, node)
         if _operator(f, node) == "+" and _outermost(f, node) and "/" in (joined := _part(f, node)):
             yield from _path_escape([joined], depth, joined=True)
@@ -137,6 +141,14 @@ def _check(
     statement = node.parent >= 0 and src.nodes[node.parent].type in _STATEMENT_PARENTS
     if statement and "argv" in src.text(node, 4000).lower():
         yield from _argv_probe(f, node)
+
+
+def _outermost_folded(f: JsFile, node: JsNode) -> bool:
+    """No expression around ``node`` folds to a string too (it is read once, whole)."""
+    src = f.parsed
+    assert src is not None
+    parent = src.parent(node)
+    return parent is None or not isinstance(f.values[parent.index], str)
 
 
 def _string(f: JsFile, node: JsNode, depth: int) -> Iterator[tuple[str, str]]:

@@ -28,6 +28,10 @@ _SKIPPED_TYPES = frozenset({
     "return_type",
 })  # fmt: skip
 _SCALAR_TYPES = frozenset({"number", "string", "template_string", "unary_expression"})
+_FOLDED_TYPES = frozenset({"binary_expression", "call_expression", "template_string", "template_substitution",
+                           "parenthesized_expression"})
+"""Expressions ``jsast`` folds to a scalar (``"19" + ".99"``, ``String.fromCharCode(...)``, ``[...].join("")``):
+read as the literal they build, their pieces not again."""
 _MODULE_CALLS = frozenset({"require", "require.resolve", "import.meta.resolve"})
 _KINDS = {"array": "seq", "set": "set", "object": "map", "map": "map"}
 
@@ -106,14 +110,14 @@ class JsFile:
         for node in src.nodes:
             if skipped[node.index]:
                 continue
-            if node.type in _SCALAR_TYPES:
+            if node.type in _SCALAR_TYPES or node.type in _FOLDED_TYPES:
                 value = values[node.index]
                 if value is NOT_LITERAL or isinstance(value, Container):
                     continue
                 parent = src.parent(node)
-                if node.type == "number" and parent is not None and parent.type == "unary_expression" \
-                        and values[parent.index] is not NOT_LITERAL:
-                    continue  # read whole, with its sign
+                if parent is not None and (parent.type in _FOLDED_TYPES or parent.type == "unary_expression") \
+                        and values[parent.index] is not NOT_LITERAL and not isinstance(values[parent.index], Container):
+                    continue  # read whole, with its sign, or as what the expression around it builds
                 key = key_of(value)
             elif node.type == "property_identifier" and node.field == "key":
                 key = key_of(src.text(node))

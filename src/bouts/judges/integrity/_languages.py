@@ -19,9 +19,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
-from bouts.judges.integrity import _code, _gray, _js_code, _js_gray, _js_hardcoded, _js_visible
+from bouts.judges.integrity import _code, _gray, _js_code, _js_gray, _js_hardcoded, _js_visible, _order
 from bouts.judges.integrity._hardcoded import hardcoded_hits, literal_counts
 from bouts.judges.integrity._jsfile import JsFile
 from bouts.judges.integrity._literals import LitKey
@@ -47,6 +47,10 @@ class Language:
     code_hits: Callable[[Any], list[Hit]]
     hardcoded_hits: Callable[..., list[Hit]]
     gray_hits: Callable[[Any], list[Hit]]
+    entries: Callable[[Tree], list[str]]
+    """What the challenge's test files import (``_order``): where the review budget is spent first."""
+    import_graph: Literal["python", "js"]
+    """How a source's imports are read (``_order.review_order``)."""
     pytest_paths: bool = False
     """The file-level rules are pytest's (steering files, ``__pycache__``/``.pyc`` bytecode); otherwise the
     JavaScript test runners' (their configs, native ``.node`` addons)."""
@@ -54,6 +58,8 @@ class Language:
 
 def _python_note(src: SourceFile) -> tuple[Level, str] | None:
     if src.tree is not None:
+        if not src.folded:  # a bound must not be a hiding place: a literal built past it went unread
+            return "bright", "constant expressions past the folder's step budget (docs/integrity.md): unreviewed"
         return None
     if not src.importable:
         # The interpreter cannot import it either, so it cannot cheat; comments are still read.
@@ -70,6 +76,10 @@ def _js_note(src: JsFile) -> tuple[Level, str] | None:
     return None
 
 
+def _texts(tree: Tree, rels: Iterable[str]) -> list[tuple[str, str]]:
+    return [(rel, data.decode("utf-8", errors="replace")) for rel in rels if (data := tree.read_bytes(rel)) is not None]
+
+
 PYTHON = Language(
     name="Python",
     files=Tree.python_files,
@@ -82,6 +92,8 @@ PYTHON = Language(
     code_hits=_code.code_hits,
     hardcoded_hits=hardcoded_hits,
     gray_hits=_gray.gray_hits,
+    entries=lambda tests: _order.py_entry_modules(_texts(tests, tests.python_files())),
+    import_graph="python",
     pytest_paths=True,
 )
 
@@ -97,5 +109,7 @@ JAVASCRIPT = Language(
     code_hits=_js_code.code_hits,
     hardcoded_hits=_js_hardcoded.hardcoded_hits,
     gray_hits=_js_gray.gray_hits,
+    entries=lambda tests: _order.js_entry_paths(_texts(tests, tests.js_files())),
+    import_graph="js",
 )
 

@@ -7,6 +7,7 @@ The baseline of "changed" is ``starter/`` plus the challenge's visible tests at 
 
 from __future__ import annotations
 
+import io
 import os
 import re
 from collections.abc import Iterable
@@ -15,7 +16,7 @@ from pathlib import PurePosixPath
 from typing import Literal
 
 from bouts.judges.integrity._tree import Tree, glob_matches
-from bouts.models.view import is_bytecode
+from bouts.models.view import PYTHON_ARCHIVES, is_bytecode, python_archive
 
 Level = Literal["bright", "gray", "info"]
 
@@ -25,6 +26,8 @@ BYTECODE = "integrity.bytecode-shipped"
 SYMLINK = "integrity.symlink-shipped"
 SYMLINK_OUT = "integrity.symlink-escape"
 TAMPERING = "integrity.grader-tampering"
+UNREVIEWED = "integrity.unreviewed-code"
+"""The same rule as ``_code.UNREVIEWED``: here for archives of Python modules shipped (``zipimport``)."""
 
 _STEERING_NAMES = frozenset(
     {"conftest.py", "pytest.ini", "pytest.toml", ".pytest.toml", "sitecustomize.py", "usercustomize.py"}
@@ -79,6 +82,8 @@ def path_flags(
             add(PathFlag("gray", BYTECODE, rel, f"compiled {what} shipped ({status}): {rel}"))
         elif _steers(rel, after, before, python):
             add(PathFlag("bright", STEERING, rel, f"test-run steering file {status}: {rel}"))
+        elif python and status != "deleted" and _archive(code, rel):
+            add(_archive_flag(rel, status))
         elif any(glob_matches(p, rel) for p in protected):
             add(_protected_flag(rel, status, before, after))
     for rel, target in code.symlinks.items():
@@ -131,7 +136,25 @@ def _removed_flag(code: Tree, starter: Tree, rel: str, python: bool = True) -> P
         return PathFlag("info", STEERING, path, f"removed by the runner, no pytest section: {rel}")
     if name in _STEERING_NAMES or name.endswith(".pth"):
         return PathFlag("bright", STEERING, path, f"test-run steering file shipped: {rel}")
+    if _archive(code, path):
+        return _archive_flag(path, "removed by the runner")
     return PathFlag("info", STEERING, path, f"removed by the runner (does not steer pytest by itself): {rel}")
+
+
+def _archive(code: Tree, rel: str) -> bool:
+    """A zip archive of Python modules (``models.view.python_archive``); one too large to read whole
+    counts by its name (``.zip``, ``.egg``, ``.whl``, ``.pyz``), as the runner removes it by content."""
+    f = code.view.get(rel)
+    if f is None or f.data is None:
+        return False
+    if f.truncated:
+        return rel.endswith(PYTHON_ARCHIVES)
+    return python_archive(io.BytesIO(f.data))
+
+
+def _archive_flag(rel: str, status: str) -> PathFlag:
+    return PathFlag("bright", UNREVIEWED, rel, f"archive of Python modules shipped ({status}): zipimport loads "
+                                               f"it from sys.path and no judge reads inside it: {rel}")
 
 
 def link_flag(rel: str, target: str, dropped: bool = False) -> PathFlag:

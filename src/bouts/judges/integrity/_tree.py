@@ -19,6 +19,7 @@ from pathlib import Path
 from bouts import jsast
 from bouts._pyast import TooDeep
 from bouts._pyast import parse as parse_python
+from bouts.judges.integrity._fold import fold
 from bouts.judges.integrity._jsfile import JsFile, read_js
 from bouts.judges.integrity._literals import LitKey, source_literals
 from bouts.judges.integrity._structures import SKey, structure_counts
@@ -58,6 +59,9 @@ class SourceFile:
     error: str | None = None
     importable: bool = False
     """With no ``tree``: CPython's parser accepts the file all the same (it is past the judges' bounds)."""
+    folded: bool = True
+    """Every constant expression was folded (``_fold``); False when the folder's step budget ran out,
+    so a literal built in pieces past that point may be unread (the judge's ``unreviewed-code`` line)."""
 
     @cached_property
     def lines(self) -> list[str]:
@@ -152,7 +156,9 @@ def parse_source(rel: str, data: bytes) -> SourceFile:
         deep = isinstance(e, TooDeep)
         name = "SyntaxError" if deep else type(e).__name__
         return SourceFile(rel, text, None, f"{name}: {getattr(e, 'msg', e)}", importable=deep)
-    return SourceFile(rel, text, tree)
+    # Literals spelled in pieces ("19" + ".99", "".join(map(chr, ...))) are read as what they build.
+    folded = fold(tree, sum(1 for _ in ast.walk(tree)))
+    return SourceFile(rel, text, tree, folded=folded)
 
 
 def is_test_path(rel: str) -> bool:
