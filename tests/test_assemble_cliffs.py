@@ -42,7 +42,7 @@ def test_tests_modified_is_failed_with_a_review_item_and_overturning_re_scores_w
     card = build_scorecard(challenge, META, cheat())
     assert card.final == 14 and card.band == "Failed" and card.bright_lines == [TESTS_MODIFIED]
     assert all(final == 14 for final in card.profiles.values())  # every profile
-    assert any(f"composite: integrity cliff: {TESTS_MODIFIED} caps the final at 14" in line for line in card.math)
+    assert any("composite: integrity cliff: tests modified caps the final at 14: " in line for line in card.math)
     item = open_item(card, actor="bouts", at=T0)
     assert item is not None and item.bright_lines == (TESTS_MODIFIED,) and "integrity_bright_line" in item.flag
 
@@ -129,3 +129,25 @@ def test_no_trajectory_scores_zero_where_the_profile_weighs_it(state: str, profi
         assert card.components["process"].cause is None and not {"process", "strategy"} & set(missing)
     else:
         assert card.components["process"].cause == "submission"
+
+
+def test_a_judge_raising_on_the_content_is_the_submissions_doing_an_infrastructure_error_the_platforms() -> None:
+    """judge_error (anything but an InfrastructureError) scores 0; judge_unavailable rescales."""
+    from bouts.errors import InfrastructureError
+    from bouts.judging import _safe
+
+    class Raises:
+        name, component = "sec", "security"
+
+        def __init__(self, exc: Exception) -> None:
+            self.exc = exc
+
+        def judge(self, inp: object) -> Verdict:
+            raise self.exc
+
+    content, flag = _safe(Raises(RecursionError("maximum recursion depth exceeded")), None)  # type: ignore[arg-type]
+    assert flag is not None and flag.code == "judge_error"
+    assert isinstance(content.score, NotScored) and content.score.cause == "submission"
+    down, flag = _safe(Raises(InfrastructureError("semgrep is not installed")), None)  # type: ignore[arg-type]
+    assert flag is not None and flag.code == "judge_unavailable"
+    assert isinstance(down.score, NotScored) and down.score.cause == "platform"

@@ -74,7 +74,7 @@ def test_a_bright_line_zeroes_integrity_costs_25_and_caps_the_final_at_14() -> N
     assert cheat.adjustments["integrity"] == -25
     assert any(line.startswith("composite = 90.25 + (-25)") for line in cheat.math)  # base.raw 90.25 − 25
     assert base.raw == pytest.approx(90.25) and cheat.raw == 14 and cheat.final == 14 and cheat.band == "Failed"
-    cliff = "composite: integrity cliff: tests modified: tests/visible/t.py caps the final at 14: 65.25 → 14"
+    cliff = "composite: integrity cliff: tests modified caps the final at 14: 65.25 → 14"
     assert cliff in cheat.math
     assert any(f.code == "integrity_bright_line" and f.level == 1 for f in cheat.flags)
     assert cheat.bright_lines == ["tests modified: tests/visible/t.py"]

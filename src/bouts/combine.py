@@ -56,7 +56,7 @@ def listing(component: str, verdicts: Sequence[Verdict]) -> tuple[tuple[JudgeSco
 
 def combine(component: str, verdicts: Sequence[Verdict], pending: str) -> Combined:
     """The component's result from its judges' verdicts; ``pending`` is the reason when none sat."""
-    mine = [replace(v, score=settle(v.judge, v.score)) for v in verdicts if v.component == component]
+    mine = [replace(v, score=settle(component, v.score)) for v in verdicts if v.component == component]
     if not mine:
         return Combined(NotScored(pending))
     judges, findings = listing(component, verdicts)

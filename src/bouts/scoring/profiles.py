@@ -56,7 +56,10 @@ class Cliffs:
         ):
             if not why:
                 continue
-            shown = "; ".join(why[:3]) + (f"; … {len(why) - 3} more" if len(why) > 3 else "")
+            # Each by its kind ("hard-coded output", "semgrep:…sql-injection at app.py:49"): the whole
+            # evidence is on the integrity component and the security findings.
+            kinds = list(dict.fromkeys(w.split(": ", 1)[0] for w in why))
+            shown = "; ".join(kinds[:3]) + (f"; … {len(kinds) - 3} more" if len(kinds) > 3 else "")
             capped = min(value, cap)
             effect = f"{fmt(value)} → {fmt(capped)}" if capped < value else f"{fmt(value)} is already at or below it"
             lines.append(f"{profile}: {what}: {shown} caps the final at {fmt(cap)}: {effect}")
