@@ -8,14 +8,16 @@ every source (static detectors, trajectory, the runner) are merged into one set.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from bouts.models.scorecard import FindingModel, JudgeScore
 from bouts.models.verdict import IntegritySignals, Verdict
 from bouts.scoring import components as c
 from bouts.scoring import panel
 from bouts.scoring.adjustments import Confidence, ExploitAttempt
-from bouts.scoring.explain import Explained, NotScored, Result
+from bouts.scoring.explain import Explained, NotScored, Result, Withheld
+from bouts.scoring.open_reports import OpenReport
+from bouts.scoring.withholding import settle
 
 
 @dataclass(frozen=True)
@@ -54,10 +56,17 @@ def listing(component: str, verdicts: Sequence[Verdict]) -> tuple[tuple[JudgeSco
 
 def combine(component: str, verdicts: Sequence[Verdict], pending: str) -> Combined:
     """The component's result from its judges' verdicts; ``pending`` is the reason when none sat."""
-    mine = [v for v in verdicts if v.component == component]
+    mine = [replace(v, score=settle(component, v.score)) for v in verdicts if v.component == component]
     if not mine:
         return Combined(NotScored(pending))
     judges, findings = listing(component, verdicts)
+    # A judge that could not score because of the submission's own content makes the component 0
+    # (SPEC §6, bouts.scoring.withholding): dropping it from the panel could only raise the panel's
+    # score (its outlier rule would pass over a 0). One the platform kept from scoring does not sit.
+    if withheld := [v for v in mine if isinstance(v.score, Withheld)]:
+        reason = "; ".join(f"{v.judge}: {v.score.reason}" for v in withheld)  # type: ignore[union-attr]
+        math = tuple(f"[{v.judge}] {line}" for v in withheld for line in v.score.math)
+        return Combined(Withheld(0.0, math, reason=reason), judges, findings)
     scored = [v for v in mine if isinstance(v.score, Explained)]
     if not scored:
         reasons = "; ".join(f"{v.judge}: {v.score.reason}" for v in mine if isinstance(v.score, NotScored))
@@ -80,16 +89,16 @@ def merge_integrity(verdicts: Sequence[Verdict]) -> IntegritySignals:
     """Union of every source's integrity signals (static detectors, trajectory judges, runner)."""
     bright: list[str] = []
     gray: list[float] = []
-    bonus = 0.0
+    reports: list[OpenReport] = []
     exploits: list[ExploitAttempt] = []
     for v in verdicts:
         if v.integrity is None:
             continue
         bright += [b for b in v.integrity.bright_lines if b not in bright]
         gray += [min(10.0, max(5.0, p)) for p in v.integrity.gray_penalties]  # SPEC: 5-10 each
-        bonus = max(bonus, v.integrity.open_integrity_bonus)
+        reports += [r for r in v.integrity.reports if r not in reports]
         exploits += list(v.integrity.exploit_attempts)
-    return IntegritySignals(tuple(bright), tuple(gray), bonus, tuple(exploits))
+    return IntegritySignals(tuple(bright), tuple(gray), tuple(reports), tuple(exploits))
 
 
 def integrity_score(signals: IntegritySignals, sources: Sequence[str]) -> Result:

@@ -18,6 +18,7 @@ from bouts.models.trajectory import Trajectory
 from bouts.scoring.catalogue import check_verdict
 from bouts.scoring.explain import NotScored
 from bouts.scoring.review import Flag
+from bouts.scoring.withholding import withheld
 
 log = logging.getLogger(__name__)
 MAX_PARALLEL_JUDGES = 4
@@ -45,13 +46,15 @@ def _safe(judge: Judge, inp: JudgeInput) -> tuple[Verdict, Flag | None]:
     except InfrastructureError as exc:
         why = f"{judge.name} could not run (infrastructure, not the agent's fault): {exc.describe()}"
         return Verdict(judge.name, judge.component, NotScored(why)), Flag("judge_unavailable", why)
+    # Anything else a judge raises, it raised reading this submission's own content: the submission's
+    # doing (SPEC §6), so the judge sits as a 0 instead of being rescaled away (bouts.scoring.withholding).
     except BoutsError as exc:
-        why = f"{judge.name}: {exc.describe()}"
-        return Verdict(judge.name, judge.component, NotScored(why)), Flag("judge_error", why)
+        why = f"{judge.name} failed on the submission's content: {exc.describe()}"
+        return Verdict(judge.name, judge.component, withheld(why)), Flag("judge_error", why)
     except Exception as exc:  # a judge bug must not lose the whole scorecard
         log.exception("judge %s failed", judge.name)
-        why = f"{judge.name} failed: {type(exc).__name__}: {exc}"
-        return Verdict(judge.name, judge.component, NotScored(why)), Flag("judge_error", why)
+        why = f"{judge.name} failed on the submission's content: {type(exc).__name__}: {exc}"
+        return Verdict(judge.name, judge.component, withheld(why)), Flag("judge_error", why)
 
 
 def judge_around(
@@ -78,7 +81,8 @@ def judge_around(
 
 
 def read_trajectory(path: Path | None) -> tuple[Trajectory | None, Flag | None]:
-    """Load the submission's trajectory; an unreadable one is a flag, and its components go unscored."""
+    """Load the submission's trajectory; an unreadable one is a flag, and its components score 0 where
+    the challenge's profile weighs them (``bouts.scoring.withholding``)."""
     if path is None:
         return None, None
     from bouts.trajectory import load_trajectory

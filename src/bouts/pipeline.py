@@ -25,6 +25,8 @@ from bouts.loading.view import build_view
 from bouts.models.challenge import Challenge
 from bouts.models.results import RunReport, TestResult
 from bouts.models.scorecard import Recording, Scorecard, TrajectoryProvenance
+from bouts.models.submission import SubmissionMeta
+from bouts.models.trajectory import Trajectory
 from bouts.modes import narrowed
 from bouts.runner import RunOptions
 from bouts.runner._exploits import merged
@@ -33,6 +35,7 @@ from bouts.runner._run import run_pytest
 from bouts.runner._scrub import SecretIndex, scrub_report, scrub_result
 from bouts.runner._secrets import secret_index
 from bouts.sandbox import get_sandbox
+from bouts.scoring.withholding import TrajectoryState
 
 
 @dataclass(frozen=True)
@@ -62,6 +65,9 @@ class ScoreConfig:
     ``host=/var/run/postgresql dbname=test``); ``None``: such challenges run their other variants."""
     postgres_socket_dir: Path | None = None
     """Host directory of that server's unix socket, bind-mounted read-only (the sandbox has no network)."""
+    overturned: tuple[str, ...] = ()
+    """Integrity bright lines a reviewer overturned (``bouts.calibration.review.overturn``): the
+    submission is scored without them (no integrity cliff, no −25), and the scorecard says so."""
     advisories: Path | None = None
     """The OSV advisory store (written by ``bouts advisories import``) that the security judge checks the
     submission's pinned dependencies against; ``None``: not checked, and the scorecard says so."""
@@ -121,6 +127,33 @@ def score(
     is recorded on the scorecard (``infra_error``), never scored as the agent's failure.
     ``recording`` is given only by a driver that ran the agent itself (``bouts.agents``).
     """
+    m = measure(challenge_path, submission_path, config=config, progress=progress, on_start=on_start,
+                recording=recording)  # fmt: skip
+    card = build_scorecard(m.challenge, m.meta, m.measurements)
+    return card.model_copy(update={"trajectory": m.provenance})
+
+
+@dataclass(frozen=True)
+class Measured:
+    """Everything ``score`` measured about one submission, before the pure core turns it into a
+    scorecard (``bouts.assemble.build_scorecard``)."""
+
+    challenge: Challenge
+    meta: SubmissionMeta
+    measurements: Measurements
+    provenance: TrajectoryProvenance
+
+
+def measure(
+    challenge_path: Path,
+    submission_path: Path,
+    *,
+    config: ScoreConfig = ScoreConfig(),
+    progress: Callable[[TestResult], None] | None = None,
+    on_start: Callable[[Challenge, int], None] | None = None,
+    recording: Recording | None = None,
+) -> Measured:
+    """The I/O half of :func:`score`: load, run the tests and the judges, and return the measurements."""
     challenge = load_challenge(challenge_path)
     sandbox = get_sandbox(config.sandbox)
     with tempfile.TemporaryDirectory(prefix="bouts-submission-") as tmp:
@@ -208,9 +241,20 @@ def score(
         notes = ((trajectory_flag,) if trajectory_flag else ()) + judged.flags + left_out
         verdicts = (*judged.verdicts, *(g.verdict for g in generated))
         gen_model = to_model(generated[0]) if generated else None
-        measurements = Measurements(run, texts, submission.content_hash, verdicts, notes, gen_model, view.excluded)
-        card = build_scorecard(challenge, submission.meta, measurements)
-        return card.model_copy(update={"trajectory": TrajectoryProvenance.of(trajectory, recording)})
+        measurements = Measurements(
+            run, texts, submission.content_hash, verdicts, notes, gen_model, view.excluded,
+            trajectory=_trajectory_state(submission.trajectory_path, trajectory),
+            trajectory_detail=trajectory_flag.message if trajectory is None and trajectory_flag else "",
+            overturned=frozenset(config.overturned),
+        )  # fmt: skip
+        return Measured(challenge, submission.meta, measurements, TrajectoryProvenance.of(trajectory, recording))
+
+
+def _trajectory_state(path: Path | None, trajectory: Trajectory | None) -> TrajectoryState:
+    """``absent``: the submission brought no log; ``unreadable``: one the engine could not read."""
+    if trajectory is not None:
+        return "present"
+    return "absent" if path is None else "unreadable"
 
 
 def shares_session(challenge: Challenge) -> bool:

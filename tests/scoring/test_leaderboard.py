@@ -38,7 +38,7 @@ def test_full_tie_shares_rank_and_order_is_total():
 
 
 def test_sort_key_order_of_keys():
-    assert sort_key(Entry("a", 85, 3, 42.0)) == (-85, 3, 42.0, "a")
+    assert sort_key(Entry("a", 85, 3, 42.0)) == (False, -85, 3, 42.0, "a")
 
 
 @pytest.mark.parametrize(
@@ -74,3 +74,10 @@ def test_render_history():
 
 def test_shape_boundaries_with_decimal_scores():
     assert shape([0.4, 5.4, 20.4]) == "last-jump"
+
+
+def test_provisional_entries_rank_after_every_complete_one() -> None:
+    """SPEC §6: a provisional scorecard (a component the platform failed to measure) ranks after every
+    complete one, whatever its score. Before: it was ranked with them on its rescaled score."""
+    es = [Entry("p", 99, 1, 1, provisional=True), Entry("a", 60, 3, 900), Entry("q", 80, 1, 1, provisional=True)]
+    assert [(r, e.agent) for r, e in rank(es)] == [(1, "a"), (2, "p"), (3, "q")]

@@ -29,7 +29,7 @@ HIDDEN_DETAIL = "HiddenOnlyOperatorsSeeThis"
 def card(
     agent: str, iteration: int, final: int, *, objective: float = 80.0, integrity: float = 90.0,
     process: float = 70.0, challenge: str = "inventory-ledger", challenge_hash: str = "fake",
-    message: str = "edit of ledger/core.py before reading it", diverge: bool = False,
+    message: str = "edit of ledger/core.py before reading it", diverge: bool = False, provisional: bool = True,
 ) -> Scorecard:
     """A scorecard with every part the scorecard page shows (values need not add up exactly)."""  # fmt: skip
     comps = {
@@ -67,7 +67,7 @@ def card(
     return Scorecard(
         challenge=challenge, agent=agent, iteration=iteration, profile="composite", family="default",
         weights={"objective": 0.45}, weights_source="default", final=final, raw=final + 0.25, band=band(final),
-        provisional=True, components=comps,
+        provisional=provisional, components=comps,
         adjustments={"integrity": 0.0, "exploit_penalties": 0.0, "calibration": 3.0},
         profiles={"engine": final - 1, "four-judge": final + 1, "composite": final},
         profile_details={

@@ -17,6 +17,7 @@ from bouts.calibration.review import (
     decide,
     escalate,
     open_item,
+    overturn,
 )  # fmt: skip
 from bouts.calibration.scorecards import parse_scorecards, read_scorecards
 from bouts.calibration.stats import Attempt, attempt_from_scorecard, summarise
@@ -44,6 +45,7 @@ __all__ = [
     "decide",
     "escalate",
     "open_item",
+    "overturn",
     "parse_scorecards",
     "read_scorecards",
     "summarise",

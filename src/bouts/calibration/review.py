@@ -11,6 +11,10 @@ score is the latest decision's ``after``, else the scorecard's own final score.
        │ decide                  │ decide               │ decide
        ▼                         ▼                      ▼
     decided ──appeal──▶ open(level + 1, at most 3) ──decide──▶ decided ...
+
+An integrity bright line (SPEC §2: it caps the final at 14) opens an item too. A reviewer who upholds
+it decides at the capped score; one who overturns it re-scores the submission without it
+(``ScoreConfig.overturned``) and :func:`overturn` records the re-score's final as the decision.
 """
 
 from __future__ import annotations
@@ -26,11 +30,12 @@ from bouts.models.scorecard import Scorecard
 from bouts.scoring.review import ESCALATION_LEVELS
 
 REVIEW_SCHEMA = "bouts.review/1"
-QUEUED_FLAGS = ("judge_divergence", "human_review", "llm_answer_unusable")
+QUEUED_FLAGS = ("judge_divergence", "human_review", "llm_answer_unusable", "integrity_bright_line")
 """Level-1 flags that open a review item: the four judges more than 40 apart (SPEC §3), a
-code-quality panel that could not agree (``human_review``: SPEC §3 asks a human to look), and an
+code-quality panel that could not agree (``human_review``: SPEC §3 asks a human to look), an
 LLM judge whose answers stayed malformed or refused (``llm_answer_unusable``: it did not score, and
-a person should see why; docs/llm-judges.md)."""
+a person should see why; docs/llm-judges.md), and an integrity bright line (SPEC §2: the final is
+capped at 14 until a reviewer upholds or overturns it)."""
 MAX_LEVEL = max(ESCALATION_LEVELS)
 Status = Literal["open", "decided"]
 EventKind = Literal["opened", "escalated", "decided", "appealed"]
@@ -75,6 +80,8 @@ class ReviewItem(BaseModel):
     """The four judges' scores on the scorecard (objective, process, strategy, integrity)."""
     flag: str
     """The flag's message: which judges diverged and by how much."""
+    bright_lines: tuple[str, ...] = ()
+    """The scorecard's integrity bright lines under review (what :func:`overturn` scores without)."""
     history: tuple[ReviewEvent, ...]
 
     @property
@@ -112,7 +119,7 @@ def open_item(card: Scorecard, *, actor: str, at: datetime) -> ReviewItem | None
     return ReviewItem(
         id=item_id(card), challenge=card.challenge, agent=card.agent, iteration=card.iteration,
         submission_hash=card.reproducibility.submission_hash, original=card.final, judges=judges,
-        flag=message, history=(event,),
+        flag=message, bright_lines=tuple(card.bright_lines), history=(event,),
     )  # fmt: skip
 
 
@@ -143,6 +150,28 @@ def decide(item: ReviewItem, *, actor: str, at: datetime, reason: str, score: fl
     _need_open(item, "decide")
     return _append(item, ReviewEvent(
         kind="decided", actor=actor, at=at, reason=reason, level=item.level, before=current_score(item), after=score,
+    ))  # fmt: skip
+
+
+def overturn(item: ReviewItem, rescored: Scorecard, *, actor: str, at: datetime, reason: str) -> ReviewItem:
+    """Decide an open bright-line item by overturning it: ``rescored`` is the same submission scored
+    without the item's bright lines (``ScoreConfig(overturned=item.bright_lines)``), and its final
+    becomes the current score. Raises ``ReviewError`` when the item has no bright line, or when
+    ``rescored`` is another submission or still carries one of them."""
+    _need_open(item, "overturn")
+    if not item.bright_lines:
+        raise ReviewError("has no integrity bright line to overturn", field=item.id)
+    same = (rescored.challenge, rescored.agent, rescored.iteration, rescored.reproducibility.submission_hash)
+    if same != (item.challenge, item.agent, item.iteration, item.submission_hash):
+        raise ReviewError("the re-score is of another submission", field=item.id)
+    if kept := [b for b in item.bright_lines if b in rescored.bright_lines]:
+        raise ReviewError(f"the re-score still carries the bright line(s) {'; '.join(kept)}", field=item.id)
+    if rescored.final is None:
+        raise ReviewError("the re-score has no final score", field=item.id)
+    why = f"overturned {'; '.join(item.bright_lines)}, re-scored without: {reason}"
+    return _append(item, ReviewEvent(
+        kind="decided", actor=actor, at=at, reason=why, level=item.level, before=current_score(item),
+        after=rescored.final,
     ))  # fmt: skip
 
 

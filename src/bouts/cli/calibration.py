@@ -271,6 +271,28 @@ def review_decide(
                 url, key)  # fmt: skip
 
 
+@review_app.command("overturn")
+def review_overturn(
+    item_id: str, reason: WhyOpt,
+    challenge: Annotated[Path, typer.Option(help="The challenge directory the submission was scored against.")],
+    submission: Annotated[Path, typer.Option(help="The submission (directory or archive) the item is about.")],
+    sandbox: Annotated[str, typer.Option(help="Sandbox backend for the re-score.")] = "bubblewrap",
+    store: StoreOpt = None, by: ByOpt = None, url: UrlOpt = "", key: KeyOpt = "",
+) -> None:  # fmt: skip
+    """Overturn an item's integrity bright line: re-score the submission without it (SPEC §2) and
+    decide the item at the re-score's final."""
+    from bouts.calibration import overturn
+    from bouts.pipeline import ScoreConfig, score
+
+    try:
+        _, item = _get(store, item_id, url, key)
+        rescored = score(challenge, submission, config=ScoreConfig(sandbox=sandbox, overturned=item.bright_lines))
+    except BoutsError as exc:
+        raise _fail(exc) from None
+    _transition(item_id, store, lambda i: overturn(i, rescored, actor=_who(by), at=datetime.now(UTC), reason=reason),
+                url, key)  # fmt: skip
+
+
 @review_app.command("appeal")
 def review_appeal(item_id: str, reason: WhyOpt, store: StoreOpt = None, by: ByOpt = None, url: UrlOpt = "",
                  key: KeyOpt = "") -> None:  # fmt: skip

@@ -151,7 +151,8 @@ def leaderboard(
         table.add_column(col)
     for s in rows:
         time_s = "—" if s["time_s"] is None else f"{s['time_s']:g}"
-        table.add_row(str(s["rank"]), plain(s["agent"]), str(s["final"]), str(s["iterations"]), time_s,
+        final = f"{s['final']} (provisional)" if s.get("provisional") else str(s["final"])
+        table.add_row(str(s["rank"]), plain(s["agent"]), final, str(s["iterations"]), time_s,
                       plain(s["trajectory"]), plain(s["shape"]))  # fmt: skip
     terminal().print(table)
 

@@ -54,6 +54,7 @@ def load_challenge(path: Path) -> Challenge:
     entries = walk_tree(path, display=shown, error=ChallengeError)
     test_files = {suite: _test_files(entries, suite, spec.language) for suite in SUITES}
     _check_framework(path, spec, toml_shown, [f for files in test_files.values() for f in files])
+    _check_planted(spec, test_files, toml_shown)
     severities: dict[str, Severity] = {}
     support = language(spec.language)
     if support.has("severities"):  # markers in the language's syntax (none: every test has the default)
@@ -94,6 +95,18 @@ def severity_for(challenge: Challenge, node_id: str) -> Severity:
     if not matching:
         return challenge.spec.adversarial.default_severity
     return challenge.severities[max(matching, key=len)]
+
+
+def _check_planted(spec: ChallengeSpec, test_files: dict[Suite, list[str]], toml_shown: str) -> None:
+    """A planted test id names a test file of the challenge (a typo would never match a report)."""
+    files = {f for suite in test_files.values() for f in suite}
+    for i, entry in enumerate(spec.integrity.planted):
+        if "::" in entry and entry.split("::", 1)[0].strip() not in files:
+            raise ChallengeError(
+                f"{entry!r} names no test file of the challenge (known: {', '.join(sorted(files)[:5])}"
+                + (" …)" if len(files) > 5 else ")"),
+                file=toml_shown, field=f"integrity.planted[{i}]",
+            )  # fmt: skip
 
 
 def _check_weights(spec: ChallengeSpec, toml_shown: str) -> None:

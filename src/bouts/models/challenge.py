@@ -160,6 +160,29 @@ class AttributionConfig(_Strict):
         return [{"path": item} if isinstance(item, str) else item for item in v] if isinstance(v, list) else v
 
 
+class IntegrityConfig(_Strict):
+    """What the integrity adjustment may take as confirmed (docs/writing-a-challenge.md, "Planted tests")."""
+
+    planted: list[str] = Field(default_factory=list, max_length=50)
+    """Tests or behaviours the challenge breaks on purpose: a test id (``tests/visible/test_a.py::test_b``,
+    or its name ``test_b``) or a short phrase for a behaviour (``negative quantities``). An agent that
+    reports one of them as broken, instead of working around it, earns the open-integrity bonus
+    (SPEC §2); a report of anything else earns nothing."""
+
+    @field_validator("planted")
+    @classmethod
+    def _specific(cls, v: list[str]) -> list[str]:
+        for entry in v:
+            text = " ".join(entry.split())
+            if len(text) < 3 or len(text) > 200:
+                raise ValueError(f"each entry is a test id or a phrase of 3 to 200 characters, got {entry!r}")
+            if "::" in text and not re.fullmatch(r"[^\s:]+(?:::[^\s:]+)+", text.split("[", 1)[0]):
+                raise ValueError(f"{entry!r} is not a test id (file::name, no spaces)")
+        if len({" ".join(e.lower().split()) for e in v}) != len(v):
+            raise ValueError("the same entry is listed twice")
+        return v
+
+
 class Weights(_Strict):
     """A custom family override of the composite weights (fractions, e.g. 0.45)."""
 
@@ -250,6 +273,8 @@ class ChallengeSpec(_Strict):
     adversarial: AdversarialConfig = Field(default_factory=AdversarialConfig)
     attribution: AttributionConfig = Field(default_factory=AttributionConfig)
     """Known sources whose reuse needs attribution (the strategy judge's architecture half)."""
+    integrity: IntegrityConfig = Field(default_factory=IntegrityConfig)
+    """Tests or behaviours planted broken, for the open-integrity bonus."""
     correct_threshold: float = Field(75.0, ge=0, le=100)
     """Correctness score (SPEC §1) at or above which a stated confidence counts as correct."""
     tests: TestsConfig = Field(default_factory=TestsConfig)

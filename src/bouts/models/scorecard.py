@@ -52,6 +52,11 @@ class ComponentScore(_Model):
     points: float | None = None
     status: Literal["scored", "not_scored"] = "scored"
     reason: str | None = None
+    """Why it was not measured: on a ``not_scored`` component, or on a 0 the submission earned."""
+    cause: Literal["submission", "platform"] | None = None
+    """Whose doing it is that the component was not measured (SPEC §6): ``submission`` scores 0 with
+    ``reason``; ``platform`` is not scored, and the profiles that weigh it rescale and are provisional.
+    None: measured, or it does not apply to this challenge."""
     math: list[str] = Field(default_factory=list)
     judges: list[JudgeScore] = Field(default_factory=list)
     """The judges that sat for this component and what each said."""
@@ -278,6 +283,9 @@ class Scorecard(_Model):
     """Files every judge left out (vendored third-party code, bytecode, what the runner replaces),
     decided once for all judges (docs/judges.md, "What the judges read")."""
     infra_error: str | None = None
+    bright_lines: list[str] = Field(default_factory=list)
+    """Integrity bright lines that stand on this scorecard: each caps the final at 14 and opens a review
+    item; a reviewer who overturns them re-scores without them (``bouts review overturn``)."""
     reproducibility: Reproducibility
     generated_adversarial: GeneratedAdversarialModel | None = None
     """Adversarial tests generated from this submission's code, when the challenge generates them."""

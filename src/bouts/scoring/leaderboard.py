@@ -1,4 +1,7 @@
-"""Leaderboard order and score-trajectory shapes (SPEC §4). Pure: entries in, order out."""
+"""Leaderboard order and score-trajectory shapes (SPEC §4). Pure: entries in, order out.
+
+A provisional entry (its scorecard was made without a component the platform failed to measure, SPEC
+§6) ranks after every complete one, whatever its score, until a re-score completes it."""
 
 from __future__ import annotations
 
@@ -25,20 +28,25 @@ class Entry:
     """Time to the final submission; unknown sorts last among equals."""
     history: tuple[float, ...] = ()
     """Final scores of the agent's attempts, in order."""
+    provisional: bool = False
+    """The standing scorecard is provisional (a component the platform failed to measure): ranked after
+    every complete entry."""
 
 
-def sort_key(entry: Entry) -> tuple[float, int, float, str]:
-    """Higher final, then fewer iterations, then faster; the agent name makes the order total."""
+def sort_key(entry: Entry) -> tuple[bool, float, int, float, str]:
+    """Complete before provisional, then higher final, then fewer iterations, then faster; the agent
+    name makes the order total."""
     time = entry.time_s if entry.time_s is not None else float("inf")
-    return (-entry.final, entry.iterations, time, entry.agent)
+    return (entry.provisional, -entry.final, entry.iterations, time, entry.agent)
 
 
 def rank(entries: Sequence[Entry]) -> list[tuple[int, Entry]]:
-    """Entries in leaderboard order with their rank; entries equal on all three keys share a rank."""
+    """Entries in leaderboard order with their rank; entries equal on all three keys (and on being
+    provisional) share a rank."""
     ordered = sorted(entries, key=sort_key)
     ranked: list[tuple[int, Entry]] = []
     for i, e in enumerate(ordered):
-        if ranked and sort_key(e)[:3] == sort_key(ranked[-1][1])[:3]:
+        if ranked and sort_key(e)[:4] == sort_key(ranked[-1][1])[:4]:
             ranked.append((ranked[-1][0], e))
         else:
             ranked.append((i + 1, e))

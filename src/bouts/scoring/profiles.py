@@ -5,7 +5,12 @@ over the components it has, their weights rescaled so that they keep the profile
 (the same rule by which SPEC's ``correctness`` is the rescaled static/adversarial pair), and it is
 marked *provisional* with the missing components named. The objective the four-judge and composite
 profiles weigh is the engine score (:func:`objective`); a profile whose objective was made without
-some of the six is provisional too, naming them. See docs/scoring.md.
+some of the six is provisional too, naming them. Only the platform's failures get here: a component
+the submission kept from being measured is a 0 already (``bouts.scoring.withholding``, SPEC §6).
+
+After the clamp every profile applies SPEC §2's two cliffs (:class:`Cliffs`), each a line of the
+math: an integrity bright line caps the final at 14, a critical security finding at 75. See
+docs/scoring.md.
 """
 
 from __future__ import annotations
@@ -25,6 +30,41 @@ BANDS: tuple[tuple[int, str], ...] = (
     (15, "Weak"),
     (0, "Failed"),
 )
+
+
+INTEGRITY_CAP = 14.0
+"""SPEC §2: a bright line puts the final in the Failed band (seed 004: "0–14 Failed")."""
+SECURITY_CAP = 75.0
+"""SPEC §2: a critical security finding keeps the final at 75 or below (seed 000, principle 4)."""
+
+
+@dataclass(frozen=True)
+class Cliffs:
+    """What triggers SPEC §2's two cliffs, applied after the clamp in every profile."""
+
+    bright_lines: tuple[str, ...] = ()
+    """Integrity bright lines that stand (a reviewer's overturned ones left out): cap 14."""
+    critical_findings: tuple[str, ...] = ()
+    """Critical security findings the submission introduced: cap 75."""
+
+    def apply(self, profile: str, value: float) -> tuple[float, tuple[str, ...]]:
+        """``value`` capped by each cliff that applies, with one line of math per cliff."""
+        lines: list[str] = []
+        for cap, what, why in (
+            (INTEGRITY_CAP, "integrity cliff", self.bright_lines),
+            (SECURITY_CAP, "security cliff", self.critical_findings),
+        ):
+            if not why:
+                continue
+            # Each by its kind ("hard-coded output", "semgrep:…sql-injection at app.py:49"): the whole
+            # evidence is on the integrity component and the security findings.
+            kinds = list(dict.fromkeys(w.split(": ", 1)[0] for w in why))
+            shown = "; ".join(kinds[:3]) + (f"; … {len(kinds) - 3} more" if len(kinds) > 3 else "")
+            capped = min(value, cap)
+            effect = f"{fmt(value)} → {fmt(capped)}" if capped < value else f"{fmt(value)} is already at or below it"
+            lines.append(f"{profile}: {what}: {shown} caps the final at {fmt(cap)}: {effect}")
+            value = capped
+        return value, tuple(lines)
 
 
 def band(final: int) -> str:
@@ -140,12 +180,15 @@ def _finish(
     missing: tuple[str, ...],
     lines: tuple[str, ...],
     adjustments: Mapping[str, float] | None = None,
+    cliffs: Cliffs = Cliffs(),
 ) -> ProfileResult:
     if raw is None:
         return ProfileResult(profile, None, None, None, True, missing, contributions, adjustments or {}, lines)
     clamped = clamp(raw, 0.0, 100.0)
     if clamped != raw:
         lines += (f"{profile}: {fmt(raw)} clamped to {fmt(clamped)}",)
+    clamped, cliff_lines = cliffs.apply(profile, clamped)
+    lines += cliff_lines
     final = round_half_up(clamped)
     lines += (f"{profile}: {fmt(clamped)} → {final} ({band(final)})",)
     return ProfileResult(
@@ -153,19 +196,19 @@ def _finish(
     )
 
 
-def engine(scores: Scores) -> ProfileResult:
+def engine(scores: Scores, cliffs: Cliffs = Cliffs()) -> ProfileResult:
     """``0.35·static_tests + 0.15·adversarial + 0.20·code_quality + 0.15·deliverables
     + 0.10·security + 0.05·stability``."""
     raw, contributions, missing, lines = _weighted("engine", ENGINE_WEIGHTS, scores)
-    return _finish("engine", raw, contributions, missing, lines)
+    return _finish("engine", raw, contributions, missing, lines, cliffs=cliffs)
 
 
-def four_judge(scores: Scores, objective_missing: Sequence[str] = ()) -> ProfileResult:
+def four_judge(scores: Scores, objective_missing: Sequence[str] = (), cliffs: Cliffs = Cliffs()) -> ProfileResult:
     """``0.50·objective + 0.20·process + 0.20·strategy + 0.10·integrity``; ``objective_missing``: the
     engine components the given objective was made without (:func:`objective_missing`)."""
     raw, contributions, missing, lines = _weighted("four-judge", FOUR_JUDGE_WEIGHTS, scores)
     missing, lines = _inherit("four-judge", missing, lines, scores, objective_missing)
-    return _finish("four-judge", raw, contributions, missing, lines)
+    return _finish("four-judge", raw, contributions, missing, lines, cliffs=cliffs)
 
 
 @dataclass(frozen=True)
@@ -183,6 +226,7 @@ def composite(
     weights: CompositeWeights = FAMILIES["default"],
     adjustments: Adjustments = Adjustments(),
     objective_missing: Sequence[str] = (),
+    cliffs: Cliffs = Cliffs(),
 ) -> ProfileResult:
     """``Objective·w_o + Process·w_p + Strategy·w_s + Recovery·w_r + Efficiency·w_e
     + IntegrityAdjustment − ExploitPenalties ± CalibrationAdjustment``, clamped to 0–100."""
@@ -203,19 +247,22 @@ def composite(
             f"+ ({fmt(adj['calibration'])}) = {fmt(adjusted)}",
         )
         raw = adjusted
-    return _finish("composite", raw, contributions, missing, lines, adj)
+    return _finish("composite", raw, contributions, missing, lines, adj, cliffs)
 
 
 def all_profiles(
-    scores: Scores, weights: CompositeWeights = FAMILIES["default"], adjustments: Adjustments = Adjustments()
+    scores: Scores,
+    weights: CompositeWeights = FAMILIES["default"],
+    adjustments: Adjustments = Adjustments(),
+    cliffs: Cliffs = Cliffs(),
 ) -> dict[str, ProfileResult]:
-    """Every scorecard shows all three profiles; their objective is derived from ``scores``' six
-    engine components (:func:`objective`)."""
+    """Every scorecard shows all three profiles, each under the same cliffs; their objective is
+    derived from ``scores``' six engine components (:func:`objective`)."""
     without = objective_missing(scores)
     return {
-        "engine": engine(scores),
-        "four-judge": four_judge(scores, without),
-        "composite": composite(scores, weights, adjustments, without),
+        "engine": engine(scores, cliffs),
+        "four-judge": four_judge(scores, without, cliffs),
+        "composite": composite(scores, weights, adjustments, without, cliffs),
     }
 
 

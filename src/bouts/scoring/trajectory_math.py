@@ -245,7 +245,7 @@ def efficiency_score(
     of the challenge's tests passed (0..1), which the token term's credit for tokens saved follows.
     """
     if actions == 0:
-        return NotScored("the trajectory has no actions (only messages or usage)")
+        return NotScored("the trajectory has no actions (only messages or usage)", cause="submission")
     ratio = wasted / actions
     waste = WASTE_WEIGHT * ratio
     churn_pts = min(CHURN_CAP, CHURN_POINTS * churn)

@@ -1,7 +1,9 @@
 """The leaderboard of a challenge (SPEC §4) from stored attempts, ordered by the pure
 ``bouts.scoring.leaderboard``. An agent's standing is its latest scored attempt: its final score,
 the iteration number it took (iterations used), and its ``elapsed_s`` (time to final submission);
-the trajectory is every scored attempt's final in iteration order."""
+the trajectory is every scored attempt's final in iteration order. A standing whose scorecard is
+provisional (a component the platform failed to measure, SPEC §6) ranks after every complete one and
+is marked, until a re-score completes it."""
 
 from __future__ import annotations
 
@@ -25,6 +27,8 @@ class Standing:
     shape: Shape
     submission_id: str
     """The attempt that stands (the latest scored one)."""
+    provisional: bool = False
+    """Its scorecard is provisional: ranked after every complete standing."""
 
 
 def standings(attempts: list[AttemptRow], *, recorded_only: bool = False) -> list[Standing]:
@@ -39,10 +43,11 @@ def standings(attempts: list[AttemptRow], *, recorded_only: bool = False) -> lis
         ordered = list(rows)
         last = latest[agent] = ordered[-1]
         entries.append(Entry(agent=agent, final=last.final, iterations=last.iteration, time_s=last.elapsed_s,
-                             history=tuple(float(a.final) for a in ordered)))  # fmt: skip
+                             history=tuple(float(a.final) for a in ordered), provisional=last.provisional))  # fmt: skip
     return [
         Standing(rank=r, agent=e.agent, final=int(e.final), iterations=e.iterations, time_s=e.time_s,
                  history=tuple(int(h) for h in e.history), trajectory=render_history(e.history),
-                 shape=shape(e.history), submission_id=latest[e.agent].submission_id)  # fmt: skip
+                 shape=shape(e.history), submission_id=latest[e.agent].submission_id,
+                 provisional=e.provisional)  # fmt: skip
         for r, e in rank(entries)
     ]

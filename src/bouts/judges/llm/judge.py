@@ -34,6 +34,7 @@ from bouts.judges.llm.usage import STATUS_UNAVAILABLE, STATUS_UNUSABLE
 from bouts.scoring import components
 from bouts.scoring.explain import Explained, NotScored, fmt
 from bouts.scoring.placeholder import charge_follow_ups, placeholder_reason
+from bouts.scoring.withholding import withheld
 
 QUALITY_WEIGHT = 0.25
 """SPEC §1: readability, architecture, robustness, idiomaticity, 25 each."""
@@ -95,7 +96,7 @@ class LLMJudge:
         cfg = self.config
         files = evidence.changed_files(inp.view)
         if not files:
-            return NotScored("the submission changed no file of the starter: no code to judge"), [], {}
+            return withheld("the submission changed no file of the starter: no code to judge"), [], {}  # SPEC §6: 0
         blocks = {
             "DIFF (unified diff against starter/)": evidence.diff_view(files, cfg.max_diff_chars),
             "COMMENT-FREE VIEW (changed files, comments and docstrings removed)":

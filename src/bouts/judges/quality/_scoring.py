@@ -22,6 +22,7 @@ from bouts.judges.base import Finding, JudgeInput, Verdict
 from bouts.judges.quality._changes import ChangeSet, NoteKind, collect
 from bouts.languages import language_of
 from bouts.scoring.explain import Explained, NotScored, fmt
+from bouts.scoring.withholding import withheld
 
 Dimension = Literal["readability", "architecture", "robustness", "idiomaticity"]
 DIMENSIONS: tuple[Dimension, ...] = ("readability", "architecture", "robustness", "idiomaticity")
@@ -70,7 +71,7 @@ def prepare(inp: JudgeInput) -> ChangeSet | NotScored:
         return NotScored(f"the offline quality judges do not read {language.name} yet")
     changes = collect(inp.view, language.name)
     if not changes.changed and not any(NOTE_COSTS[n.kind][1] for n in changes.notes):
-        return NotScored("the submission changed no code", (changes.summary(),))
+        return withheld("the submission changed no code", (changes.summary(),))  # SPEC §6: scores 0
     return changes
 
 

@@ -216,6 +216,9 @@ class StandingOut(_Out):
     trajectory: str
     shape: Literal["one-shot", "monotonic", "regression", "last-jump"]
     submission_id: str
+    provisional: bool = False
+    """The standing scorecard is provisional (the platform failed to measure a component): ranked after
+    every complete standing until a re-score completes it."""
 
     @classmethod
     def of(cls, s: Standing) -> StandingOut:
@@ -224,7 +227,7 @@ class StandingOut(_Out):
 
 class LeaderboardOut(BaseModel):
     challenge: str
-    order: str = "final desc, iterations asc, time asc"
+    order: str = "complete before provisional, final desc, iterations asc, time asc"
     standings: list[StandingOut]
 
 

@@ -126,6 +126,9 @@ class AttemptRow:
     trajectory_source: str | None = None
     """Where the scorecard's trajectory came from: ``recorded`` (the engine ran the agent), ``uploaded``
     or ``none``; None for scorecards stored before provenance was recorded (docs/agents.md)."""
+    provisional: bool = False
+    """The scorecard is provisional (the platform failed to measure a component): ranked after every
+    complete one until a re-score completes it (SPEC §6)."""
 
 
 @dataclass(frozen=True)

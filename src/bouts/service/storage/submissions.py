@@ -231,9 +231,10 @@ class Submissions:
         # A review decision overrides the scorecard's final (bouts.calibration.review.current_score).
         final = func.coalesce(func.round(ReviewItemRow.decided_score), ScorecardRow.final)
         source = ScorecardRow.card["trajectory"]["source"].as_string()  # recorded / uploaded (docs/agents.md)
+        provisional = ScorecardRow.card["provisional"].as_boolean()  # ranked last until re-scored (SPEC §6)
         query = (
             select(AgentRow.name, SubmissionRow.iteration, final, SubmissionRow.elapsed_s, SubmissionRow.id,
-                   SubmissionRow.created_at, source)
+                   SubmissionRow.created_at, source, provisional)
             .join(SubmissionRow, SubmissionRow.agent_id == AgentRow.id)
             .join(ChallengeRow, ChallengeRow.id == SubmissionRow.challenge_id)
             .join(ScorecardRow, ScorecardRow.submission_id == SubmissionRow.id)
@@ -243,7 +244,8 @@ class Submissions:
             .order_by(AgentRow.name, SubmissionRow.iteration)
         )  # fmt: skip
         with self.sessions() as session:
-            return [AttemptRow(a, i, int(f), e, sid, c, s) for a, i, f, e, sid, c, s in session.execute(query)]
+            return [AttemptRow(a, i, int(f), e, sid, c, s, bool(p))
+                    for a, i, f, e, sid, c, s, p in session.execute(query)]  # fmt: skip
 
 @dataclass(frozen=True)
 class AddedVersion:
