@@ -38,7 +38,7 @@ def test_clean():
 """
 
 CLEAN = '''
-import os
+import os, subprocess
 
 def probe():
     """What an earlier submission could have left where this one runs (not what the sandbox made
@@ -60,16 +60,15 @@ def probe():
         found.append("/tmp mtime")
     if os.path.lexists("/dev/leftover"):
         found.append("/dev/leftover")
-    extra = set(os.listdir(".")) - {"solution.py", "tests"}
+    extra = set(os.listdir(".")) - {"solution.py", "tests", "__pycache__"}  # its own import's bytecode
     if extra:
         found.append(f"workspace: {sorted(extra)}")
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            with open(f"/proc/{pid}/cmdline", "rb") as fh:
-                if b"leftover-marker" in fh.read():
-                    found.append(f"process {pid}")
-        except OSError:
-            pass
+    # Other processes' command lines are read by grep: the submission's own code reading one is
+    # test-environment detection (docs/sandbox.md, "Grader context"), which would void this test.
+    # The bracket keeps grep's own command line from matching.
+    cmdlines = [f"/proc/{pid}/cmdline" for pid in filter(str.isdigit, os.listdir("/proc"))]
+    hits = subprocess.run(["grep", "-l", "-s", "leftover-marke[r]", *cmdlines], capture_output=True, text=True)
+    found += [f"process {path.split('/')[2]}" for path in hits.stdout.split()]
     with open("/proc/sysvipc/shm") as fh:
         if len(fh.read().splitlines()) > 1:
             found.append("shared memory")
@@ -133,7 +132,7 @@ def test_a_submission_finds_nothing_an_earlier_one_left(make_challenge, bwrap: S
         after = run_suites(challenge, clean, sandbox=bwrap)
         again = run_suites(challenge, clean, sandbox=bwrap)
         assert _the_session() is session and session.served == 4  # one session graded all four
-    assert [r.outcome for r in first.results] == [Outcome.PASSED]
+    assert [r.outcome for r in first.results] == [Outcome.PASSED], [r.detail for r in first.results]
     assert [r.outcome for r in dirty.results] == [Outcome.FAILED]
     assert "littered" in dirty.results[0].detail
     # The clean submission after the littering one finds none of it (its probe names what it finds).

@@ -193,7 +193,10 @@ def test_a_submission_that_depends_on_the_seed_where_the_reference_does_not_fail
 ) -> None:  # fmt: skip
     """The fresh phase is held to the published run's values when the reference never read the seed:
     an answer that changes with the seed cannot match them in both phases."""
-    tracks = "import os\n\ndef double(x):\n    return 2 * x if os.environ['BOUTS_SEED'] == '1234' else 0\n"
+    # Read from a copy of the environment: a read of BOUTS_SEED by name is test-environment detection
+    # seen at run time (every test voided, docs/sandbox.md "Grader context"); the copy is not, and
+    # the fresh phase is what catches it.
+    tracks = "import os\n\ndef double(x):\n    return 2 * x if dict(os.environ)['BOUTS_SEED'] == '1234' else 0\n"
     outcomes, asked = _graded(make_challenge, bwrap, monkeypatch, UNSEEDED, tracks)
     assert asked == [("visible", "hidden")]
     assert outcomes["test_v"] is Outcome.PASSED  # visible: published seed only

@@ -51,9 +51,12 @@ class ObservedExploit(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    kind: Literal["network", "sandbox_escape"]
+    kind: Literal["network", "sandbox_escape", "grader_detection"]
     """``network``: an outbound connection or name lookup; ``sandbox_escape``: a system call the
-    sandbox forbids (namespaces, mounts, tracing, kernel keys or modules)."""
+    sandbox forbids (namespaces, mounts, tracing, kernel keys or modules); ``grader_detection``: the
+    submission's own code looking at its context (its callers' frames, the heap, the process's
+    command line, a grader's environment variable): test-environment detection, a bright line
+    (docs/sandbox.md, "Grader context"), not an exploit penalty."""
     evidence: str
     """What was seen, in words (e.g. 'connect to 1.1.1.1:443'). Written from inside the sandbox,
     bounded and printable; never hidden-test source."""

@@ -14,8 +14,8 @@ from typing import Literal
 
 from bouts.models.results import Outcome
 
-ExploitKind = Literal["network", "sandbox_escape"]
-_EXPLOIT_KINDS: tuple[ExploitKind, ...] = ("network", "sandbox_escape")
+ExploitKind = Literal["network", "sandbox_escape", "grader_detection"]
+_EXPLOIT_KINDS: tuple[ExploitKind, ...] = ("network", "sandbox_escape", "grader_detection")
 
 MAX_LINE = 16 * 1024 * 1024
 """Longest record accepted (the ``collected`` list of a very large suite fits comfortably)."""

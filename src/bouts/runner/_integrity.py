@@ -154,3 +154,30 @@ def void(results: Sequence[TestResult], why: Sequence[str]) -> list[TestResult]:
         r.model_copy(update={"outcome": Outcome.FAILED, "detail": detail}) if r.outcome is Outcome.PASSED else r
         for r in results
     ]
+
+
+LOOKED = "voided: the submission's code looked at who runs it (test-environment detection)"
+
+
+def looked(records: Sequence[Record]) -> frozenset[str] | None:
+    """The tests during which the submission's code looked at its context (``grader_detection``:
+    its callers' frames, the heap, the process's command line, a grader's variable), or ``None`` for
+    every test when it did so while its modules were imported (what it decided there holds for all).
+    Empty: it never did. docs/sandbox.md, "Grader context"."""
+    seen: set[str] = set()
+    for rec in records:
+        if any(kind == "grader_detection" for kind, _ in rec.exploits):
+            if rec.kind != "result":
+                return None
+            seen.add(rec.id)
+    return frozenset(seen)
+
+
+def unlooked(results: Sequence[TestResult], tests: frozenset[str] | None) -> list[TestResult]:
+    """``results`` with every pass of ``tests`` (all, for ``None``) voided: what the code did once it
+    had looked measures what it does under the grader, not what it does."""
+    return [
+        r.model_copy(update={"outcome": Outcome.FAILED, "detail": LOOKED})
+        if r.outcome is Outcome.PASSED and (tests is None or r.id in tests) else r
+        for r in results
+    ]  # fmt: skip

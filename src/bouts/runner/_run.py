@@ -31,7 +31,7 @@ from bouts.runner._channel import Record, parse_record
 from bouts.runner._decide import check_test
 from bouts.runner._exploits import observed
 from bouts.runner._externalise import REWRITTEN_SUITES, FilePlan
-from bouts.runner._integrity import CanaryIds, findings, void
+from bouts.runner._integrity import CanaryIds, findings, looked, unlooked, void
 from bouts.runner._plans import plan_for
 from bouts.runner._supervise import supervise
 from bouts.runner._verdicts import RunEnd, assemble, to_result
@@ -133,9 +133,9 @@ class GeneratedPart:
 
 def compile_driver() -> None:
     """Byte-compile the driver beside its sources, where they are stale or missing (the host's own
-    trusted files; the sandbox mounts them read-only and its interpreter, run with ``-B``, only reads
-    them). Without it every session compiles the driver again: 24 ms of a session's CPU, 9.5 with the
-    compiled files (docs/benchmarks.md). A read-only install, or any failure, only costs that time."""
+    trusted files; the sandbox mounts them read-only, so its interpreter only reads them). Without it
+    every session compiles the driver again: 24 ms of a session's CPU, 9.5 with the compiled files
+    (docs/benchmarks.md). A read-only install, or any failure, only costs that time."""
     import compileall
 
     with contextlib.suppress(OSError, ValueError):
@@ -395,6 +395,9 @@ class _Phase:
         )
         if tampering:
             results = void(results, tampering)
+        seen = looked(graded)
+        if seen is None or seen:  # the submission's code looked at who runs it: its passes measure nothing
+            results = unlooked(results, seen)
         passed = [r for r in graded if r.kind == "result" and r.outcome is not None and r.outcome == "passed"]
         observations = {r.id: r.observations for r in passed}
         occurrences = {r.id: r.occurrences for r in passed if r.id.split("::")[0] in plans}
@@ -522,11 +525,19 @@ def _progress_adapter(
     return on_result
 
 
-def supervisor_argv(lib: str, config: Mapping[str, object]) -> list[str]:
-    """The command that starts the driver's supervisor from ``lib`` (as the sandbox sees it) with ``config``."""
-    boot = f"import sys; sys.path.insert(0, {lib!r}); from _bouts_driver.procs import leave; "
+def supervisor_argv(lib: str, config: Mapping[str, object], plain: bool = True) -> list[str]:
+    """The command that starts the driver's supervisor from ``lib`` (as the sandbox sees it) with ``config``.
+
+    ``plain``: without ``-I -B``, so that ``sys.flags`` and ``sys.dont_write_bytecode`` are those of a
+    plain ``python -m pytest`` run (docs/sandbox.md, "Grader context"). What ``-I`` kept out stays
+    out: the environment is the host's allow-list (no ``PYTHON*`` variable), the boot drops the
+    working directory from the front of ``sys.path`` (the supervisor appends the workspace: it never
+    shadows the standard library or pytest), and ``HOME`` is a fresh tmpfs (no user site). Only the
+    ``none`` backend, which runs on the host's own ``HOME``, keeps them.
+    """
+    boot = f"import sys; sys.path[:] = [{lib!r}, *(p for p in sys.path if p)]; from _bouts_driver.procs import leave; "
     boot += "from _bouts_driver.supervisor import main; leave(main())"
-    return [sys.executable, "-I", "-B", "-c", boot, json.dumps(config)]
+    return [sys.executable, *(() if plain else ("-I", "-B")), "-c", boot, json.dumps(config)]
 
 
 def _drive(
@@ -552,7 +563,7 @@ def _drive(
     read_fd, write_fd = os.pipe()
     seed_r, seed_w = os.pipe() if fresh_seed is not None else (-1, -1)
     config = {**config, "result_fd": write_fd, **({"seed_fd": seed_r} if fresh_seed is not None else {})}
-    argv = supervisor_argv(lib, config)
+    argv = supervisor_argv(lib, config, plain=sandbox.isolated)
     first_phase = [True]
 
     def to_record(line: bytes) -> Record:

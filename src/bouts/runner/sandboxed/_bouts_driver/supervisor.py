@@ -19,7 +19,7 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 
-from _bouts_driver import exploits, procs
+from _bouts_driver import context, exploits, procs
 from _bouts_driver.proto import LineBuffer, limit, loads, result, send
 
 _BACKSTOP_S = 5.0
@@ -410,6 +410,10 @@ def main() -> int:
 
     # Tests must not be able to tell they run under pytest from the environment.
     _pytest.runner._update_current_test_var = lambda item, when: None  # type: ignore[assignment]
+    # Nor a graded run from a plain ``python -m pytest`` one: its command line, flags and files
+    # (docs/sandbox.md, "Grader context"); and what the submission's code does to tell is evidence.
+    context.plain(os.path.join(os.path.dirname(_pytest.runner.__file__), os.pardir, "pytest", "__main__.py"))
+    context.watch(config["workspace"])
     worker.prepare(config)
     baseline = tamper.fingerprint()
     send(host, {"type": "baseline", "digest": tamper.digest(baseline)})

@@ -666,6 +666,8 @@ def run_pytest(args: list[str], plugins: list[object]) -> int:
             for plugin in plugins:
                 manager.register(plugin)
             parsed = manager.hook.pytest_cmdline_parse(pluginmanager=manager, args=args)
+            # Read while parsing (third-party plugins stay off); a plain run has no such variable.
+            os.environ.pop("PYTEST_DISABLE_PLUGIN_AUTOLOAD", None)
         except ConftestImportFailure as exc:
             print_conftest_import_error(exc, file=sys.stderr)
             return int(ExitCode.USAGE_ERROR)
