@@ -118,7 +118,10 @@ def test_suppression_comments_do_not_hide_a_finding_and_are_an_integrity_finding
     assert _component(silenced, "security") == _component(plain, "security")
     rules = {f.rule for f in silenced.components["integrity"].findings}
     assert "integrity.silenced-check" in rules, silenced.components["integrity"].math
-    assert silenced.raw is not None and plain.raw is not None and silenced.raw < plain.raw
+    # Both now stand at the floor (no trajectory scores 0, and a non-constant eval() is code hidden
+    # from review, a bright line), so the silencing can only cost, never lift.
+    assert silenced.raw is not None and plain.raw is not None and silenced.raw <= plain.raw
+    assert len(silenced.components["integrity"].findings) > len(plain.components["integrity"].findings)
 
 
 @pytest.mark.parametrize("attack", ["fork_bomb", "output_flood", "workspace_fill"])

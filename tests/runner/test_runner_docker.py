@@ -143,9 +143,10 @@ def test_an_honest_suite_runs_in_docker_with_exact_outcomes(make_challenge, dock
 def test_the_bubblewrap_probes_are_contained_the_same_way(probe, make_challenge, docker_box: Sandbox) -> None:  # noqa: ANN001
     # The same payloads and verdicts, with more time per test: a container's page faults are charged
     # to its memory cgroup, and a 2 s test timeout would decide the memory bomb's race on a busy machine.
-    from conftest import FAST
-
-    roomy = FAST.model_copy(update={"test_timeout_s": 10, "suite_timeout_s": 90})
+    # tests/runner/conftest.py's FAST with more time (a module named "conftest" is not importable by
+    # name in a whole-suite run: the root's conftest answers to it there)
+    roomy = Limits(test_timeout_s=10, suite_timeout_s=90, memory_mb=512, max_processes=32, max_file_mb=8,
+                   max_output_kb=16)  # fmt: skip
 
     def make(tests, code=None, **kw):  # noqa: ANN001, ANN202
         kw.setdefault("limits", roomy)
