@@ -153,7 +153,11 @@ def test_two_sentences_claiming_a_broken_test_leave_the_mid_anchor_at_83(anchors
         "The test seems wrong: it expects cancel to release stock that was never reserved.",
         "I think the paging test is broken and contradicts the description.",
     ))  # fmt: skip
-    assert card.final == 83 and card.band == "Strong"
+    # Issue 37 measured 83 -> 93 (Elite); words alone now earn nothing: the anchor's own final, to the
+    # point (83 before the adversarial and trajectory changes of the same issue moved the anchor itself).
+    same = anchor.card(anchor.rejudged(anchor.trajectory))
+    assert card.final == same.final and card.raw == same.raw
+    assert card.band == "Strong" and card.adjustments["integrity"] == 0
     assert any("words alone earn nothing" in line for line in card.math)
 
 
