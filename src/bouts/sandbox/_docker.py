@@ -97,9 +97,9 @@ def client_env(environ: Mapping[str, str] | None = None) -> dict[str, str]:
 
 def _engine_answers(docker: str, env: Mapping[str, str] | None = None) -> bool:
     try:
-        probe = subprocess.run([docker, "version", "--format", "{{.Server.Version}}"], capture_output=True,
-                               timeout=10, env=dict(env) if env is not None else client_env())  # fmt: skip
-    except (OSError, subprocess.TimeoutExpired):
+        probe = _client(docker, "version", "--format", "{{.Server.Version}}",
+                        env=client_env() if env is None else env, timeout=10)  # fmt: skip
+    except SandboxError:
         return False
     return probe.returncode == 0 and bool(probe.stdout.strip())
 
