@@ -29,7 +29,21 @@ from bouts.sandbox._base import (
 __all__ = [
     "DEFAULT_SANDBOX", "SANDBOXES", "SANDBOX_HOME", "SANDBOX_UID", "SANDBOX_USER", "WORKSPACE",
     "Mount", "Sandbox", "SandboxResult", "get_sandbox", "parse_sandbox_spec", "sandboxes", "user_env",
+    "DEFAULT_IMAGE", "DEFAULT_MIRROR", "DEFAULT_SUITE", "ImageRequest", "build_image",
 ]  # fmt: skip
+
+_IMAGE_NAMES = {"DEFAULT_IMAGE": "_docker", "DEFAULT_MIRROR": "_image", "DEFAULT_SUITE": "_image",
+                "ImageRequest": "_image", "build_image": "_image"}  # fmt: skip
+
+
+def __getattr__(name: str) -> object:
+    """The docker backend's image names, imported when asked for (not on every command's start-up path)."""
+    if name in _IMAGE_NAMES:
+        import importlib
+
+        return getattr(importlib.import_module(f"bouts.sandbox.{_IMAGE_NAMES[name]}"), name)
+    raise AttributeError(f"module 'bouts.sandbox' has no attribute {name!r}")
+
 
 sandboxes = Registry[Sandbox]("sandbox")
 """Backend name → factory. An unknown name is ``InputError``; a backend that cannot run here
