@@ -16,8 +16,8 @@ from bouts.evaluation._model import EvalSummary, SampleResult, summarise
 from bouts.evaluation._passk import estimate_pass_at_k, pass_at_k
 from bouts.evaluation._run import EvalSettings, SampleJob, evaluate, score_sample
 from bouts.evaluation._samples import Sample, parse_samples
+from bouts.importers import SOLUTION_MODULE as MODULE
 from bouts.importers import DatasetError
-from bouts.importers._layout import MODULE
 
 __all__ = [
     "Dataset",
