@@ -19,7 +19,7 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from bouts.version import __version__
 
 __all__ = [
     "BoutsError",
