@@ -118,8 +118,8 @@ def score(
 ) -> None:
     """Score a submission against a challenge and print the breakdown."""
     from bouts.cache import Store, default_cache_dir
-    from bouts.cache.results import score as run_score
     from bouts.cli import render
+    from bouts.result_cache import score as run_score
     from bouts.score_settings import ScoreSettings, configure, parse_judges
 
     try:

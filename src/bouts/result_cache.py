@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bouts.cache._store import Store
+from bouts.cache import Store
 from bouts.errors import InputError
 from bouts.models.challenge import Challenge
 from bouts.models.results import TestResult
