@@ -34,7 +34,7 @@ from pathlib import Path
 import _engines
 from _cgroup import Usage, measure
 
-from bouts.cache.results import UNCACHEABLE_FLAGS
+from bouts.result_cache import UNCACHEABLE_FLAGS
 
 ROOT = Path(__file__).resolve().parents[1]
 

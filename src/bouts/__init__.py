@@ -19,8 +19,6 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
-
 __all__ = [
     "BoutsError",
     "InfrastructureError",
@@ -33,6 +31,7 @@ __all__ = [
 ]
 
 _LAZY = {
+    "__version__": "bouts.version",
     "score": "bouts.pipeline",
     "ScoreConfig": "bouts.pipeline",
     "load_challenge": "bouts.loading",
@@ -47,6 +46,7 @@ if TYPE_CHECKING:
     from bouts.loading import load_challenge
     from bouts.models.scorecard import Scorecard
     from bouts.pipeline import ScoreConfig, score
+    from bouts.version import __version__
 
 
 def __getattr__(name: str) -> Any:

@@ -15,7 +15,6 @@ import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from bouts import __version__
 from bouts.combine import Combined, combine, integrity_score, listing, merge_integrity, stated_calibration
 from bouts.judges.llm.usage import COST_KEYS, usage_flags, usage_of
 from bouts.models.challenge import Challenge
@@ -48,6 +47,7 @@ from bouts.scoring.review import Flag, divergence
 from bouts.scoring.trajectory_math import brier_score
 from bouts.scoring.weights import resolve_weights
 from bouts.scoring.withholding import TRAJECTORY_COMPONENTS, TrajectoryState, settle, without_trajectory
+from bouts.version import __version__
 
 COMPONENT_ORDER = catalogue.ORDER
 JUDGED = catalogue.JUDGED

@@ -13,8 +13,15 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from bouts.adversarial import GeneratedRun, run_generated, to_model
-from bouts.adversarial._run import Prepared, finish_generated, prepare_generated, run_prepared
+from bouts.adversarial import (
+    GeneratedRun,
+    Prepared,
+    finish_generated,
+    prepare_generated,
+    run_generated,
+    run_prepared,
+    to_model,
+)
 from bouts.assemble import Measurements, build_scorecard
 from bouts.errors import SandboxError
 from bouts.judges.base import JudgeInput
@@ -28,12 +35,16 @@ from bouts.models.scorecard import Recording, Scorecard, TrajectoryProvenance
 from bouts.models.submission import SubmissionMeta
 from bouts.models.trajectory import Trajectory
 from bouts.modes import narrowed
-from bouts.runner import RunOptions
-from bouts.runner._exploits import merged
-from bouts.runner._grade import grade_with
-from bouts.runner._run import run_pytest
-from bouts.runner._scrub import SecretIndex, scrub_report, scrub_result
-from bouts.runner._secrets import secret_index
+from bouts.runner import (
+    RunOptions,
+    SecretIndex,
+    grade_with,
+    merged_exploits,
+    run_pytest,
+    scrub_report,
+    scrub_result,
+    secret_index,
+)
 from bouts.sandbox import get_sandbox
 from bouts.scoring.withholding import TrajectoryState
 
@@ -231,7 +242,7 @@ def measure(
                     generated.clear()
                     run = RunReport(results=[], sandbox=sandbox.name, infra_error=exc.describe())
             if recording is not None and recording.exploits:  # stopped in the agent's sandbox (bouts.agents)
-                run = run.model_copy(update={"exploits": merged([*recording.exploits, *run.exploits])})
+                run = run.model_copy(update={"exploits": merged_exploits([*recording.exploits, *run.exploits])})
             return scrub_report(_with_severities(challenge, run), secrets)
 
         judges = builtin_judges(config.judges)

@@ -41,7 +41,7 @@ class ScoreSettings:
 class Configured:
     """The ``ScoreConfig`` to score with, and the judge material: the configuration of judges seated
     at run time that the engine's code does not fix (the LLM panel's settings, never a key; the
-    advisory store's digest), which the result cache keys on (``bouts.cache.results.score``)."""
+    advisory store's digest), which the result cache keys on (``bouts.result_cache.score``)."""
 
     config: ScoreConfig
     judge_material: dict[str, Any]

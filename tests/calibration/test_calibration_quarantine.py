@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from bouts.assemble import Measurements, build_scorecard
-from bouts.calibration.quarantine import parse_quarantine
 from bouts.calibration.reference import quarantine_toml
 from bouts.calibration.report import QuarantinedTest, ReferenceReport
 from bouts.errors import ChallengeError
 from bouts.loading import load_challenge
+from bouts.loading.quarantine import parse_quarantine
 from bouts.models.results import Outcome
 from factories import META, make_challenge, result, run
 

@@ -168,7 +168,7 @@ def test_the_engine_fingerprint_moves_with_an_installed_version_or_a_file_of_the
     assert upgraded != before
     package = tmp_path / "bouts"
     shutil.copytree(Path(_fingerprint.__file__).parents[1], package, ignore=shutil.ignore_patterns("__pycache__"))
-    monkeypatch.setattr(_fingerprint.bouts, "__file__", str(package / "__init__.py"))
+    monkeypatch.setattr(_fingerprint, "PACKAGE_DIR", package)
     copy = fingerprint()
     (package / "scoring" / "weights.py").write_text((package / "scoring" / "weights.py").read_text() + "\n# edit\n")
     assert fingerprint() != copy

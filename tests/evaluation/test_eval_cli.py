@@ -100,9 +100,9 @@ def test_a_cached_rescore_runs_no_judge_so_no_llm_call(
 ) -> None:
     # A judge that counts its calls stands in for an LLM judge: each of its calls would be a request.
     from bouts.cache import Store
-    from bouts.cache.results import score
     from bouts.judges.base import JUDGES, Verdict
     from bouts.pipeline import ScoreConfig
+    from bouts.result_cache import score
     from bouts.scoring.explain import Explained
 
     calls: list[str] = []

@@ -12,11 +12,11 @@ from eval_helpers import BAD, GOOD, submission
 
 from bouts.assemble import Measurements, build_scorecard
 from bouts.cache import Store
-from bouts.cache.results import score
 from bouts.loading import load_challenge, load_submission
 from bouts.models.results import Outcome, RunReport, TestResult
 from bouts.models.scorecard import Scorecard
 from bouts.pipeline import ScoreConfig
+from bouts.result_cache import score
 
 
 class Pipeline:

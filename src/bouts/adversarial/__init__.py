@@ -11,7 +11,16 @@ from __future__ import annotations
 
 from bouts.adversarial._generate import GeneratedSuite, GeneratedTest, generate
 from bouts.adversarial._model import SEVERITY, TARGET_KINDS, Analysis, Entry, Probe, Target, TargetKind
-from bouts.adversarial._run import GeneratedRun, read_sources, run_generated, score_generated
+from bouts.adversarial._run import (
+    GeneratedRun,
+    Prepared,
+    finish_generated,
+    prepare_generated,
+    read_sources,
+    run_generated,
+    run_prepared,
+    score_generated,
+)
 from bouts.adversarial.analysers import Analyser, Generation, PythonAnalyser, analyser_for
 from bouts.models.scorecard import GeneratedAdversarialModel, GeneratedTestModel
 
@@ -53,14 +62,18 @@ __all__ = [
     "Generation",
     "GeneratedSuite",
     "GeneratedTest",
+    "Prepared",
     "Probe",
     "PythonAnalyser",
     "Target",
     "TargetKind",
     "analyser_for",
+    "finish_generated",
     "generate",
+    "prepare_generated",
     "read_sources",
     "run_generated",
+    "run_prepared",
     "score_generated",
     "to_model",
 ]

@@ -15,8 +15,17 @@ from collections.abc import Mapping, Sequence
 
 from bouts.adversarial._examples import Call
 from bouts.adversarial._model import Param
-from bouts.jsast import NOT_LITERAL, Container, JsNode, JsSource, NotAnalysed, dialect_for, literal_values, parse
-from bouts.jsast._values import to_python
+from bouts.jsast import (
+    NOT_LITERAL,
+    Container,
+    JsNode,
+    JsSource,
+    NotAnalysed,
+    dialect_for,
+    literal_values,
+    parse,
+    to_python,
+)
 
 MAX_PER_NAME = 8
 MAX_CHARS = 2_000

@@ -38,8 +38,7 @@ from bouts.languages import LanguageSupport, language_of
 from bouts.models.challenge import Challenge
 from bouts.models.results import Outcome, RunReport, TestResult
 from bouts.models.view import FileTree
-from bouts.runner import DetailedRun, RunOptions, run_detailed
-from bouts.runner._run import GeneratedPart
+from bouts.runner import DetailedRun, GeneratedPart, RunOptions, run_detailed
 from bouts.sandbox import Sandbox
 from bouts.scoring import components as c
 from bouts.scoring.explain import Explained, NotScored

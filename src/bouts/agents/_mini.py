@@ -15,7 +15,7 @@ import platform
 from pathlib import Path
 from typing import Any
 
-from bouts.agents._run import HarnessModel, RunSettings
+from bouts.agents._harness import HarnessModel, RunSettings
 from bouts.agents._session import AgentSandbox
 from bouts.errors import InputError
 

@@ -11,18 +11,18 @@ from __future__ import annotations
 import re
 import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Protocol
 
 from bouts.agents._guard import proxy_attempts
+from bouts.agents._harness import HarnessModel, RunSettings
 from bouts.agents._models import AgentRun, ModelEndpoint, ModelReply
 from bouts.agents._proxy import ModelProxy
 from bouts.agents._session import AgentSandbox
 from bouts.agents._submit import score_recorded, write_submission
 from bouts.loading import load_challenge
 from bouts.models.challenge import Challenge
-from bouts.models.placeholders import PROXY_API_KEY
 from bouts.models.scorecard import Recording
 from bouts.models.trajectory import Event, Trajectory
 from bouts.pipeline import ScoreConfig
@@ -33,32 +33,6 @@ from bouts.trajectory import excerpt
 DEFAULT_TIME_S = 1800.0
 """The run's wall budget when the challenge sets none (``[budgets] time_s``)."""
 _FENCE = re.compile(r"```[a-z_]*\s*\n.*?\n```", re.S)
-
-
-@dataclass(frozen=True)
-class HarnessModel:
-    """What a harness needs to reach the model: the proxy, never the endpoint itself."""
-
-    url: str
-    """OpenAI base URL of the engine's proxy (``http://127.0.0.1:PORT/v1``)."""
-    model: str
-    api_key: str = PROXY_API_KEY
-    """Any value: the proxy sends the real key."""
-
-
-@dataclass(frozen=True)
-class RunSettings:
-    """Limits of one run (typed, passed down from the CLI)."""
-
-    step_limit: int = 50
-    """Model calls at most."""
-    time_s: float | None = None
-    """Wall budget; None: the challenge's ``[budgets] time_s``, else :data:`DEFAULT_TIME_S`."""
-    command_timeout_s: float = 120.0
-    agent: str | None = None
-    """The agent's name on the scorecard; None: ``<harness>/<model>``."""
-    record_dir: Path | None = None
-    """Where the harness may keep its own log (kept for the user; the scorecard never reads it)."""
 
 
 class Harness(Protocol):

@@ -34,10 +34,9 @@ from bouts.models.challenge import Challenge, Limits
 from bouts.models.placeholders import ENGINE_PLACEHOLDERS
 from bouts.models.results import ObservedExploit
 from bouts.models.trajectory import Event
-from bouts.runner._exploits import merged
+from bouts.runner import merged_exploits as merged
 from bouts.sandbox import Mount, Sandbox, SandboxResult, user_env
-from bouts.trajectory import command_events
-from bouts.trajectory._base import ToolResult
+from bouts.trajectory import ToolResult, command_events
 
 EXECUTOR_DIR = Path(__file__).with_name("sandboxed")
 _EXECUTOR_TARGET = "/bouts/agent"

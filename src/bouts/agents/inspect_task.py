@@ -33,8 +33,8 @@ from bouts.loading import load_challenge
 from bouts.models.scorecard import Recording
 from bouts.models.trajectory import Trajectory
 from bouts.pipeline import ScoreConfig
-from bouts.trajectory._base import Clock
-from bouts.trajectory._inspect import sample_events
+from bouts.trajectory import Clock
+from bouts.trajectory import inspect_sample_events as sample_events
 
 __all__ = ["BoutsSandboxEnvironment", "bouts_scorer", "challenge", "text_editor", "transcript_trajectory"]
 

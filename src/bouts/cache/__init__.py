@@ -14,11 +14,11 @@ from pathlib import Path
 
 from bouts.cache._fingerprint import engine_fingerprint
 from bouts.cache._prune import PruneReport, Tally, prune, summary
-from bouts.cache._store import Store, cache_key
+from bouts.cache._store import Store, cache_key, private_directory
 
 __all__ = [
-    "PruneReport", "Store", "Tally", "cache_key", "default_cache_dir", "engine_fingerprint", "hash_tree", "prune",
-    "summary",
+    "PruneReport", "Store", "Tally", "cache_key", "default_cache_dir", "engine_fingerprint", "hash_tree",
+    "private_directory", "prune", "summary",
 ]
 
 

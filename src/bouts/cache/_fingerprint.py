@@ -24,7 +24,7 @@ import shutil
 import sys
 from pathlib import Path
 
-import bouts
+from bouts.version import PACKAGE_DIR, __version__
 
 EXECUTABLES = ("bwrap", "node", "docker")
 
@@ -33,8 +33,8 @@ EXECUTABLES = ("bwrap", "node", "docker")
 def engine_fingerprint() -> str:
     """sha256 hex digest of the engine as installed (see the module docstring)."""
     h = hashlib.sha256()
-    h.update(f"{bouts.__version__}\0{sys.version}\0{platform.machine()}\0".encode())
-    package = Path(bouts.__file__).resolve().parent
+    h.update(f"{__version__}\0{sys.version}\0{platform.machine()}\0".encode())
+    package = PACKAGE_DIR
     _tree(h, package, skip={"__pycache__"})
     tools = package.parents[1] / "tools"
     if tools.is_dir():

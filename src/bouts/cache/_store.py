@@ -1,7 +1,7 @@
 """The engine's one on-disk cache: content-addressed JSON entries, written atomically, checked on read.
 
 Two kinds of entry share it: reference-solution runs (``bouts.runner``, namespace ``reference``)
-and whole scorecards (``bouts.cache.results``, namespace ``results``). Whoever can write a cache
+and whole scorecards (``bouts.result_cache``, namespace ``results``). Whoever can write a cache
 decides what is expected of a submission, or what it scored, so an entry is served only if:
 
 - the cache directory is the engine user's own and nobody else can write it (checked when opened);

@@ -11,7 +11,7 @@ from bouts.calibration.lint import SuiteFiles
 from bouts.calibration.report import Problem
 from bouts.models.challenge import Suite
 from bouts.models.results import AssertionCount
-from bouts.runner._externalise import REWRITTEN_SUITES, plan_file
+from bouts.runner import REWRITTEN_SUITES, plan_file
 from bouts.runner.js import rewrite_js_assertions as js_rewrite
 
 _JS = (".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".jsx", ".tsx")

@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING
 from bouts.calibration.anchors import ScoreAnchor, check_anchors
 from bouts.calibration.assertions import assertion_counts
 from bouts.calibration.lint import SuiteFiles, lint_suites
-from bouts.calibration.quarantine import FILE
 from bouts.calibration.reference import (
     analyse,
     generated_problems,
@@ -36,6 +35,7 @@ from bouts.calibration.spec import load_or_problem, spec_problems
 from bouts.calibration.starter import run_starter, starter_problems
 from bouts.errors import SandboxError
 from bouts.languages import language_of
+from bouts.loading.quarantine import FILE
 from bouts.models.challenge import SUITES, Challenge
 from bouts.prepare import dependency_manifests, unpinned_requirements
 from bouts.sandbox import get_sandbox

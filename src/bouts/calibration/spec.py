@@ -17,8 +17,7 @@ from pathlib import Path
 
 from bouts.calibration.report import Problem
 from bouts.errors import ChallengeError
-from bouts.loading import load_challenge
-from bouts.loading._common import toml_loads
+from bouts.loading import load_challenge, toml_loads
 from bouts.loading.challenge import ANCHOR_LEVELS
 from bouts.models.challenge import Challenge
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from bouts.cli._common import challenge_id as _challenge_id
 from bouts.cli._errors import json_safe, print_error, terminal
 from bouts.errors import BoutsError, InfrastructureError
 
@@ -147,15 +148,6 @@ def stats(
         typer.echo(json_safe(report.to_json()))
     else:
         render.stats(terminal(), report)
-
-
-def _challenge_id(arg: str) -> str:
-    path = Path(arg)
-    if path.is_dir():
-        from bouts.loading import load_challenge
-
-        return load_challenge(path).spec.id
-    return arg
 
 
 StoreOpt = Annotated[Path | None, typer.Option("--store", help=f"Review store directory (default: $BOUTS_REVIEW_STORE or {DEFAULT_STORE}).")]  # noqa: E501

@@ -10,6 +10,7 @@ from pathlib import Path
 from bouts.calibration.stats_labels import field_value, parse_labels, parse_runs
 from bouts.calibration.stats_report import ValidityReport
 from bouts.calibration.stats_validity import LabelledRun, ValidityError, run_from_scorecard, validity
+from bouts.cli._common import challenge_id
 from bouts.errors import InputError
 
 SHOWN = 5
@@ -93,8 +94,6 @@ def validity_report(challenge: str, *, scorecards: Path | None, labels: Path | N
     else:
         if scorecards is None or labels is None:
             raise InputError("--labels needs --scorecards (the runs it labels)", field="scorecards")
-        from bouts.cli.calibration import _challenge_id
-
-        field, labelled = scorecard_runs(scorecards, labels, challenge=_challenge_id(challenge), match=match,
+        field, labelled = scorecard_runs(scorecards, labels, challenge=challenge_id(challenge), match=match,
                                          id_field=id_field, label=label, allow_unlabelled=allow_unlabelled)  # fmt: skip
     return validity(labelled, label=field, bootstrap=bootstrap, seed=seed)

@@ -80,8 +80,8 @@ def eval_cmd(
     Example: bouts eval samples.jsonl -d HumanEval.jsonl.gz -j 2 --tests-only --no-generated
     """
     from bouts.cache import Store, default_cache_dir
+    from bouts.cli._common import correctness_judges
     from bouts.cli.importers import read_dataset
-    from bouts.cli.main import _correctness_judges
     from bouts.evaluation import EvalSettings, evaluate, parse_samples, plan, summarise
     from bouts.pipeline import ScoreConfig
 
@@ -91,7 +91,7 @@ def eval_cmd(
         root = cache_dir or default_cache_dir(os.environ)
         config = ScoreConfig(
             sandbox=sandbox or os.environ.get("BOUTS_SANDBOX", "bubblewrap"),
-            judges=_correctness_judges(None) if tests_only else None,
+            judges=correctness_judges(None) if tests_only else None,
             adversarial_generation=False if no_generated else None, cache_dir=root,
             workers=1 if jobs > 1 else 2,
         )  # fmt: skip

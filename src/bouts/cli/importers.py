@@ -66,8 +66,14 @@ def _run(
     report_path: Path | None,
 ) -> None:
     # Imported here, not with the command line: ``bouts score`` and the rest never pay for them.
-    from bouts.importers import ImportReport, parse_humaneval, parse_mbpp, write_challenges
-    from bouts.importers._verify import summarise, verify_challenges
+    from bouts.importers import (
+        ImportReport,
+        parse_humaneval,
+        parse_mbpp,
+        summarise,
+        verify_challenges,
+        write_challenges,
+    )
 
     parser = {"humaneval": parse_humaneval, "mbpp": parse_mbpp}[dataset]
     err = terminal(stderr=True)

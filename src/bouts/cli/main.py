@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from bouts import __version__
+from bouts.cli._common import correctness_judges as _correctness_judges
 from bouts.cli._errors import json_safe, plain, print_error, terminal
 from bouts.cli.advisories import advisories_app, store_path
 from bouts.cli.agents import register as register_agents
@@ -117,8 +118,8 @@ def score(
 ) -> None:
     """Score a submission against a challenge and print the breakdown."""
     from bouts.cache import Store, default_cache_dir
-    from bouts.cache.results import score as run_score
     from bouts.cli import render
+    from bouts.result_cache import score as run_score
     from bouts.score_settings import ScoreSettings, configure, parse_judges
 
     try:
@@ -194,15 +195,6 @@ def _stored_scorecard(path: Path) -> Any:
     except (OSError, ValueError, ValidationError) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise InputError(f"not a readable scorecard: {first}", file=str(path), field="reproduce") from None
-
-
-def _correctness_judges(chosen: tuple[str, ...] | None) -> tuple[str, ...]:
-    """``--tests-only``: of the judges asked for (default: every registered one), those that feed
-    correctness (``bouts.modes``)."""
-    from bouts.judging import builtin_judges
-    from bouts.modes import correctness_judges
-
-    return correctness_judges(builtin_judges(chosen))
 
 
 def _parse_values(pairs: list[str]) -> dict[str, list[float]]:

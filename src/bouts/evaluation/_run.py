@@ -1,4 +1,4 @@
-"""Score every sample: each becomes a one-module submission, scored by ``bouts.cache.results.score``
+"""Score every sample: each becomes a one-module submission, scored by ``bouts.result_cache.score``
 (the same entry point as ``bouts score``, behind the result cache), ``workers`` at a time in
 processes of their own. I/O edge.
 
@@ -34,7 +34,7 @@ from typing import Any
 from bouts.errors import BoutsError, InfrastructureError
 from bouts.evaluation._model import SampleResult
 from bouts.evaluation._samples import Sample
-from bouts.importers._layout import MODULE
+from bouts.importers import SOLUTION_MODULE as MODULE
 from bouts.models.results import Outcome
 from bouts.models.scorecard import Scorecard
 
@@ -87,17 +87,17 @@ def evaluate(
     warm = _scans_security(settings)
     chunks = _chunks(order, PRESCAN_FIRST, PRESCAN_CHUNK) if warm else [list(order)]
     if workers <= 1:
-        from bouts.runner._batch import batches
+        from bouts.runner import batch_sessions
 
         # The samples' graded runs share sandbox sessions (docs/sandbox.md, "Batch sessions").
-        with batches() if settings.batch else contextlib.nullcontext():
+        with batch_sessions() if settings.batch else contextlib.nullcontext():
             for chunk in chunks:
                 if warm:
                     prescan([jobs[i] for i in chunk], settings)
                 for i in chunk:
                     done(i, score_sample(jobs[i], settings))
     else:
-        from bouts.runner._batch import enable
+        from bouts.runner import enable_batch_sessions as enable
 
         # spawn, not fork: the driver may hold threads (a progress bar) that a fork would copy mid-lock.
         # Each worker process keeps batch sessions for its samples' graded runs.
@@ -144,8 +144,7 @@ def prescan(jobs: Sequence[SampleJob], settings: EvalSettings) -> None:
     not parse is left to its own judge (a scanner's note would keep the whole run out of the cache);
     a scan that fails is only a slower batch: every judge then scans its own files, as without it."""
     from bouts import _pyast
-    from bouts.judges.security import JUDGE_NAME, SecurityJudge
-    from bouts.judges.security._scanners import findings_cache
+    from bouts.judges.security import JUDGE_NAME, SecurityJudge, findings_cache
     from bouts.loading import load_challenge
     from bouts.loading.view import build_view
 
@@ -193,7 +192,7 @@ def _security_judge(name: str) -> Any:
 
 def score_sample(job: SampleJob, settings: EvalSettings) -> SampleResult:
     """Score one sample; a failure scoring it is its result line, never the end of the run."""
-    from bouts.cache.results import score
+    from bouts.result_cache import score
 
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="bouts-eval-") as tmp:

@@ -13,8 +13,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from bouts.errors import InputError
-from bouts.importers import DatasetError
-from bouts.importers._records import iter_records
+from bouts.importers import DatasetError, iter_records
 
 
 @dataclass(frozen=True)

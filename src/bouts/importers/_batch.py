@@ -16,7 +16,7 @@ from pathlib import Path
 
 from bouts.importers import _layout
 from bouts.importers._model import ImportedChallenge
-from bouts.importers._verify import run_reference
+from bouts.importers._reference import run_reference
 from bouts.models.results import Outcome
 from bouts.runner import RunOptions
 from bouts.sandbox import Sandbox

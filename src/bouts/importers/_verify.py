@@ -19,10 +19,11 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from bouts.importers._batch import run_batch
 from bouts.importers._model import ImportedChallenge
-from bouts.loading import load_challenge
-from bouts.models.results import Outcome, RunReport
-from bouts.runner import RunOptions, run_suites
+from bouts.importers._reference import run_reference
+from bouts.models.results import Outcome
+from bouts.runner import RunOptions
 from bouts.sandbox import Sandbox
 
 SCHEMA = "bouts.import-report/1"
@@ -104,8 +105,6 @@ def verify_challenges(
             return verdict
 
         def group(chunk: Sequence[ImportedChallenge]) -> list[Verdict]:
-            from bouts.importers._batch import run_batch
-
             clean = run_batch(chunk, Path(tmp), sandbox=sandbox, options=options)
             out = []
             for challenge in chunk:
@@ -123,19 +122,6 @@ def verify_challenges(
                 return list(pool.map(one, challenges))
             chunks = [challenges[i : i + batch] for i in range(0, len(challenges), batch)]
             return [v for verdicts in pool.map(group, chunks) for v in verdicts]
-
-
-def run_reference(files: dict[str, str], root: Path, *, sandbox: Sandbox, options: RunOptions) -> RunReport:
-    """Write a challenge's ``files`` under ``root`` and run its reference against its visible and
-    hidden tests, as the reference's golden run at scoring does (one task, or a batch of them)."""
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    loaded = load_challenge(root)
-    return run_suites(
-        loaded, loaded.reference, sandbox=sandbox, suites=("visible", "hidden"), options=options, assertions="golden"
-    )
 
 
 def verify_one(challenge: ImportedChallenge, workdir: Path, *, sandbox: Sandbox, options: RunOptions) -> Verdict:

@@ -43,7 +43,7 @@ from bouts.jsast._parse import (
     dialect_for,
     parse,
 )
-from bouts.jsast._values import NOT_LITERAL, Container, literal_values, number_value, string_value
+from bouts.jsast._values import NOT_LITERAL, Container, literal_values, number_value, string_value, to_python
 
 __all__ = [
     "CLASS_TYPES",
@@ -78,4 +78,5 @@ __all__ = [
     "parse",
     "resolve",
     "string_value",
+    "to_python",
 ]

@@ -78,7 +78,7 @@ def _quarantined(path: Path) -> dict[str, str]:
     file = path / "quarantine.toml"
     if not file.is_file() or file.is_symlink():
         return {}
-    from bouts.calibration.quarantine import parse_quarantine  # only when there is one to read
+    from bouts.loading.quarantine import parse_quarantine  # only when there is one to read
 
     return dict(parse_quarantine(file.read_text(encoding="utf-8", errors="replace"), shown=str(file)))
 

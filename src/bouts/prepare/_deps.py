@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from bouts.cache._store import private_directory
+from bouts.cache import private_directory
 from bouts.errors import ChallengeError, InfrastructureError
 
 DEFAULT_CACHE = Path.home() / ".cache" / "bouts" / "deps"

@@ -4,3 +4,5 @@ The security judge (``bouts.judges.security``) runs Semgrep with ``--config`` po
 rule carries ``metadata.cwe`` and ``metadata.severity``; the severity must match the CWE table in
 ``bouts.judges.security._severity`` (a test checks it). Documented in docs/security.md.
 """
+
+__all__: list[str] = []  # data only: the rule files beside this module

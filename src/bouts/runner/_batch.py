@@ -34,6 +34,7 @@ from pathlib import Path
 from bouts.errors import SandboxError
 from bouts.models.challenge import Limits
 from bouts.runner._channel import LineReader, Record, parse_record
+from bouts.runner._session import DRIVER_LIB, LIB_TARGET, compile_driver, driver_env, supervisor_argv
 from bouts.runner._verdicts import RunEnd
 from bouts.sandbox import Mount, Sandbox, SandboxResult
 
@@ -66,8 +67,6 @@ class Session:
     """One running batch session. Not thread-safe: :func:`session_for` hands it to one run at a time."""
 
     def __init__(self, sandbox: Sandbox, layout: Layout, limits: Limits) -> None:
-        from bouts.runner._run import _LIB_TARGET, DRIVER_LIB, _driver_env, compile_driver, supervisor_argv
-
         self.layout, self.served, self.dead = layout, 0, False
         self.started = time.monotonic()
         self.lock = threading.Lock()
@@ -81,9 +80,9 @@ class Session:
         compile_driver()
         config = {
             "batch": True, "result_fd": write_fd, "seed_fd": ctl_r, "seed": 0, "workspace": layout.workdir,
-            "lib": _LIB_TARGET, "deps": None, "source": sandbox.workspace_source,  # type: ignore[attr-defined]
+            "lib": LIB_TARGET, "deps": None, "source": sandbox.workspace_source,  # type: ignore[attr-defined]
         }  # fmt: skip
-        argv = supervisor_argv(_LIB_TARGET, config)
+        argv = supervisor_argv(LIB_TARGET, config)
         self.reader = LineReader(read_fd)
         self.sel = selectors.DefaultSelector()
         self.sel.register(read_fd, selectors.EVENT_READ)
@@ -98,8 +97,8 @@ class Session:
         def work() -> None:
             try:
                 self.result = sandbox.run(  # type: ignore[call-arg]
-                    argv, workspace=self.source, env=_driver_env(0), limits=limits, timeout_s=SESSION_S,
-                    mounts=[Mount(DRIVER_LIB, _LIB_TARGET), Mount(self.tests, f"{layout.workdir}/tests")],
+                    argv, workspace=self.source, env=driver_env(0), limits=limits, timeout_s=SESSION_S,
+                    mounts=[Mount(DRIVER_LIB, LIB_TARGET), Mount(self.tests, f"{layout.workdir}/tests")],
                     pass_fds=list(passed), on_spawn=close_ours, workdir=layout.workdir,
                     on_start=lambda pgid: setattr(self, "pgid", pgid),
                 )  # fmt: skip

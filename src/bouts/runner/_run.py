@@ -9,10 +9,8 @@ all on the host. See ``docs/sandbox.md`` for the guarantees and their limits.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import random
-import sys
 import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -33,15 +31,14 @@ from bouts.runner._exploits import observed
 from bouts.runner._externalise import REWRITTEN_SUITES, FilePlan
 from bouts.runner._integrity import CanaryIds, findings, looked, unlooked, void
 from bouts.runner._plans import plan_for
+from bouts.runner._session import DRIVER_LIB, compile_driver, supervisor_argv
+from bouts.runner._session import LIB_TARGET as _LIB_TARGET
+from bouts.runner._session import driver_env as _driver_env
 from bouts.runner._supervise import supervise
 from bouts.runner._verdicts import RunEnd, assemble, to_result
 from bouts.runner._workspace import assemble_workspace, plant_canaries, seal_tests
-from bouts.sandbox import Mount, Sandbox, user_env
-from bouts.sandbox._base import tree_bytes
+from bouts.sandbox import Mount, Sandbox, tree_bytes
 
-DRIVER_LIB = Path(__file__).with_name("sandboxed")
-"""Holds the ``_bouts_driver`` package; mounted read-only, never inside the workspace."""
-_LIB_TARGET = "/bouts/lib"
 _DEPS_TARGET = "/bouts/deps"
 _STARTUP_GRACE_S = 15.0
 """Wall time allowed on top of the suites' budgets for interpreter start and collection."""
@@ -131,33 +128,9 @@ class GeneratedPart:
     expected_ids: Sequence[str]
 
 
-def compile_driver() -> None:
-    """Byte-compile the driver beside its sources, where they are stale or missing (the host's own
-    trusted files; the sandbox mounts them read-only, so its interpreter only reads them). Without it
-    every session compiles the driver again: 24 ms of a session's CPU, 9.5 with the compiled files
-    (docs/benchmarks.md). A read-only install, or any failure, only costs that time."""
-    import compileall
-
-    with contextlib.suppress(OSError, ValueError):
-        compileall.compile_dir(DRIVER_LIB / "_bouts_driver", quiet=2, legacy=False, workers=1)
-
-
 AssertionMode = Literal["inline", "external", "golden"]
 """How test files' assertions run: as written (``inline``), rewritten so the host decides
 (``external``, graded runs), or intact with their operands recorded (``golden``, reference runs)."""
-
-
-def _driver_env(seed: int, isolated: bool = True) -> dict[str, str]:
-    # An empty environment plus an allow-list: nothing from the host (tokens, proxies) leaks in.
-    # The user part is an ordinary one (uid 1000's HOME, USER...): nothing says "grader".
-    return {
-        "PATH": "/usr/bin:/bin",
-        **user_env(isolated),
-        "TMPDIR": "/tmp",
-        "LANG": "C.UTF-8",
-        "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
-        "BOUTS_SEED": str(seed),
-    }
 
 
 def run_suites(
@@ -523,21 +496,6 @@ def _progress_adapter(
             progress(result)
 
     return on_result
-
-
-def supervisor_argv(lib: str, config: Mapping[str, object], plain: bool = True) -> list[str]:
-    """The command that starts the driver's supervisor from ``lib`` (as the sandbox sees it) with ``config``.
-
-    ``plain``: without ``-I -B``, so that ``sys.flags`` and ``sys.dont_write_bytecode`` are those of a
-    plain ``python -m pytest`` run (docs/sandbox.md, "Grader context"). What ``-I`` kept out stays
-    out: the environment is the host's allow-list (no ``PYTHON*`` variable), the boot drops the
-    working directory from the front of ``sys.path`` (the supervisor appends the workspace: it never
-    shadows the standard library or pytest), and ``HOME`` is a fresh tmpfs (no user site). Only the
-    ``none`` backend, which runs on the host's own ``HOME``, keeps them.
-    """
-    boot = f"import sys; sys.path[:] = [{lib!r}, *(p for p in sys.path if p)]; from _bouts_driver.procs import leave; "
-    boot += "from _bouts_driver.supervisor import main; leave(main())"
-    return [sys.executable, *(() if plain else ("-I", "-B")), "-c", boot, json.dumps(config)]
 
 
 def _drive(

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from bouts.errors import SubmissionError
-from bouts.loading._common import SKIP_DIRS
+from bouts.loading import SKIP_DIRS
 from bouts.models.view import PYTHON_COMPILED, python_archive
 from bouts.runner._integrity import canary_source
 from bouts.sandbox import WORKSPACE, Mount

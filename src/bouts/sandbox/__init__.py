@@ -23,12 +23,14 @@ from bouts.sandbox._base import (
     Mount,
     Sandbox,
     SandboxResult,
+    tree_bytes,
     user_env,
 )
 
 __all__ = [
     "DEFAULT_SANDBOX", "SANDBOXES", "SANDBOX_HOME", "SANDBOX_UID", "SANDBOX_USER", "WORKSPACE",
-    "Mount", "Sandbox", "SandboxResult", "get_sandbox", "parse_sandbox_spec", "sandboxes", "user_env",
+    "Mount", "Sandbox", "SandboxResult", "get_sandbox", "parse_sandbox_spec", "sandboxes", "tree_bytes",
+    "user_env",
     "DEFAULT_IMAGE", "DEFAULT_MIRROR", "DEFAULT_SUITE", "ImageRequest", "build_image",
 ]  # fmt: skip
 

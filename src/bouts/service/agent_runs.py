@@ -93,7 +93,7 @@ def load_agent_models(setting: str) -> dict[str, AgentModel]:
     Raises ``InputError`` naming the file and the field."""
     if not setting:
         return {}
-    from bouts.loading._common import read_toml, validate
+    from bouts.loading import read_toml, validate
 
     path = Path(setting).expanduser()
     data = read_toml(path, display=str(path), error=InputError)

@@ -20,11 +20,11 @@ import tempfile
 import threading
 from pathlib import Path
 
-from bouts import __version__
 from bouts.loading import load_submission
 from bouts.models.scorecard import ComponentScore, FlagModel, Reproducibility, Scorecard
 from bouts.pipeline import ScoreConfig
 from bouts.scoring.profiles import band
+from bouts.version import __version__
 
 
 def instant_scorer(challenge: Path, submission: Path, config: ScoreConfig) -> Scorecard:

@@ -13,8 +13,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from bouts.errors import ChallengeError, SubmissionError
-from bouts.loading import load_submission
-from bouts.loading._common import read_toml, validate
+from bouts.loading import load_submission, read_toml, validate
 from bouts.loading.archive import ARCHIVE_SUFFIXES
 from bouts.models.challenge import ChallengeSpec
 from bouts.models.submission import SubmissionMeta

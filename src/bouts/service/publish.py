@@ -17,10 +17,10 @@ from __future__ import annotations
 import json
 import logging
 import threading
-import uuid
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from bouts.service.broker import FIRST_PRIORITY, NEW_PRIORITY, PRIORITY_STEPS, TASK_NAMES, task_id
 from bouts.service.config import ServiceSettings
 from bouts.service.jobs import JobKind
 from bouts.service.storage import Repository
@@ -30,16 +30,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 Job = tuple[JobKind, str]
-PRIORITY_STEPS = [0, 3, 6, 9]
-"""kombu's Redis priority lists: 0 is served first."""
-FIRST_PRIORITY, NEW_PRIORITY = 0, 6
 RESYNC_MIN_AGE_S = 10.0
 """A queued job younger than this may be on its way to the broker right now: not republished yet."""
-
-
-def task_id(kind: JobKind, job_id: str) -> str:
-    """A task id naming its job, so the broker's contents can be read back as jobs."""
-    return f"{kind}.{job_id}.{uuid.uuid4().hex[:8]}"
 
 
 def job_of(task: str) -> Job | None:
@@ -85,8 +77,6 @@ class CeleryDispatcher:
             return list(self._unsent)
 
     def _publish(self, kind: JobKind, job_id: str, priority: int = NEW_PRIORITY) -> None:
-        from bouts.service.worker.celery_app import TASK_NAMES
-
         self.app.send_task(TASK_NAMES[kind], args=[job_id], queue=self.settings.queue, priority=priority,
                            task_id=task_id(kind, job_id))  # fmt: skip
 

@@ -23,7 +23,7 @@ from bouts.trajectory import (  # noqa: F401
     _openhands_v1,
     _swe_agent,
 )
-from bouts.trajectory._base import EXCERPT_CHARS, TrajectoryAdapter, adapters, excerpt
+from bouts.trajectory._base import EXCERPT_CHARS, Clock, ToolResult, TrajectoryAdapter, adapters, excerpt
 from bouts.trajectory._classify import (
     Action,
     classify_command,
@@ -34,6 +34,7 @@ from bouts.trajectory._classify import (
     status_program,
 )
 from bouts.trajectory._events import command_events, refused_by_shell
+from bouts.trajectory._inspect import sample_events as inspect_sample_events
 from bouts.trajectory._load import detect_adapter, iter_trajectory, load_trajectory, parse_trajectory
 from bouts.trajectory._outcomes import parse_test_counts
 from bouts.trajectory._summary import TestRun, TrajectorySummary, summarize, to_jsonl
@@ -41,7 +42,9 @@ from bouts.trajectory._summary import TestRun, TrajectorySummary, summarize, to_
 __all__ = [
     "EXCERPT_CHARS",
     "Action",
+    "Clock",
     "TestRun",
+    "ToolResult",
     "TrajectoryAdapter",
     "TrajectorySummary",
     "adapters",
@@ -50,6 +53,7 @@ __all__ = [
     "command_segments",
     "detect_adapter",
     "excerpt",
+    "inspect_sample_events",
     "is_probe",
     "is_test_command",
     "iter_trajectory",

@@ -17,7 +17,7 @@ from pydantic import ValidationError
 from bouts.errors import TrajectoryError
 from bouts.models.trajectory import Event, Trajectory
 from bouts.trajectory._base import LogLines, NumberedLines, TrajectoryAdapter, adapters
-from bouts.trajectory._scripts import link_scripts
+from bouts.trajectory._script_runs import link_scripts
 
 HEAD_BYTES = 1 << 20
 MAX_DOCUMENT_BYTES = 512 << 20

@@ -18,7 +18,9 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from bouts.judges.quality._changes import collect, parse, starter_sources
+from bouts.judges.quality import collect_changes as collect
+from bouts.judges.quality import parse_python as parse
+from bouts.judges.quality import starter_sources
 from bouts.loading.view import read_one
 from bouts.models.challenge import Challenge
 from bouts.models.results import Outcome, RunReport

@@ -15,8 +15,10 @@ from bouts.judges.integrity._judge import (
     RULESET_VERSION,
     StaticIntegrityJudge,
 )
+from bouts.judges.integrity._paths import same as same_file
+from bouts.judges.integrity._tree import Tree
 
-__all__ = ["GRAY_CAP_PER_RULE", "GRAY_CAP_TOTAL", "RULESET_VERSION", "StaticIntegrityJudge"]
+__all__ = ["GRAY_CAP_PER_RULE", "GRAY_CAP_TOTAL", "RULESET_VERSION", "StaticIntegrityJudge", "Tree", "same_file"]
 
 
 @JUDGES.register("integrity-static")

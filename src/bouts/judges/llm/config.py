@@ -30,7 +30,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
 
 from bouts.errors import InputError
-from bouts.loading._common import toml_loads
+from bouts.loading import toml_loads
 
 PANEL_SCHEMA = "bouts.llm-panel/1"
 DEFAULT_CACHE_DIR = "~/.cache/bouts/llm"

@@ -9,6 +9,9 @@ Each scores readability, architecture, robustness and idiomaticity (25% each) an
 tables: docs/quality-judges.md.
 """
 
+from bouts.judges.quality._changes import collect as collect_changes
+from bouts.judges.quality._changes import parse as parse_python
+from bouts.judges.quality._changes import starter_sources
 from bouts.judges.quality.lint import LintJudge
 from bouts.judges.quality.metrics import MetricsJudge
 from bouts.judges.quality.structure import StructureJudge
@@ -16,4 +19,12 @@ from bouts.judges.quality.structure import StructureJudge
 PANEL = ("quality-lint", "quality-metrics", "quality-structure")
 """The default offline panel, in the order its scores are listed."""
 
-__all__ = ["PANEL", "LintJudge", "MetricsJudge", "StructureJudge"]
+__all__ = [
+    "PANEL",
+    "LintJudge",
+    "MetricsJudge",
+    "StructureJudge",
+    "collect_changes",
+    "parse_python",
+    "starter_sources",
+]

@@ -21,7 +21,9 @@ from typing import Any
 from bouts.jsast import dialect_for
 from bouts.judges.quality._changes import ChangeSet
 from bouts.judges.quality._scoring import Dimension, Hit, per_line
-from bouts.judges.security._eslint import EslintTool, default_package_dir, find_node, read_messages
+from bouts.judges.security import EslintTool, find_node
+from bouts.judges.security import eslint_package_dir as default_package_dir
+from bouts.judges.security import read_eslint_messages as read_messages
 
 CONFIG_FILE = "bouts-quality.config.mjs"
 TIMEOUT_S = 120.0

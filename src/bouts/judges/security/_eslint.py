@@ -23,10 +23,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-import bouts
 from bouts.errors import InfrastructureError
 from bouts.judges.security._findings import ToolFinding
 from bouts.judges.security._severity import CWE_SEVERITY, Severity
+from bouts.version import PACKAGE_DIR
 
 SnippetReader = Callable[[str, str, int], str]
 """``(tree, rel, line)`` → the normalised source line at that place (the baseline key)."""
@@ -202,7 +202,7 @@ class EslintTool:
 
 def default_package_dir() -> Path:
     """``tools/eslint`` of the checkout this engine runs from (``scripts/setup`` installs it there)."""
-    return Path(bouts.__file__).resolve().parents[2] / "tools" / "eslint"
+    return PACKAGE_DIR.parents[1] / "tools" / "eslint"
 
 
 def find_node() -> Path | None:

@@ -19,8 +19,7 @@ from bouts.judges.security._dynamic import RESOLVER_VERSION
 from bouts.judges.security._eslint import ESLINT_RULES, EslintTool, default_package_dir, find_node
 from bouts.judges.security._findings import SecurityFinding, baseline, dedupe
 from bouts.judges.security._rules import load_rules, rules_dir
-from bouts.judges.security.advisories import DependencyReport, check_trees
-from bouts.judges.security.advisories._check import manifests
+from bouts.judges.security.advisories import DependencyReport, check_trees, manifests
 from bouts.loading.view import read_file_tree
 from bouts.models.view import FileTree
 from bouts.scoring.components import SECURITY_DEDUCTIONS, security

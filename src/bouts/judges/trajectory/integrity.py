@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from bouts.judges.base import JUDGES, Component, Finding, IntegritySignals, JudgeInput, Verdict
-from bouts.judges.integrity._paths import same
-from bouts.judges.integrity._tree import Tree
+from bouts.judges.integrity import Tree
+from bouts.judges.integrity import same_file as same
 from bouts.models.challenge import Challenge
 from bouts.models.trajectory import Event
 from bouts.models.view import SubmissionView

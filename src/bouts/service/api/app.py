@@ -17,7 +17,6 @@ from sqlalchemy.exc import DisconnectionError, InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from bouts import __version__
 from bouts.errors import BoutsError, InfrastructureError, InputError
 from bouts.service.agent_runs import AgentModel, load_agent_models
 from bouts.service.api import (
@@ -43,6 +42,7 @@ from bouts.service.limits import storable
 from bouts.service.publish import CeleryDispatcher
 from bouts.service.recovery import Reaper
 from bouts.service.storage import Repository, open_repository
+from bouts.version import __version__
 
 log = logging.getLogger("bouts.service.api")
 DATABASE_DOWN = (OperationalError, InterfaceError, DisconnectionError, PoolTimeoutError)

@@ -10,7 +10,6 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, HTTPException, Path, Query
 from fastapi.responses import JSONResponse
 
-from bouts import __version__
 from bouts.calibration import review
 from bouts.calibration.store import ReviewConflictError
 from bouts.service import health
@@ -29,6 +28,7 @@ from bouts.service.api.schemas import (
     error_responses,
 )
 from bouts.service.errors import ConflictError
+from bouts.version import __version__
 
 router = APIRouter(prefix="/api/v1", tags=["operators"])
 ERRORS = error_responses()

@@ -20,18 +20,13 @@ import logging
 from celery import Celery, Task
 
 from bouts.pipeline import ScoreConfig
+from bouts.service.broker import FIRST_PRIORITY, NEW_PRIORITY, PRIORITY_STEPS, TASK_NAMES, task_id
 from bouts.service.config import ServiceSettings
 from bouts.service.dispatch import run_kind
 from bouts.service.jobs import JobKind, Scorer, pipeline_scorer, retry_delay, score_config
-from bouts.service.publish import FIRST_PRIORITY, NEW_PRIORITY, PRIORITY_STEPS, task_id
 from bouts.service.storage import Repository, open_repository
 from bouts.service.worker import shutdown
 
-TASK_NAMES: dict[JobKind, str] = {
-    "score": "bouts.score_submission",
-    "check": "bouts.check_challenge",
-    "rescore": "bouts.rescore_submission",
-}
 TASK_NAME = TASK_NAMES["score"]
 STORAGE_RETRIES = 10
 """Retries of a task whose job failed outside the scoring (database unreachable, disk full); after

@@ -1,9 +1,10 @@
 """Read ``quarantine.toml``, the list ``bouts check`` writes of tests that failed on the reference
 solution in repeated runs (SPEC §3). Pure: text in, the quarantined test ids out.
 
-Scoring reads it (``bouts.loading.challenge``): a quarantined test is removed from the counts of every
-submission and listed on its scorecard, so a test that fails on the reference is never counted
-against a submission, even on a challenge an operator launched with the list not empty.
+Scoring reads it (``bouts.loading.challenge``; ``bouts.calibration.check`` writes it): a quarantined
+test is removed from the counts of every submission and listed on its scorecard, so a test that
+fails on the reference is never counted against a submission, even on a challenge an operator
+launched with the list not empty.
 """
 
 from __future__ import annotations

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bouts.cache._store import Store
+from bouts.cache import Store
 from bouts.errors import InputError
 from bouts.models.challenge import Challenge
 from bouts.models.results import TestResult
@@ -84,8 +84,8 @@ def _material(
     challenge_path: Path, submission_path: Path, config: Any, judge_material: Mapping[str, Any] | None
 ) -> dict[str, Any] | None:
     """The key's material, or None when the inputs cannot be loaded (the pipeline then says why)."""
-    from bouts import __version__
     from bouts.loading import load_challenge, load_submission
+    from bouts.version import __version__
 
     try:
         challenge = load_challenge(challenge_path)
