@@ -70,11 +70,10 @@ def check_external(
             if (s1, w1) != (s2, w2):
                 return f"diverged from the reference at observation {i + 1}: {_what(s1, w1, sites)}, expected {_what(s2, w2, sites)}"  # noqa: E501
         return f"{len(got)} observations where the reference made {len(want)}"
-    if not got or got[-1][1] != "end":
-        # A test whose end is observed ends with it in the reference's run too (the sequences are
-        # equal); one that is not (a `done` callback, a table of tests) is held to its sequence.
-        if not want or want[-1][1] == "end":
-            return "the test did not reach its end"
+    # A test whose end is observed ends with it in the reference's run too (the sequences are equal);
+    # one that is not (a `done` callback, a table of tests) is held to its sequence.
+    if (not got or got[-1][1] != "end") and (not want or want[-1][1] == "end"):
+        return "the test did not reach its end"
     for (site, what, value), (_, _, gold) in zip(got, want, strict=True):
         info = sites.get(site)
         if info is None:

@@ -39,7 +39,7 @@ FRAMEWORK_MODULES = frozenset({"vitest", "@jest/globals"})
 _WRAPPABLE = frozenset({"test", "it", "only", "skip", "todo", "concurrent", "sequential"})
 _MOCK_OR_SNAPSHOT = ("toHaveBeenCalled", "toBeCalled", "toHaveBeenLastCalled", "lastCalledWith", "toHaveReturned",
                      "toReturn", "toHaveBeenNthCalled", "nthCalledWith", "toHaveLastReturned", "lastReturnedWith",
-                     "toHaveNthReturned", "nthReturnedWith", "Snapshot", "toHaveBeenCalledOnce", "toSatisfy")  # fmt: skip
+                     "toHaveNthReturned", "nthReturnedWith", "Snapshot", "toSatisfy")  # fmt: skip
 """Matchers on mock functions and snapshots: their subject is a function or a file, not a value."""
 _PREDICATES = frozenset({"toBeTruthy", "toBeFalsy", "toBeNull", "toBeUndefined", "toBeDefined", "toBeNaN"})
 _ORDER = {"toBeGreaterThan": ">", "toBeGreaterThanOrEqual": ">=", "toBeLessThan": "<", "toBeLessThanOrEqual": "<="}
@@ -85,6 +85,8 @@ class Rewrite:
     """Test functions whose end is not observed (a ``done`` callback, an expression body)."""
     skipped: list[tuple[int, str]] = field(default_factory=list)
     """(line, why) of each assertion left as written."""
+    reads_seed_env: bool = False
+    """The file still reads ``BOUTS_SEED`` from the environment (a form the rewrite does not inline)."""
 
 
 @dataclass(frozen=True)
@@ -95,18 +97,22 @@ class _Edit:
     """``build(render, checked)``: the replacement, ``render(a, b)`` the rewritten text of a sub-range."""
 
 
-def rewrite(text: str, path: str) -> Rewrite | None:
-    """The rewrite of one test file, or None when it cannot be parsed (then it runs as written)."""
+def rewrite(text: str, path: str, seed: int | None = None) -> Rewrite | None:
+    """The rewrite of one test file, or None when it cannot be parsed (then it runs as written).
+
+    ``seed``: the phase's seed, written in place of ``process.env.BOUTS_SEED`` (both texts), so the
+    test process needs no variable a plain run of the code would not have (docs/javascript.md)."""
     dialect = jsast.dialect_for(path) or "javascript"
     src = jsast.parse(text, dialect)
     if not isinstance(src, JsSource):
         return None
-    return _Rewriter(src).run()
+    return _Rewriter(src, seed).run()
 
 
 class _Rewriter:
-    def __init__(self, src: JsSource) -> None:
+    def __init__(self, src: JsSource, seed: int | None = None) -> None:
         self.src = src
+        self.seed = seed
         self.values = jsast.literal_values(src)
         self.modules: dict[str, bool] = {}  # local name → the assert module, strict?
         self.functions: dict[str, tuple[str, bool]] = {}  # local name → (method, strict)
@@ -297,9 +303,26 @@ class _Rewriter:
                 self.skipped.append((node.line, f"assert.{found[0]} in this form is decided in the test process"))
         for fn in wrapped_tests:
             self._wrap_test(fn)
+        inlined = self._inline_seed()
         graded = self._render(False)
         checked = self._render(True)
-        return Rewrite(graded, checked, dict(self.sites), self.total, self.done, self.unwrapped, self.skipped)
+        reads = src.data.count(b"BOUTS_SEED") > inlined
+        return Rewrite(graded, checked, dict(self.sites), self.total, self.done, self.unwrapped, self.skipped, reads)
+
+    def _inline_seed(self) -> int:
+        """``process.env.BOUTS_SEED`` (or ``process.env["BOUTS_SEED"]``) → the seed's text; how many."""
+        if self.seed is None:
+            return 0
+        count = 0
+        for node in self.src.nodes:
+            if node.type not in ("member_expression", "subscript_expression"):
+                continue
+            text = self.src.text(node).replace(" ", "").replace("'", '"')
+            if text in ("process.env.BOUTS_SEED", 'process.env["BOUTS_SEED"]'):
+                literal = repr(str(self.seed))
+                self.edits.append(_Edit(node.start_byte, node.end_byte, lambda render, checked, v=literal: v))
+                count += 1
+        return count
 
     def _new_site(self, kind: str, node: JsNode, method: str = "") -> int:
         k = len(self.sites) + 1
@@ -444,7 +467,8 @@ class _Rewriter:
                 args_text = ", ".join(f"__a[{i + 1}]" for i in range(len(args)))
                 rest = "".join(f".{m}" for m in mods if m != "resolves")
                 expect = src.text(src.field(subject_call, "function"))
-                text = f"__bouts.{fn}({k}, {head}{body}, {observed!r}, (__a) => {expect}(__a[0]){rest}.{matcher}({args_text}))"
+                check = f"(__a) => {expect}(__a[0]){rest}.{matcher}({args_text})"
+                text = f"__bouts.{fn}({k}, {head}{body}, {observed!r}, {check})"
             else:
                 body = "[" + ", ".join(f"({texts[i]})" for i in observed) + "]"
                 text = f"__bouts.{'va' if asynchronous else 'v'}({k}, {head}{body})"

@@ -118,7 +118,7 @@ def run_js(
         # sandbox, so a canary there proves nothing: canaries guard only what is checked inside.
         plant = options.canaries and assertions == "inline"
         canaries = plant_js_canaries(workspace, file_suite, rng, framework) if plant else []
-        plans = externalise_files(workspace, file_suite, checked=not external)
+        plans = externalise_files(workspace, file_suite, checked=not external, seed=seed)
         mounts = [Mount(DRIVER_LIB, _LIB), Mount(JS_LIB, _JSLIB)] if isolated else []
         if isolated:
             # Read-only on top of the workspace copy: no test process can edit the tests or swap
@@ -142,6 +142,8 @@ def run_js(
             "deps": f"{in_box}/node_modules",
             "tsx": _tsx_loader(deps, in_box, framework, file_suite, challenge.spec.language),
             "observe": observe, "check": not external,
+            # The seed is written into the tests' text; the variable only for a file that reads it otherwise.
+            "seed_env": any(p.reads_seed_env for p in plans.values()) or set(plans) != set(file_suite),
         }  # fmt: skip
         libs = (f"{_LIB}", f"{_JSLIB}") if isolated else (str(DRIVER_LIB), str(JS_LIB))
         timeout = challenge.spec.limits.suite_timeout_s * len(set(file_suite.values())) + _STARTUP_GRACE_S

@@ -100,8 +100,10 @@ def run_child(
     run = ChildRun()
     start = time.monotonic()
     try:
+        # argv[0] as a plain `node file` run spells it (process.argv0 is then "node", as in production).
         proc = subprocess.Popen(
-            list(argv), cwd=cwd, env={**env, "BOUTS_JS_FDS": f"{res_w},{non_r}"},
+            [os.path.basename(argv[0]), *argv[1:]], executable=argv[0], cwd=cwd,
+            env={**env, "BOUTS_JS_FDS": f"{res_w},{non_r}"},
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             pass_fds=(res_w, non_r), start_new_session=True, close_fds=True,
         )  # fmt: skip
