@@ -191,7 +191,9 @@ function tripwire(global, name, value) {
   defineProp(global, name, { get, set: undefined, configurable: false, enumerable: false });
 }
 
-const GRADER_ENV = /^(BOUTS_|NODE_ENV$|NODE_TEST|JEST_|VITEST|OPENSSL_CONF$|UV_THREADPOOL_SIZE$|GOMAXPROCS$|MALLOC_ARENA_MAX$|NO_COLOR$)/;
+// Not NODE_ENV or NO_COLOR: this process has no NODE_ENV (as a plain run), and honest code reads
+// both (`NODE_ENV !== 'production'`); reading them says nothing of the grader.
+const GRADER_ENV = /^(BOUTS_|NODE_TEST|JEST_|VITEST|OPENSSL_CONF$|UV_THREADPOOL_SIZE$|GOMAXPROCS$|MALLOC_ARENA_MAX$)/;
 
 /** `process.env` behind a Proxy that notes solution code reading a variable the runner sets or a
  * test runner would (reads by node itself, the tests and the runner pass). */
