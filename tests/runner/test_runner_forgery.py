@@ -153,7 +153,7 @@ def test_eq_always_true_in_an_inline_run_is_caught_by_a_mutant_canary(make_chall
     # Inline (no reference, so nothing is externalised): the plain assert alone would be fooled, but
     # the canary copied from it (its literal changed) is fooled too, and that voids the run.
     assert_voided(report)
-    assert any("canary" in t and "test_plain__" in t for t in report.tampering), report.tampering
+    assert any("canary" in t and "test_plain_" in t for t in report.tampering), report.tampering
 
 
 FRAME_READER = """

@@ -53,9 +53,25 @@ def test_a_canary_is_a_real_test_of_the_file_with_its_expected_literal_changed()
     source = "from calc import add\n\n\ndef test_adds():\n    assert add(1, 2) == 3\n"
     text, names = canary_source(source, random.Random(3))
     (name,) = names
-    assert name.startswith("test_adds__") and "add(1, 2) ==" in text and "== 3\n" not in text
+    assert name.startswith("test_adds_") and "add(1, 2) ==" in text and "== 3\n" not in text
     ast_ok = compile(source + text, "t.py", "exec")  # appends cleanly
     assert ast_ok is not None
+
+
+def test_a_file_gets_several_canaries_named_with_its_own_words() -> None:
+    source = ("from calc import add, sub\n\n\ndef test_adds_small():\n    assert add(1, 2) == 3\n\n\n"
+              "def test_subtracts_large():\n    assert sub(900, 1) == 899\n\n\n"
+              "def test_negative_sum():\n    assert add(-1, -2) == -3\n")  # fmt: skip
+    words = {"adds", "small", "subtracts", "large", "negative", "sum"}
+    seen = set()
+    for seed in range(6):
+        text, names = canary_source(source, random.Random(seed))
+        assert 2 <= len(names) <= 3 and len(set(names)) == len(names)
+        for name in names:  # no public list of variant words: only the file's own
+            assert name.startswith("test_") and set(name.removeprefix("test_").split("_")) <= words, name
+        compile(source + text, "t.py", "exec")
+        seen.add(tuple(names))
+    assert len(seen) == 6
 
 
 def test_canaries_are_random_and_skip_module_parametrised_files() -> None:

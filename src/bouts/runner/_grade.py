@@ -33,6 +33,7 @@ from bouts.runner._run import (
     run_detailed,
     run_suites,
 )
+from bouts.runner.js._externalise import VERSION as JS_EXTERNALISE_VERSION
 from bouts.sandbox import Sandbox
 
 CACHE_SCHEMA = "bouts.reference/3"
@@ -70,7 +71,9 @@ def _key(
 ) -> str:  # fmt: skip
     # The services a run is given change which tests exist (e.g. a PostgreSQL variant), so they key it.
     services = f"postgres={options.postgres is not None}"
-    text = f"{CACHE_SCHEMA}|{EXTERNALISE_VERSION}|{challenge.content_hash}|{','.join(suites)}|{seed}|{services}"
+    # Both rewrites' versions: a golden run's observations are only good for the rewrite that made them.
+    versions = f"{EXTERNALISE_VERSION}|{JS_EXTERNALISE_VERSION}"
+    text = f"{CACHE_SCHEMA}|{versions}|{challenge.content_hash}|{','.join(suites)}|{seed}|{services}"
     text += "" if select is None else "|select=" + "\n".join(select)
     h = hashlib.sha256(text.encode())
     for sub in ("tests", "reference"):  # the bytes themselves too

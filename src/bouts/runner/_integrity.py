@@ -19,18 +19,17 @@ from bouts.runner._channel import Record
 MAX_FINDINGS = 20
 
 
-_VARIANTS = ("again", "other_values", "reverse_order", "repeated", "boundary", "seeded_values", "second_case",
-             "edge_case", "mixed_inputs", "larger_input")  # fmt: skip
-"""Suffixes a canary's name takes after a real test's name, as the suites name their variants."""
+CANARIES_PER_FILE = (2, 3)
+"""How many copied canaries a file gets (drawn per run): several, so no one name or place is the tell."""
 
 
-def _mutant(test_source: str, rng: random.Random, taken: set[str]) -> tuple[str, str] | None:
-    """A copy of one of the file's own tests with one expected literal changed: it calls into the
-    submission exactly like the test it copies, and must fail. ``(name, source)`` or ``None``."""
+def _mutants(test_source: str, rng: random.Random, taken: set[str], count: int) -> list[tuple[str, str]]:
+    """Copies of up to ``count`` of the file's own tests, each with one expected literal changed: each
+    calls into the submission exactly like the test it copies, and must fail. ``[(name, source)]``."""
     try:
         tree = _pyast.parse(test_source)
     except SyntaxError:
-        return None
+        return []
     candidates = []
     for fn in tree.body:
         if isinstance(fn, ast.FunctionDef) and fn.name.startswith("test_") and not fn.decorator_list:
@@ -40,52 +39,61 @@ def _mutant(test_source: str, rng: random.Random, taken: set[str]) -> tuple[str,
                         and isinstance(node.test.comparators[0], ast.Constant) \
                         and type(node.test.comparators[0].value) in (int, str):  # fmt: skip
                     candidates.append((fn, node.test.comparators[0]))
-    if not candidates:
-        return None
-    fn, const = rng.choice(candidates)
-    value = const.value
-    const.value = value + rng.randrange(10**6, 10**9) if type(value) is int else f"{value}-{rng.getrandbits(32):x}"
-    try:
-        copy = ast.FunctionDef(**{**{f: getattr(fn, f) for f in fn._fields}, "name": _variant(fn.name, rng, taken)})
-        return copy.name, ast.unparse(ast.fix_missing_locations(ast.Module(body=[copy], type_ignores=[])))
-    finally:
-        const.value = value
+    out: list[tuple[str, str]] = []
+    for fn, const in rng.sample(candidates, len(candidates))[:count]:
+        value = const.value
+        const.value = value + rng.randrange(10**6, 10**9) if type(value) is int else f"{value}-{rng.getrandbits(32):x}"
+        try:
+            name = _variant(fn.name, rng, taken)
+            taken.add(name)
+            copy = ast.FunctionDef(**{**{f: getattr(fn, f) for f in fn._fields}, "name": name})
+            out.append((name, ast.unparse(ast.fix_missing_locations(ast.Module(body=[copy], type_ignores=[])))))
+        finally:
+            const.value = value
+    return out
 
 
 def _variant(base: str, rng: random.Random, taken: set[str]) -> str:
-    for word in rng.sample(_VARIANTS, len(_VARIANTS)):
-        if f"{base}__{word}" not in taken:
-            return f"{base}__{word}"
-    return f"{base}__case_{rng.randrange(10, 99)}"
+    """A new test name made of the file's own words: ``base`` and one or two words of the file's other
+    test names (never a fixed list a forger could match), drawn per run."""
+    own = {w for w in base.removeprefix("test_").split("_") if w}
+    pool = {w for name in taken for w in name.removeprefix("test_").split("_") if w}
+    words = sorted(pool - own) or sorted(pool) or ["case"]
+    for _ in range(64):
+        picked = rng.sample(words, min(len(words), rng.choice((1, 1, 2))))
+        name = f"{base}_{'_'.join(picked)}"
+        if name not in taken:
+            return name
+    return f"{base}_{rng.choice(words)}_{rng.randrange(2, 10)}"
 
 
 def canary_source(test_source: str, rng: random.Random) -> tuple[str, list[str]]:
     """Text to append to a test file whose verdicts are decided in the test process, and the names
     of the canary tests in it.
 
-    A canary must fail. If one passes, something rewrote verdicts wholesale. It is named the way the
-    suite names its variants (``test_<real test>__<variant>``) and, where the file has a test
-    comparing a call's result with a literal, it *is* that test with the literal changed: it calls
-    into the submission like the tests around it, so a forger cannot pick it out by its shape.
+    A canary must fail. If one passes, something rewrote verdicts wholesale. A file gets several
+    (:data:`CANARIES_PER_FILE`), each named with the file's own words (``test_<real test>_<words of
+    its other tests>``, drawn per run) and, where the file has tests comparing a call's result with a
+    literal, each *is* one of those tests with the literal changed: it calls into the submission like
+    the tests around it, so a forger cannot pick it out by its shape or a list of names.
     Files whose assertions are externalised get none (their verdicts do not depend on the sandbox).
     A file parametrised through ``pytestmark`` gets none: a bare canary would not collect there.
     """
     if "pytestmark" in test_source and "parametrize" in test_source:
         return "", []
     taken = set(re.findall(r"def (test_\w+)\(", test_source))
-    bases = sorted(n for n in taken if "__" not in n) or ["test_behaviour"]
-    mutant = _mutant(test_source, rng, taken)
-    if mutant is not None:
-        name, text = mutant
-    else:
+    bases = sorted(taken) or ["test_behaviour"]
+    mutants = _mutants(test_source, rng, taken, rng.randint(*CANARIES_PER_FILE))
+    if not mutants:
         name = _variant(rng.choice(bases), rng, taken)
         a, b = rng.randrange(10**6), rng.randrange(10**6, 2 * 10**6)
-        text = f"def {name}():\n    assert {a} == {b}\n"
-    text = "\n\n\n" + text + "\n"
-    names = [name]
+        mutants = [(name, f"def {name}():\n    assert {a} == {b}\n")]
+    text = "".join("\n\n\n" + body + "\n" for _, body in mutants)
+    names = [name for name, _ in mutants]
     if "unittest" in test_source:
         a, b = rng.randrange(10**6), rng.randrange(10**6, 2 * 10**6)
-        klass, method = f"Test{rng.choice(_VARIANTS).title().replace('_', '')}Case", _variant("test", rng, taken)
+        words = sorted({w for n in taken for w in n.removeprefix("test_").split("_") if w}) or ["behaviour"]
+        klass, method = f"Test{rng.choice(words).title()}Case", _variant("test", rng, taken)
         alias = f"_unittest_{rng.getrandbits(32):08x}"
         text += (
             f"\n\nimport unittest as {alias}\n\n\nclass {klass}({alias}.TestCase):\n"

@@ -124,7 +124,9 @@ for (const pid of ['self', String(process.ppid)]) {
 """
 CAUGHT = {
     ("neutralised-matchers", "vitest"): "canary", ("neutralised-matchers", "jest"): "canary",
-    ("rewritten-results", "vitest"): "canary", ("replaced-global-expect", "jest"): "expect",
+    # A result rewritten to "passed" for a body that never reached its end: the host's observations
+    # say so (the worker's observations never pass through vitest's messages).
+    ("rewritten-results", "vitest"): "did not reach its end", ("replaced-global-expect", "jest"): "expect",
     ("forged-records-on-every-fd", "vitest"): "forged", ("forged-records-on-every-fd", "jest"): "forged",
 }  # fmt: skip
 """Where the forgery takes effect (the others fail by themselves: vitest's tests import `expect`,

@@ -38,7 +38,7 @@ def test_an_honest_submission_passes_every_test(
 ) -> None:
     challenge, code = make_fw_challenge(framework)
     report = run_suites(challenge, code, sandbox=bwrap_js)
-    assert outcomes(report) == dict.fromkeys(FW_IDS, Outcome.PASSED)
+    assert outcomes(report) == dict.fromkeys(FW_IDS, Outcome.PASSED), [(r.id, r.detail) for r in report.results]
     assert report.tampering == [] and report.stability.crashes == []
 
 
@@ -136,3 +136,54 @@ def test_an_unhandled_rejection_is_a_stability_warning(
     report = run_suites(challenge, code, sandbox=bwrap_js)
     assert "UnhandledPromiseRejection: Error: lost" in report.stability.warnings
     assert report.stability.crashes == []
+
+
+MATCHERS = """\
+test('matchers', async () => {
+  expect(add(2, 3)).toBe(5);
+  expect({ sum: add(2, 3) }).toEqual({ sum: 5 });
+  expect(add(1, 1)).not.toBe(3);
+  expect(add(0, 0)).toBeFalsy();
+  expect(add(2, 2)).toBeGreaterThan(3);
+  expect([add(1, 2)]).toHaveLength(1);
+  expect(add(0.1, 0.2)).toBeCloseTo(0.3);
+  expect(() => add(1, 2)).not.toThrow();
+  await expect(Promise.resolve(add(4, 4))).resolves.toBe(8);
+  expect.assertions(9);
+});
+test('throws', () => { expect(() => add('a', 1)).toThrow(TypeError); });
+"""
+MATCHER_CODE = "{ if (typeof a !== 'number') throw new TypeError('numbers only'); return a + b; }"
+
+
+@pytest.mark.parametrize("framework", ["vitest", "jest"])
+def test_expect_matchers_are_decided_on_the_host_against_the_reference(
+    framework: str, make_fw_challenge: MakeFwChallenge, bwrap_js: Sandbox, fw_deps_cache: Path, tmp_path: Path
+) -> None:
+    # Graded text: `expect(add(2, 3)).toBe(5)` → an observation of add(2, 3), no 5, no matcher. The
+    # values leave the test process through the runner's encoder; the host compares them with the
+    # reference's and decides. A submission wrong on one value fails the test whatever the matchers
+    # or the framework's results say in the process.
+    name = "add.test.cjs" if framework == "jest" else "add.test.mjs"
+    head = ("import { test, expect } from 'vitest';\nimport { add } from '../../src/add.mjs';\n"
+            if framework == "vitest" else "const { add } = require('../../src/add.cjs');\n")  # fmt: skip
+    honest = {"src/add.mjs": f"export function add(a, b) {MATCHER_CODE}\n",
+              "src/add.cjs": f"exports.add = (a, b) => {MATCHER_CODE};\n"}  # fmt: skip
+    challenge, code = make_fw_challenge(framework, {"visible": {name: head + MATCHERS}}, honest, reference=honest)
+    report = grade(challenge, code, sandbox=bwrap_js)
+    assert outcomes(report) == {"matchers": Outcome.PASSED, "throws": Outcome.PASSED}, report.results
+    assert [(c.externalised, c.total) for c in report.assertions] == [(10, 10)]
+    # Wrong on add(0, 0) only, and every matcher neutralised in the process (a Proxy answers every
+    # matcher call): the host still sees 1 where the reference's value is 0.
+    forge = ("globalThis.expect = new Proxy(() => {}, { apply: () => new Proxy({}, { get: (t, k) => "
+             "k === 'then' ? undefined : new Proxy(() => {}, { apply: () => undefined, get: () => () => {} }) }) });\n")
+    wrong = {"src/add.mjs": f"{forge}export function add(a, b) {{ if (a === 0) return 1; return a + b; }}\n",
+             "src/add.cjs": f"{forge}exports.add = (a, b) => (a === 0 ? 1 : a + b);\n"}  # fmt: skip
+    sub = tmp_path / "wrong"
+    for rel, text in wrong.items():
+        (sub / rel).parent.mkdir(parents=True, exist_ok=True)
+        (sub / rel).write_text(text)
+    report = grade(challenge, sub, sandbox=bwrap_js)
+    got = {r.id.split("::", 1)[-1]: r for r in report.results}
+    assert got["matchers"].outcome is not Outcome.PASSED and got["throws"].outcome is not Outcome.PASSED
+    assert "decided on the host" in got["matchers"].detail or report.tampering, got["matchers"].detail

@@ -40,6 +40,7 @@ from bouts.judges.integrity._code import (
     HOOKS,
     INTROSPECTION,
     OFF_LIMITS,
+    UNREVIEWED,
 )
 from bouts.judges.integrity._jsfile import JsFile
 from bouts.judges.integrity._tree import Hit
@@ -138,6 +139,8 @@ def _check(
         module = f.values[source.index] if source is not None else None
         if isinstance(module, str) and module.removeprefix("node:") in _INTROSPECTION_MODULES:
             yield INTROSPECTION, "imports the inspector"
+        if isinstance(module, str) and module.startswith(_CODE_URLS):
+            yield UNREVIEWED, f"imports code from a {module.split(':', 1)[0]}: URL: code no judge reads"
     statement = node.parent >= 0 and src.nodes[node.parent].type in _STATEMENT_PARENTS
     if statement and "argv" in src.text(node, 4000).lower():
         yield from _argv_probe(f, node)
@@ -302,6 +305,7 @@ def _call(f: JsFile, node: JsNode, depth: int, local: frozenset[str]) -> Iterato
     if (name in ("require",) or (callee is not None and callee.type == "import")) and any(
             str(s).removeprefix("node:") in _INTROSPECTION_MODULES for s in strings):
         yield INTROSPECTION, "loads the inspector"
+    yield from _runs_text(f, node, callee, name, args)
     if name in ("module.register", "module.registerHooks", "Module.register", "module.syncBuiltinESMExports"):
         yield HOOKS, f"installs a module loader hook ({name})"
     last = name.rsplit(".", 1)[-1] if name else ""
@@ -317,6 +321,35 @@ def _call(f: JsFile, node: JsNode, depth: int, local: frozenset[str]) -> Iterato
         parts = [_part(f, a) for a in (args[:1] if name == "URL" else args)]
         if any(p not in ("?", ".") for p in parts):
             yield from _path_escape(parts, depth, joined=True)
+
+
+_EVALUATORS = frozenset({"eval", "Function", "globalThis.eval", "globalThis.Function", "global.eval",
+                         "global.Function", "AsyncFunction", "GeneratorFunction"})
+_VM_RUNNERS = frozenset({"runInThisContext", "runInNewContext", "runInContext", "compileFunction", "Script",
+                         "SourceTextModule", "createScript"})
+_CODE_URLS = ("data:", "blob:")
+
+
+def _runs_text(f: JsFile, node: JsNode, callee: JsNode | None, name: str,
+               args: list[JsNode]) -> Iterator[tuple[str, str]]:  # fmt: skip
+    """Code the judges cannot read because it is text until it runs: ``eval``/``new Function`` of
+    anything but a constant, node's ``vm`` runners, and modules imported from a ``data:``/``blob:`` URL
+    or from a specifier built at run time (docs/integrity.md, "Code hidden from review")."""
+    src = f.parsed
+    assert src is not None
+    constant = [a for a in args if isinstance(f.values[a.index], str)]
+    if name in _EVALUATORS and len(constant) < len(args):
+        yield UNREVIEWED, f"runs text built at run time with {name}(): code no judge reads"
+    root, _, last = name.rpartition(".")
+    if last in _VM_RUNNERS and (root.split(".")[-1] == "vm" or root.endswith("vm")):
+        yield UNREVIEWED, f"runs code with vm.{last}: code no judge reads"
+    dynamic = callee is not None and callee.type == "import"
+    if (dynamic or name in ("require", "module.require", "createRequire")) and args:
+        spec = f.values[args[0].index]
+        if isinstance(spec, str) and spec.startswith(_CODE_URLS):
+            yield UNREVIEWED, f"imports code from a {spec.split(':', 1)[0]}: URL: code no judge reads"
+        elif dynamic and not isinstance(spec, str):
+            yield UNREVIEWED, "imports a module whose name is built at run time: code no judge reads"
 
 
 def _compare(f: JsFile, node: JsNode) -> Iterator[tuple[str, str]]:

@@ -18,7 +18,8 @@ from bouts.runner.js._decide import check_external, check_inline, entries
 from bouts.runner.js._externalise import Rewrite, rewrite
 
 
-def externalise_files(workspace: Path, file_suite: Mapping[str, Suite], *, checked: bool) -> dict[str, Rewrite]:
+def externalise_files(workspace: Path, file_suite: Mapping[str, Suite], *, checked: bool,
+                      seed: int | None = None) -> dict[str, Rewrite]:  # fmt: skip
     """Rewrite every test file of ``file_suite`` in ``workspace`` in place (``checked``: the text whose
     runtime also runs the original assertions); the rewrites by file. A file that cannot be parsed
     stays as written (its tests are then decided in the sandbox, and counted as not externalised)."""
@@ -29,7 +30,7 @@ def externalise_files(workspace: Path, file_suite: Mapping[str, Suite], *, check
             text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
             continue
-        plan = rewrite(text, rel)
+        plan = rewrite(text, rel, seed)
         if plan is None:
             continue
         path.write_text(plan.checked if checked else plan.graded, encoding="utf-8")

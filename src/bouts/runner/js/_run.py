@@ -88,10 +88,6 @@ def run_js(
     challenge's framework is vitest or jest.
     """
     seed = challenge.spec.tests.seed if seed is None else seed
-    if assertions == "external" and golden is None and framework_of(challenge.spec) != "node:test" and not generated:
-        # vitest/jest decide in the sandbox: their reference's bouts_expect digests travel as its
-        # golden "observations" (run_js in golden mode keeps them there).
-        golden = {k: tuple(str(d) for d in v) for k, v in (golden_occurrences or {}).items()}
     file_suite: dict[str, Suite] = {f: suite for suite in suites for f in challenge.test_files.get(suite, [])}
     framework = framework_of(challenge.spec)
     if generated:
@@ -116,13 +112,13 @@ def run_js(
             (workspace / rel).parent.mkdir(parents=True, exist_ok=True)
             (workspace / rel).write_text(text, encoding="utf-8")
         rng = random.SystemRandom()
-        observe = framework == "node:test"
-        external = observe and assertions == "external"
+        observe = True  # node:test, vitest and jest alike: assertions become observations
+        external = assertions == "external"
         # A verdict decided on the host from the submission's values cannot be forged in the
         # sandbox, so a canary there proves nothing: canaries guard only what is checked inside.
-        plant = options.canaries and not (observe and assertions != "inline")  # vitest/jest: still checked inside
+        plant = options.canaries and assertions == "inline"
         canaries = plant_js_canaries(workspace, file_suite, rng, framework) if plant else []
-        plans = externalise_files(workspace, file_suite, checked=not external) if observe else {}
+        plans = externalise_files(workspace, file_suite, checked=not external, seed=seed)
         mounts = [Mount(DRIVER_LIB, _LIB), Mount(JS_LIB, _JSLIB)] if isolated else []
         if isolated:
             # Read-only on top of the workspace copy: no test process can edit the tests or swap
@@ -146,6 +142,8 @@ def run_js(
             "deps": f"{in_box}/node_modules",
             "tsx": _tsx_loader(deps, in_box, framework, file_suite, challenge.spec.language),
             "observe": observe, "check": not external,
+            # The seed is written into the tests' text; the variable only for a file that reads it otherwise.
+            "seed_env": any(p.reads_seed_env for p in plans.values()) or set(plans) != set(file_suite),
         }  # fmt: skip
         libs = (f"{_LIB}", f"{_JSLIB}") if isolated else (str(DRIVER_LIB), str(JS_LIB))
         timeout = challenge.spec.limits.suite_timeout_s * len(set(file_suite.values())) + _STARTUP_GRACE_S

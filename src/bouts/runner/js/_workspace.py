@@ -85,9 +85,9 @@ def is_esm(path: Path, source: str) -> bool:
     return re.search(r"^\s*(import|export)\s", source, re.MULTILINE) is not None
 
 
-_VARIANTS = ("again", "a second time", "with other values", "on a fresh instance", "in another order",
-             "for another case", "once more", "with a second input", "at the boundary", "repeated")  # fmt: skip
-"""Words a canary's name adds to a real test's name, as suites name their variants."""
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*|[0-9]+")
+CANARIES_PER_FILE = (2, 3)
+"""How many canaries a file gets (drawn per run): several, so that no one position or name is the tell."""
 _ASSERT_EQUAL = frozenset({"equal", "strictEqual", "deepEqual", "deepStrictEqual"})
 _MATCHERS = frozenset({"toBe", "toEqual", "toStrictEqual"})
 _INTEGER = re.compile(r"^-?[0-9]+$")
@@ -149,16 +149,17 @@ def _changed(src: jsast.JsSource, lit: jsast.JsNode, rng: random.Random) -> str:
     return f"{text[0]}{text[1:-1]}-{rng.getrandbits(32):08x}{text[-1]}"
 
 
-def _mutant(path: Path, source: str, rng: random.Random) -> tuple[str, str] | None:
-    """A copy of one of the file's top-level tests with one expected literal changed, inserted right
-    after it: ``(new file text, canary name)``, or ``None`` when no test fits.
+def _mutants(path: Path, source: str, rng: random.Random, count: int) -> tuple[str, list[str]] | None:
+    """Copies of up to ``count`` of the file's top-level tests, each with one expected literal
+    changed, each inserted right after the test it copies: ``(new file text, canary names)``, or
+    ``None`` when no test fits.
 
-    The copy calls into the submission exactly like the test it copies (same statements, same
+    A copy calls into the submission exactly like the test it copies (same statements, same
     assertion, same file, the call on the same column of its line): a forger that hands back
     whatever the calling assertion expects makes it pass, and a passing canary voids the run. Only
     assertions that are statements of the test's own body (not in a loop, branch or callback, none
-    after a statement that may ``return``) of a test whose function takes at most one parameter (no ``done`` callback)
-    are copied, so that honest code always reaches the changed assertion and fails it.
+    after a statement that may ``return``) of a test whose function takes at most one parameter (no
+    ``done`` callback) are copied, so that honest code always reaches the changed assertion and fails it.
     """
     dialect = jsast.dialect_for(path.name)
     src = jsast.parse(source, dialect) if dialect is not None else None
@@ -189,21 +190,37 @@ def _mutant(path: Path, source: str, rng: random.Random) -> tuple[str, str] | No
                 candidates += [(stmt, name, item) for item in _changeable(src, lit)]
     if not candidates:
         return None
-    stmt, name, lit = rng.choice(candidates)
-    canary = _variant(src.text(name)[1:-1], rng, _test_names(src))
+    taken = _test_names(src)
+    chosen = []
+    for stmt, name, lit in rng.sample(candidates, len(candidates)):
+        if len(chosen) == count:
+            break
+        canary = _variant(src.text(name)[1:-1], rng, taken)
+        taken.add(canary)
+        chosen.append((stmt, name, lit, canary))
     data = src.data
-    copy = (data[stmt.start_byte : name.start_byte] + f"{src.text(name)[0]}{canary}{src.text(name)[-1]}".encode()
-            + data[name.end_byte : lit.start_byte] + _changed(src, lit, rng).encode()
-            + data[lit.end_byte : stmt.end_byte])  # fmt: skip
-    text = data[: stmt.end_byte] + b"\n\n" + copy + data[stmt.end_byte :]
-    return text.decode("utf-8", errors="surrogatepass"), canary
+    inserts: list[tuple[int, bytes]] = []
+    for stmt, name, lit, canary in chosen:
+        copy = (data[stmt.start_byte : name.start_byte] + f"{src.text(name)[0]}{canary}{src.text(name)[-1]}".encode()
+                + data[name.end_byte : lit.start_byte] + _changed(src, lit, rng).encode()
+                + data[lit.end_byte : stmt.end_byte])  # fmt: skip
+        inserts.append((stmt.end_byte, b"\n\n" + copy))
+    for at, text in sorted(inserts, key=lambda i: -i[0]):
+        data = data[:at] + text + data[at:]
+    return data.decode("utf-8", errors="surrogatepass"), [c for *_, c in chosen]
 
 
 def _variant(base: str, rng: random.Random, taken: set[str]) -> str:
-    for word in rng.sample(_VARIANTS, len(_VARIANTS)):
-        if f"{base} {word}" not in taken:
-            return f"{base} {word}"
-    return f"{base} case {rng.randrange(10, 99)}"
+    """A new test name made of the file's own words: ``base`` and one or two words of the file's
+    other test names (never a fixed list a forger could match), drawn per run."""
+    words = sorted({w for name in taken for w in _WORD.findall(name)} - set(_WORD.findall(base)))
+    words = words or sorted({w for name in taken for w in _WORD.findall(name)}) or ["case"]
+    for _ in range(64):
+        picked = rng.sample(words, min(len(words), rng.choice((1, 1, 2))))
+        name = f"{base} {' '.join(picked)}" if rng.random() < 0.7 else f"{' '.join(picked)} {base}"
+        if name not in taken:
+            return name
+    return f"{base} {rng.choice(words)} {rng.randrange(2, 10)}"
 
 
 def canary_source(path: Path, source: str, rng: random.Random, framework: str = "node:test") -> tuple[str, str]:
@@ -218,9 +235,9 @@ def canary_source(path: Path, source: str, rng: random.Random, framework: str = 
     forger makes it pass. Either way it is named like a variant of one of the file's tests
     (``<real name> again``). Valid TypeScript too.
     """
-    mutant = _mutant(path, source, rng)
+    mutant = _mutants(path, source, rng, 1)
     if mutant is not None:
-        return mutant
+        return mutant[0], mutant[1][0]
     parsed = jsast.parse(source, jsast.dialect_for(path.name) or "javascript")
     taken = _test_names(parsed) if isinstance(parsed, jsast.JsSource) else set()
     plain = sorted(n for n in taken if not set(n) & set("\\'\"`"))
@@ -254,13 +271,22 @@ def canary_source(path: Path, source: str, rng: random.Random, framework: str = 
 def plant_js_canaries(
     workspace: Path, test_files: Iterable[str], rng: random.Random, framework: str = "node:test"
 ) -> list[str]:
-    """Append a canary to each JS test file in the workspace; return the canaries' test ids."""
+    """Plant canaries in each JS test file of the workspace; return the canaries' test ids.
+
+    Several per file (:data:`CANARIES_PER_FILE`, drawn per run), each a copy of a different test of
+    the file with a changed expected value, inserted after the test it copies and named with the
+    file's own words (:func:`_mutants`); a file with no test to copy gets one
+    :func:`canary_source` fallback."""
     ids = []
     for rel in test_files:
         path = workspace / rel
         if not path.is_file() or path.suffix not in JS_TEST_SUFFIXES:
             continue
-        text, name = canary_source(path, path.read_text(errors="replace"), rng, framework)
-        path.write_text(text, encoding="utf-8", errors="surrogatepass")
-        ids.append(f"{rel}::{name}")
+        source = path.read_text(errors="replace")
+        planted = _mutants(path, source, rng, rng.randint(*CANARIES_PER_FILE))
+        if planted is None:
+            text, name = canary_source(path, source, rng, framework)
+            planted = (text, [name])
+        path.write_text(planted[0], encoding="utf-8", errors="surrogatepass")
+        ids += [f"{rel}::{name}" for name in planted[1]]
     return ids

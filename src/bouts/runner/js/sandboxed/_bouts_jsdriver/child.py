@@ -100,8 +100,10 @@ def run_child(
     run = ChildRun()
     start = time.monotonic()
     try:
+        # argv[0] as a plain `node file` run spells it (process.argv0 is then "node", as in production).
         proc = subprocess.Popen(
-            list(argv), cwd=cwd, env={**env, "BOUTS_JS_FDS": f"{res_w},{non_r}"},
+            [os.path.basename(argv[0]), *argv[1:]], executable=argv[0], cwd=cwd,
+            env={**env, "BOUTS_JS_FDS": f"{res_w},{non_r}"},
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             pass_fds=(res_w, non_r), start_new_session=True, close_fds=True,
         )  # fmt: skip
@@ -113,7 +115,7 @@ def run_child(
     sel.register(res_r, selectors.EVENT_READ, "result")
     sel.register(proc.stdout.fileno(), selectors.EVENT_READ, "stdout")
     sel.register(proc.stderr.fileno(), selectors.EVENT_READ, "stderr")
-    lines, err, beats = LineBuffer(cap=max(cap, 1 << 20)), bytearray(), LineBuffer(cap=1 << 16)
+    lines, err, beats = LineBuffer(cap=max(cap, 1 << 20)), bytearray(), LineBuffer(cap=max(cap, 1 << 20))
     deadline, grace_until = start + timeout_s, None
     try:
         while True:
@@ -137,7 +139,8 @@ def run_child(
                         err += chunk[: cap - len(err)]
                     if watchdog is not None:
                         for line in beats.feed(chunk):
-                            _heartbeat(watchdog, line)
+                            if _relayed(run, line, nonce) is None:
+                                _heartbeat(watchdog, line)
                 elif key.data == "result":
                     for line in lines.feed(chunk):
                         rec = _take(run, line, nonce)
@@ -176,6 +179,20 @@ def _take(run: ChildRun, line: bytes, nonce: str) -> dict | None:
 
 
 _BEAT = b"\x1eBOUTS-START "
+_OBS = b"\x1eBOUTS-OBS "
+
+
+def _relayed(run: ChildRun, line: bytes, nonce: str) -> dict | None:
+    """An observation line that vitest's worker wrote on its stderr (relayed by vitest's main
+    process): checked like a result line (the nonce), kept among the records in order."""
+    start = line.find(_OBS)
+    if start < 0:
+        return None
+    rec = _take(run, line[start + len(_OBS) :], nonce)
+    if rec is not None and rec.get("type") != "obs":  # only observations travel this way
+        run.records.remove(rec)
+        run.forged += 1
+    return rec or {}
 
 
 def _heartbeat(watchdog: Watchdog, line: bytes) -> None:

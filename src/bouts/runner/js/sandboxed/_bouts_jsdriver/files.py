@@ -21,10 +21,10 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
-from _bouts_driver.proto import result, short
+from _bouts_driver.proto import BODY, result, short
 
 from _bouts_jsdriver.child import ChildRun, Watchdog, run_child
-from _bouts_jsdriver.supervisor import _warnings, _why_no_end, node_flags
+from _bouts_jsdriver.supervisor import _OBS_FIELDS, _warnings, _why_no_end, node_flags
 
 if TYPE_CHECKING:
     from _bouts_jsdriver.supervisor import Supervisor
@@ -103,6 +103,7 @@ class FileRunner:
             self.sup._violations(run, f"running {file}")
             new = 0
             file_error: dict | None = None
+            observations = _observations_by_test(run.records) if self.config.get("observe") else None
             for rec in run.records:
                 kind = rec.get("type")
                 if kind == "collected" and isinstance(rec.get("names"), list):
@@ -110,6 +111,9 @@ class FileRunner:
                 elif kind == "result" and isinstance(rec.get("id"), str) and rec["id"] not in done:
                     name = rec["id"]
                     out = self.sup.verdict(f"{file}::{name}", rec, 0.0)
+                    if observations is not None:
+                        # The host decides the test from these (docs/javascript.md, "Decided on the host").
+                        out[BODY] = json.dumps(observations.get(name, []), separators=(",", ":")).encode()
                     done[name] = out["outcome"]
                     new += 1
                     self._emit(file, name, out)
@@ -159,3 +163,22 @@ class FileRunner:
         with self.lock:
             self.collected.append(f"{file}::{name}")
         self.sup.emit(out)
+
+
+def _observations_by_test(records: list[dict]) -> dict[str, list[list[object]]]:
+    """Each test's observations, in order: those after a ``begin`` marker (written by the runner's
+    half in the test process as the test starts) up to the next one. Observations before any
+    marker (a ``beforeAll``, the file's top level) belong to no test."""
+    out: dict[str, list[list[object]]] = {}
+    current: list[list[object]] | None = None
+    for rec in records:
+        if rec.get("type") != "obs":
+            continue
+        if "begin" in rec:
+            name = rec["begin"]
+            current = out.setdefault(name, []) if isinstance(name, str) else None
+            continue
+        what = next((f for f in _OBS_FIELDS if f in rec), None)
+        if current is not None and what is not None:
+            current.append([rec.get("site"), what, rec.get(what)])
+    return out

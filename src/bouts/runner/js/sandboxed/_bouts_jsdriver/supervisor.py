@@ -66,7 +66,7 @@ class Supervisor:
         ]  # fmt: skip
         self.env = {
             "PATH": "/usr/bin:/bin", "HOME": "/tmp", "TMPDIR": "/tmp", "LANG": "C.UTF-8",
-            "BOUTS_SEED": str(config["seed"]), "NODE_ENV": "test", "NO_COLOR": "1",
+            "NO_COLOR": "1",
             # The sandbox has no /etc/ssl: without this node refuses to start (EACCES on openssl.cnf).
             "OPENSSL_CONF": "/dev/null",
             # Fewer threads per process (RLIMIT_NPROC counts threads; vitest runs two node processes
@@ -74,6 +74,10 @@ class Supervisor:
             # the address space RLIMIT_AS caps (a native module's threads otherwise exhaust it).
             "UV_THREADPOOL_SIZE": "2", "GOMAXPROCS": "2", "MALLOC_ARENA_MAX": "2",
         }  # fmt: skip
+        # As a plain run of the code would have it: no NODE_ENV (vitest and jest set their own), and
+        # BOUTS_SEED only for a test file that reads it in a form the host did not write in as text.
+        if config.get("seed_env", True):
+            self.env["BOUTS_SEED"] = str(config["seed"])
         if config.get("observe"):
             # "1": the runtime also runs each original assertion (a reference's golden run, or a run
             # without a reference); "0": it only observes (a graded run decided on the host).

@@ -5,7 +5,8 @@
 // end becomes the test's record, with the fingerprint of the machinery a forger would replace
 // and the test's bouts_expect digests. See docs/javascript.md.
 import { createRequire } from 'node:module';
-import { firstLine, take } from './channel.mjs';
+import { firstLine, take, takeObserver } from './channel.mjs';
+import { installObserver } from './observe.mjs';
 import { expectations, install } from './canonical.mjs';
 import { baseline, builtins, ownFunctions, processMachinery } from './watch.mjs';
 
@@ -50,6 +51,15 @@ export default class BoutsEnvironment extends Base {
     // Builtins of both realms: the tests' vm context and this one (node's modules, the process).
     this.recorder = expectations([globalThis, this.global]);
     install(this.global, this.recorder.bouts_expect);
+    // The rewritten test file's observations (observe.mjs), on this process's channel: the test
+    // realm gets only the observation functions; which test they belong to is said from here.
+    this.begin = () => {};
+    const observing = process.env.BOUTS_JS_OBSERVE;
+    if (observing === '0' || observing === '1') {
+      const obs = takeObserver(observing === '1', this.global);
+      installObserver(this.global, obs.api);
+      this.begin = obs.begin;
+    }
     this.watched = () => [
       ...builtins(globalThis), ...builtins(this.global, 'test realm: '), ...processMachinery(process),
       ...ownFunctions(this.global[MATCHERS]?.matchers, 'expect matchers'),
@@ -73,6 +83,7 @@ export default class BoutsEnvironment extends Base {
         this.recorder.take();
         this.current = Date.now();
         send({ type: 'start', id: fullName(event.test) });
+        this.begin(fullName(event.test));
         break;
       case 'test_done': {
         const errors = event.test.errors ?? [];

@@ -35,8 +35,14 @@ const SetCtor = Set;
 const dateTime = Date.prototype.getTime;
 const PromiseCtor = Promise;
 const symbolDescription = getOwn(Symbol.prototype, 'description').get;
-const ObjectProto = Object.prototype;
-const ArrayProto = Array.prototype;
+// The plain-data prototypes: this realm's, and (jest) the test realm's, added by `observer` before
+// any submission code exists there. Index loops over arrays only this module holds.
+const OBJECT_PROTOS = [Object.prototype];
+const ARRAY_PROTOS = [Array.prototype];
+function member(list, p) {
+  for (let i = 0; i < list.length; i += 1) if (list[i] === p) return true;
+  return false;
+}
 // The builtin error classes by prototype identity: a submission's own `class RangeError` is not one.
 const BUILTIN_ERRORS = [];
 for (const E of [Error, TypeError, RangeError, SyntaxError, ReferenceError, EvalError, URIError, AggregateError]) {
@@ -120,7 +126,7 @@ function encode(value, state, depth) {
   if (apply(setHas, state.seen, [value])) return '{"$cycle":1}';
   apply(setAdd, state.seen, [value]);
   const proto = getProto(value);
-  if (isArray(value) && proto === ArrayProto) {
+  if (isArray(value) && member(ARRAY_PROTOS, proto)) {
     let out = '';
     const n = getOwn(value, 'length').value;
     for (let i = 0; i < n && i < MAX_ITEMS; i += 1) {
@@ -130,7 +136,7 @@ function encode(value, state, depth) {
     }
     return '[' + out + ']';
   }
-  if (proto === ObjectProto || proto === null) {
+  if (proto === null || member(OBJECT_PROTOS, proto)) {
     return '{"$o":{' + ownEntries(value, state, depth) + '}' + (proto === null ? ',"$null":1' : '') + '}';
   }
   if (isMap(value)) {
@@ -167,16 +173,40 @@ export function encodeValue(value) {
  * nonce. `check` (the reference's golden run, a run without a reference) also runs each original
  * assertion with node's own functions: a failure is recorded as the site's `raise`.
  */
-export function observer(fd, nonce, check) {
+export function observer(fd, nonce, check, realm, prefix = '') {
+  if (realm !== undefined) {
+    // jest's test realm (a vm context): its builtins, read now, before the test file loads there.
+    OBJECT_PROTOS[OBJECT_PROTOS.length] = realm.Object.prototype;
+    ARRAY_PROTOS[ARRAY_PROTOS.length] = realm.Array.prototype;
+    for (const name of ['Error', 'TypeError', 'RangeError', 'SyntaxError', 'ReferenceError', 'EvalError', 'URIError', 'AggregateError']) {
+      BUILTIN_ERRORS[BUILTIN_ERRORS.length] = [realm[name].prototype, name];
+    }
+  }
+  return freeze(observerParts(fd, nonce, check, prefix).api);
+}
+
+/** vitest/jest: the observer and, apart from it (never on the global), `begin(name)`: the test that
+ * the observations after it belong to (one process runs a whole file). `prefix`: vitest's worker
+ * writes its lines on stderr (which vitest relays), each after this marker. */
+export function fileObserver(fd, nonce, check, realm, prefix = '') {
+  const api = observer(fd, nonce, check, realm, prefix);
+  const stamp = ',"nonce":' + quote(nonce) + '}\n';
+  const begin = (name) => {
+    write(fd, prefix + '{"type":"obs","begin":' + quote(typeof name === 'string' ? name : '') + stamp);
+  };
+  return { api, begin };
+}
+
+function observerParts(fd, nonce, check, prefix) {
   let count = 0;
   const stamp = ',"nonce":' + quote(nonce) + '}\n';
   function emit(site, field, text) {
     count += 1;
     if (count > MAX_OBS) {
-      if (count === MAX_OBS + 1) write(fd, '{"type":"obs","site":-1,"overflow":1' + stamp);
+      if (count === MAX_OBS + 1) write(fd, prefix + '{"type":"obs","site":-1,"overflow":1' + stamp);
       return;
     }
-    write(fd, '{"type":"obs","site":' + numberText(site) + ',"' + field + '":' + text + stamp);
+    write(fd, prefix + '{"type":"obs","site":' + numberText(site) + ',"' + field + '":' + text + stamp);
   }
   function raised(site, err) {
     emit(site, 'raise', encodeValue(err));
@@ -282,7 +312,78 @@ export function observer(fd, nonce, check) {
   function e(site) {
     emit(site, 'end', '1');
   }
-  return freeze({ v, va, t, r, p, pa, e });
+  /** An `expect(...)` matcher (checked runs): the operands observed (`picked`), then the original
+   * matcher run on them by `checker` (vitest's or jest's, built by the host's rewrite). */
+  function x(site, thunk, picked, checker) {
+    let values;
+    try {
+      values = thunk();
+    } catch (err) {
+      raised(site, err);
+      throw err;
+    }
+    emit(site, 'v', operands(values, picked));
+    try {
+      return checker(values);
+    } catch (err) {
+      raised(site, err);
+      throw err;
+    }
+  }
+  async function xa(site, thunk, picked, checker) {
+    let values;
+    try {
+      values = await thunk();
+    } catch (err) {
+      raised(site, err);
+      throw err;
+    }
+    emit(site, 'v', operands(values, picked));
+    try {
+      return await checker(values);
+    } catch (err) {
+      raised(site, err);
+      throw err;
+    }
+  }
+  /** `expect(fn).toThrow(...)` (checked runs): how `fn` ended, then the matcher on a replay of it. */
+  function tx(site, fn, checker) {
+    let thrown = false;
+    let error;
+    try {
+      fn();
+    } catch (err) {
+      thrown = true;
+      error = err;
+    }
+    emit(site, thrown ? 'threw' : 'returned', thrown ? encodeValue(error) : '1');
+    try {
+      return checker(() => { if (thrown) throw error; });
+    } catch (err) {
+      raised(site, err);
+      throw err;
+    }
+  }
+  /** `expect(p).rejects...` (checked runs): how the promise settled, then the matcher on a copy. */
+  async function rx(site, target, checker) {
+    let thrown = false;
+    let error;
+    let value;
+    try {
+      value = await (typeof target === 'function' ? target() : target);
+    } catch (err) {
+      thrown = true;
+      error = err;
+    }
+    emit(site, thrown ? 'threw' : 'returned', thrown ? encodeValue(error) : '1');
+    try {
+      return await checker(thrown ? PromiseCtor.reject(error) : PromiseCtor.resolve(value));
+    } catch (err) {
+      raised(site, err);
+      throw err;
+    }
+  }
+  return { api: { v, va, t, r, p, pa, e, x, xa, tx, rx } };
 }
 
 /** Install the observer as the read-only global the rewritten tests call. */

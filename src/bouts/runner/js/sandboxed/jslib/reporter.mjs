@@ -6,48 +6,12 @@
 // supervisor (is this the test it was asked to run?) and by the host (nonce, canaries,
 // fingerprint). See docs/javascript.md, "Threat model".
 import { writeSync } from 'node:fs';
-import { firstLine } from './channel.mjs';
+import { firstLine, serialise } from './channel.mjs';
 
 let armed = null; // {nonce, fd, check}: set once by the preload, never exported
 let used = false; // the generator runs once: a submission that calls it first breaks the real one
 
 const write = writeSync;
-const quote = JSON.stringify; // only on primitive strings: nothing is looked up
-const ownKeys = Reflect.ownKeys;
-const getOwn = Object.getOwnPropertyDescriptor;
-const hasOwn = Object.hasOwn;
-const isArray = Array.isArray;
-
-/** A flat record (strings, numbers, booleans, arrays of strings) as JSON, built from the builtins
- * captured above: no toJSON, getter or prototype of the process is consulted (a submission's
- * inherited `Object.prototype.toJSON` used to rewrite this record while it was serialised). */
-function serialise(record, nonce) {
-  let out = '"nonce":' + quote(nonce);
-  const keys = ownKeys(record);
-  for (let i = 0; i < keys.length; i += 1) {
-    const key = keys[i];
-    const d = typeof key === 'string' ? getOwn(record, key) : undefined;
-    if (d === undefined || !hasOwn(d, 'value')) continue;
-    if (key !== 'nonce') out += ',' + quote(key) + ':' + scalar(d.value);
-  }
-  return '{' + out + '}';
-}
-
-function scalar(value) {
-  if (typeof value === 'string') return quote(value);
-  if (typeof value === 'number') return value === value && value !== Infinity && value !== -Infinity ? '' + value : 'null';
-  if (typeof value === 'boolean') return value ? 'true' : 'false';
-  if (isArray(value)) {
-    let out = '';
-    const n = getOwn(value, 'length').value;
-    for (let i = 0; i < n && i < 10000; i += 1) {
-      const d = getOwn(value, '' + i);
-      out += (i === 0 ? '' : ',') + (d !== undefined && hasOwn(d, 'value') ? scalar(typeof d.value === 'object' ? '' : d.value) : 'null');
-    }
-    return '[' + out + ']';
-  }
-  return 'null';
-}
 
 /**
  * Called once by preload.mjs, before the test file (and so the submission) is imported. Returns

@@ -5,7 +5,7 @@
 // it read before loading vitest. See docs/javascript.md.
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
-import { firstLine, open } from './channel.mjs';
+import { firstLine, open, workerNonce } from './channel.mjs';
 
 const send = open();
 const exit = process.exit.bind(process);
@@ -66,6 +66,8 @@ const options = {
   isolate: true, passWithNoTests: true, allowOnly: true, cache: false, css: false, update: false,
   execArgv: [`--max-old-space-size=${cfg.heap_mb}`, '--v8-pool-size=2', '--disable-wasm-trap-handler'], environment: 'node',
   sequence: { hooks: 'stack', shuffle: false }, coverage: { enabled: false }, typecheck: { enabled: false },
+  // The worker's observations (vitest-setup.mjs) are stamped with this process's nonce.
+  provide: { boutsNonce: workerNonce() },
 };
 const vite = {
   configFile: false, envDir: here, cacheDir: '/tmp/bouts-vite-cache', logLevel: 'silent', clearScreen: false,
