@@ -33,7 +33,7 @@ from bouts.runner._run import (
     run_detailed,
     run_suites,
 )
-from bouts.runner.js._externalise import VERSION as JS_EXTERNALISE_VERSION
+from bouts.runner.js import JS_EXTERNALISE_VERSION
 from bouts.sandbox import Sandbox
 
 CACHE_SCHEMA = "bouts.reference/3"
