@@ -13,8 +13,6 @@ from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
-from sqlalchemy.exc import DisconnectionError, InterfaceError, OperationalError
-from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from bouts import __version__
@@ -25,6 +23,7 @@ from bouts.service.api import (
     routes_admin,
     routes_calibration,
     routes_challenges,
+    routes_metrics,
     routes_rescores,
     routes_runs,
     routes_submissions,
@@ -43,10 +42,9 @@ from bouts.service.limits import storable
 from bouts.service.publish import CeleryDispatcher
 from bouts.service.recovery import Reaper
 from bouts.service.storage import Repository, open_repository
+from bouts.service.storage.db import DATABASE_DOWN
 
 log = logging.getLogger("bouts.service.api")
-DATABASE_DOWN = (OperationalError, InterfaceError, DisconnectionError, PoolTimeoutError)
-"""Errors that mean the database did not answer (not that a statement was wrong)."""
 JSON_BODY_LIMIT = 1024 * 1024
 
 
@@ -105,6 +103,7 @@ def create_app(
                routes_calibration.router, routes_admin.router, web.router)  # fmt: skip
     for router in routers:
         app.include_router(router)
+    app.include_router(routes_metrics.router)
     app.mount("/static", StaticFiles(directory=web.STATIC_DIR), name="static")
     app.openapi = lambda: contract.openapi_document(app, routers)  # type: ignore[method-assign]
     return app
