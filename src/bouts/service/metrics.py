@@ -164,9 +164,10 @@ class DatabaseCollector:
         oldest = GaugeMetricFamily("bouts_queue_oldest_seconds", "Age of the oldest queued job (0: none)",
                                    labels=["kind"])  # fmt: skip
         from sqlalchemy import func, select
+        from sqlalchemy.orm import Session
 
         now = utcnow()
-        with self.repo.sessions() as session:
+        with Session(self.repo.engine) as session:
             for kind, model in (("score", SubmissionRow), ("check", CheckRunRow), ("rescore", RescoreRow)):
                 counts = dict(session.execute(select(model.state, func.count()).group_by(model.state)).all())
                 for state in _STATES[kind]:

@@ -163,11 +163,17 @@ async def _invalid_request(request: Request, exc: RequestValidationError) -> JSO
 
 
 async def _http_error(request: Request, exc: StarletteHTTPException) -> Response:
-    """Starlette's answer, with ``Allow`` naming every method of the path on a 405."""
+    """Starlette's answer with the documented ``request_id`` in its body (401, 403, 404, 429, a
+    streamed 413...), and ``Allow`` naming every method of the path on a 405."""
     if exc.status_code == 405:
         methods = contract.allowed_methods(request.app, dict(request.scope))
         exc.headers = {**(exc.headers or {}), "Allow": ", ".join(methods)}
-    return await http_exception_handler(request, exc)
+    if exc.status_code in (204, 304):
+        return await http_exception_handler(request, exc)
+    body: dict[str, object] = {"detail": exc.detail, "request_id": _request_id(request)}
+    if exc.status_code == 413:
+        body["field"] = "archive"
+    return JSONResponse(body, status_code=exc.status_code, headers=exc.headers)
 
 
 def _request_id(request: Request) -> str | None:

@@ -50,11 +50,10 @@ def _recovery_loop(settings: ServiceSettings, parent: int) -> None:
     import logging
     import time
 
+    from bouts.service import logs
     from bouts.service.publish import CeleryDispatcher
     from bouts.service.recovery import RecoveryPass
     from bouts.service.storage import open_repository
-
-    from bouts.service import logs
 
     logs.configure(settings.log_format)
     repo = open_repository(settings.database_url, migrate_schema=False)
