@@ -112,7 +112,9 @@ def test_scorecard_page_redacts_hidden_tests_for_non_operators(seeded: tuple[Tes
 def test_scorecard_page_with_a_review_decision_and_escaping(seeded: tuple[TestClient, dict[str, str]]) -> None:
     client, ids = seeded
     page = client.get(f"/submissions/{ids['evil']}").text
-    assert "reviewed: 30" in page and "judge_divergence" in page
+    # the final that stands is the score shown; the card's own stands beside it, and the math says why
+    assert re.search(r'id="final"[^>]*>30<', page) and 'id="card-final">90<' in page and "judge_divergence" in page
+    assert "final 90 → 30</code>" in page
     assert "hard-coded outputs confirmed" not in page  # the history is for operators
     assert "hard-coded outputs confirmed" in client.get(f"/submissions/{ids['evil']}",
                                                         headers={"X-API-Key": OPERATOR_KEY}).text

@@ -129,27 +129,35 @@ def _recover(ctx: ServiceContext) -> int:
         return 0
 
 
-async def _database_down(request: Request, exc: Exception) -> JSONResponse:
+def _answer(request: Request, body: dict[str, object], status: int, headers: dict[str, str] | None = None) -> Response:
+    """An error answer: the JSON body for API clients, a page saying the same for a browser
+    (``web.wants_html``: a page path and an ``Accept`` naming HTML)."""
+    if web.wants_html(request):
+        return web.error_page(request, status, str(body.get("detail", "")), _request_id(request), headers)
+    return JSONResponse(body, status_code=status, headers=headers)
+
+
+async def _database_down(request: Request, exc: Exception) -> Response:
     """The database did not answer: 503 naming it, as readiness does; details to the log only."""
     request_id = _request_id(request)
     log.error("database unavailable, request %s: %s: %s", request_id, type(exc).__name__, exc)
-    return JSONResponse({"detail": unavailable("database"), "field": "database", "request_id": request_id},
-                        status_code=503, headers={"Retry-After": str(RETRY_AFTER_S)})  # fmt: skip
+    return _answer(request, {"detail": unavailable("database"), "field": "database", "request_id": request_id},
+                   503, {"Retry-After": str(RETRY_AFTER_S)})  # fmt: skip
 
 
-async def _bouts_error(request: Request, exc: BoutsError) -> JSONResponse:
+async def _bouts_error(request: Request, exc: BoutsError) -> Response:
     """An engine error becomes an HTTP answer naming the field; an infrastructure one is a 503."""
     request_id = _request_id(request)
     if isinstance(exc, InfrastructureError):
         log.error("infrastructure error, request %s: %s", request_id, exc.describe())
-        return JSONResponse({"detail": "the service's environment failed; try again", "request_id": request_id},
-                            status_code=503)  # fmt: skip
+        return _answer(request, {"detail": "the service's environment failed; try again", "request_id": request_id},
+                       503)  # fmt: skip
     status = exc.status if isinstance(exc, ServiceInputError) else 422
     field = f"{exc.file}:{exc.field}" if exc.file and exc.field else (exc.field or exc.file)
-    return JSONResponse({"detail": exc.describe(), "field": field, "request_id": request_id}, status_code=status)
+    return _answer(request, {"detail": exc.describe(), "field": field, "request_id": request_id}, status)
 
 
-async def _invalid_request(request: Request, exc: RequestValidationError) -> JSONResponse:
+async def _invalid_request(request: Request, exc: RequestValidationError) -> Response:
     """A request that fails validation: 422 with ``ErrorOut`` (one ``detail`` string naming every
     problem, ``field`` the first one's location), never the input echoed back (it may be text the
     response could not even encode)."""
@@ -159,7 +167,7 @@ async def _invalid_request(request: Request, exc: RequestValidationError) -> JSO
         problems.append((where, f"{where}: {storable(error.get('msg', 'invalid'))}"))
     field = problems[0][0] if problems else None
     detail = "; ".join(text for _, text in problems) or "invalid request"
-    return JSONResponse({"detail": detail, "field": field, "request_id": _request_id(request)}, status_code=422)
+    return _answer(request, {"detail": detail, "field": field, "request_id": _request_id(request)}, 422)
 
 
 async def _http_error(request: Request, exc: StarletteHTTPException) -> Response:
@@ -173,7 +181,7 @@ async def _http_error(request: Request, exc: StarletteHTTPException) -> Response
     body: dict[str, object] = {"detail": exc.detail, "request_id": _request_id(request)}
     if exc.status_code == 413:
         body["field"] = "archive"
-    return JSONResponse(body, status_code=exc.status_code, headers=exc.headers)
+    return _answer(request, body, exc.status_code, exc.headers)
 
 
 def _request_id(request: Request) -> str | None:

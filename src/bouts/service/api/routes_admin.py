@@ -14,7 +14,7 @@ from bouts import __version__
 from bouts.calibration import review
 from bouts.calibration.store import ReviewConflictError
 from bouts.service import health
-from bouts.service.api.deps import Caller, Ctx, Operator
+from bouts.service.api.deps import Caller, Ctx, Operator, ServiceContext
 from bouts.service.api.params import ChallengeFilter, NameFilter, ReviewItemFilter
 from bouts.service.api.schemas import (
     AgentKeyIn,
@@ -29,6 +29,7 @@ from bouts.service.api.schemas import (
     error_responses,
 )
 from bouts.service.errors import ConflictError
+from bouts.service.storage.records import Principal
 
 router = APIRouter(prefix="/api/v1", tags=["operators"])
 ERRORS = error_responses()
@@ -108,6 +109,11 @@ def list_reviews(
 def review_decision(body: ReviewActionIn, ctx: Ctx, who: Operator) -> ReviewItemOut:
     """Escalate, decide or appeal a review item; ``expected_version`` guards against a concurrent
     decision (409: read the item again)."""
+    return ReviewItemOut.of(apply_review_action(ctx, who, body))
+
+
+def apply_review_action(ctx: ServiceContext, who: Principal, body: ReviewActionIn) -> review.ReviewItem:
+    """The decision of ``POST /api/v1/reviews/decisions`` (and of the review page's forms)."""
     item = ctx.repo.reviews.get(body.item_id)
     if item is None:
         raise HTTPException(404, "no such review item")
@@ -124,4 +130,4 @@ def review_decision(body: ReviewActionIn, ctx: Ctx, who: Operator) -> ReviewItem
         ctx.repo.reviews.put(new, expected_version=body.expected_version)
     except ReviewConflictError as exc:
         raise ConflictError(exc.message, field="expected_version") from None
-    return ReviewItemOut.of(new)
+    return new
