@@ -36,7 +36,7 @@ SECURITY_HEADERS: dict[str, str] = {
     ),
     "x-content-type-options": "nosniff",
     "x-frame-options": "DENY",
-    "referrer-policy": "no-referrer",
+    "referrer-policy": "same-origin",  # never sent to another site; a same-origin form keeps its Origin
     "cross-origin-opener-policy": "same-origin",
     "permissions-policy": "camera=(), microphone=(), geolocation=()",
     "cache-control": "no-store",

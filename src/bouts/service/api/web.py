@@ -116,7 +116,7 @@ def reviews_page(
 
 @router.post("/reviews", response_class=HTMLResponse)
 def reviews_page_with_key(
-    request: Request, ctx: Ctx, key: Annotated[str, Form(max_length=400)],
+    request: Request, ctx: Ctx, key: Annotated[str, Form(max_length=400)] = "",
     status: Annotated[ReviewStatus, Form()] = "open",
 ) -> HTMLResponse:  # fmt: skip
     """The review queue for an operator key typed into the page (never in a URL, never a cookie)."""
@@ -126,13 +126,14 @@ def reviews_page_with_key(
 
 @router.post("/reviews/decisions", response_class=HTMLResponse)
 def review_decision_form(
-    request: Request, ctx: Ctx, key: Annotated[str, Form(max_length=400)],
+    request: Request, ctx: Ctx,
     item_id: Annotated[str, Form(min_length=1, max_length=400)],
     action: Annotated[Literal["decide", "escalate"], Form()],
     reason: Annotated[str, Form(max_length=10_000)],
     expected_version: Annotated[int, Form(ge=1)],
     score: Annotated[str, Form(max_length=20)] = "",
     status: Annotated[ReviewStatus, Form()] = "open",
+    key: Annotated[str, Form(max_length=400)] = "",
 ) -> HTMLResponse:  # fmt: skip
     """A decision or an escalation from the review page's form: the same transition, checks and
     record (who, when, why) as ``POST /api/v1/reviews/decisions``.
