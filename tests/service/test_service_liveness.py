@@ -157,3 +157,30 @@ def test_a_lost_queue_is_rebuilt_hand_backs_first_then_oldest_first(stored: tupl
     order = rebuild_order(repo, [("score", i) for i in reversed([*backlog, handed])])
     assert order == [(True, ("score", handed))] + [(False, ("score", b)) for b in backlog]
     assert rebuild_order(repo, [("score", b) for b in backlog], min_age_s=3600) == []  # too young: in flight
+
+
+def test_leftovers_of_an_interrupted_upload_are_swept_while_the_server_runs(tmp_path: Path) -> None:
+    """Issue 41: staged leftovers stayed until a restart. The running server sweeps them (every
+    ``orphan_grace_s / 4``, at most 5 minutes apart) once they are older than the grace; a kept
+    scoring beside a stored archive is not a leftover."""
+    import os
+    import time
+
+    settings = ServiceSettings(data_dir=tmp_path / "data", operator_key=OPERATOR_KEY, rate_burst=1000, lease_s=3600,
+                               orphan_grace_s=4)  # fmt: skip
+    with TestClient(create_app(settings, dispatcher=IdleDispatcher())) as client:
+        client.post("/api/v1/challenges", json={"path": str(CHALLENGE)}, headers=OP)
+        force_open(client)
+        archive = Path(client.app.state.ctx.repo.submissions.get(_upload(client, "a")).archive_path)  # type: ignore[attr-defined]
+        staged = settings.data_dir / "incoming" / ("e" * 32 + ".tar.gz")
+        staged.parent.mkdir(parents=True, exist_ok=True)
+        staged.write_bytes(b"a crashed upload")
+        kept = Path(f"{archive}.scored.json")
+        kept.write_text("{}")
+        for path in (staged, kept, archive):
+            os.utime(path, (1, 1))
+        deadline = time.monotonic() + 60
+        while staged.exists():
+            assert time.monotonic() < deadline, "the staged leftover was never swept"
+            time.sleep(0.2)
+        assert kept.exists() and archive.exists()

@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 from bouts.service import metrics
@@ -81,10 +82,15 @@ class RecoveryPass:
 
 
 class Reaper:
-    """Runs a ``RecoveryPass`` every ``lease_s / 4`` seconds on a daemon thread until ``stop``."""
+    """Runs a ``RecoveryPass`` every ``lease_s / 4`` seconds on a daemon thread until ``stop``, and
+    ``sweep`` (the API's sweep of what interrupted uploads left behind) every ``sweep_every_s``."""
 
-    def __init__(self, repo: Repository, dispatcher: Any, lease_s: float) -> None:
+    def __init__(self, repo: Repository, dispatcher: Any, lease_s: float, *,
+                 sweep: Callable[[], object] | None = None, sweep_every_s: float = 300.0) -> None:  # fmt: skip
         self.recovery = RecoveryPass(repo, dispatcher, lease_s)
+        self.sweep = sweep
+        self.sweep_every_s = sweep_every_s
+        self._swept = time.monotonic()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="bouts-reaper", daemon=True)
 
@@ -93,11 +99,21 @@ class Reaper:
         return self
 
     def _run(self) -> None:
-        while not self._stop.wait(self.recovery.period_s):
-            try:
-                self.recovery.run()
-            except Exception as exc:  # the database or the broker is down: the next pass retries
-                log.warning("recovery pass failed: %s: %s", type(exc).__name__, exc)
+        every = min(self.recovery.period_s, self.sweep_every_s) if self.sweep is not None else self.recovery.period_s
+        passed = time.monotonic()
+        while not self._stop.wait(every):
+            if time.monotonic() - passed >= self.recovery.period_s - 1e-3:
+                passed = time.monotonic()
+                try:
+                    self.recovery.run()
+                except Exception as exc:  # the database or the broker is down: the next pass retries
+                    log.warning("recovery pass failed: %s: %s", type(exc).__name__, exc)
+            if self.sweep is not None and time.monotonic() - self._swept >= self.sweep_every_s:
+                self._swept = time.monotonic()
+                try:
+                    self.sweep()
+                except Exception as exc:
+                    log.warning("sweeping interrupted uploads failed: %s: %s", type(exc).__name__, exc)
 
     def stop(self) -> None:
         self._stop.set()

@@ -83,7 +83,13 @@ def create_app(
         recovered = _recover(ctx)
         if recovered:
             log.info("enqueued %d unfinished jobs again", recovered)
-        reaper = Reaper(ctx.repo, ctx.dispatcher, settings.lease_s).start()
+        def sweep() -> None:  # leftovers of uploads interrupted while this process runs, not only before it
+            swept = sweep_orphans(ctx.repo, settings.data_dir, older_than_s=settings.orphan_grace_s)
+            if swept:
+                log.warning("removed %d files interrupted uploads left behind", len(swept))
+
+        reaper = Reaper(ctx.repo, ctx.dispatcher, settings.lease_s, sweep=sweep,
+                        sweep_every_s=min(300.0, max(1.0, settings.orphan_grace_s / 4))).start()  # fmt: skip
         yield
         reaper.stop()
         ctx.dispatcher.close()
