@@ -116,7 +116,7 @@ def test_recorded_runs_view_and_a_recorded_runs_scorecard(
         rows = page.locator("table.leaderboard tbody tr")
         expect(rows).to_have_count(1)
         expect(rows.first).to_contain_text("runner")
-        expect(rows.first).to_contain_text("mini-swe-agent · small (qwen2.5-coder-7b)")
+        expect(rows.first).to_contain_text("mini-swe-agent · small (qwen2.5-coder-7b) · 17440 tokens · $0.0412")
         _shot(page, tmp_path, "leaderboard-recorded")
         rows.first.get_by_role("link", name="#1").click()
         page.wait_for_url(f"{base}/submissions/{run_id}")
