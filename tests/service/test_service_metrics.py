@@ -114,3 +114,22 @@ def test_log_lines_are_json_with_the_request_id(tmp_path: Path) -> None:
     assert refused[0]["level"] == "error" and "ConnectionError: the broker hung up" in refused[0]["exc"]
     outside = [line for line in lines if line["message"] == "a line written while no request is answered"]
     assert outside and "request_id" not in outside[0]
+
+
+def test_llm_tokens_and_cost_are_counted_by_source() -> None:
+    from bouts.service import metrics
+
+    def value(name: str, **labels: str) -> float:
+        from prometheus_client import REGISTRY
+
+        return REGISTRY.get_sample_value(name, labels) or 0.0
+
+    before = (value("bouts_llm_tokens_total", source="agent", direction="in"),
+              value("bouts_llm_cost_usd_total", source="judges"))  # fmt: skip
+    usage = metrics.Usage(judges_in=100, judges_out=20, judges_cost_usd=0.25, agent_in=1500, agent_out=300,
+                          agent_cost_usd=0.04)  # fmt: skip
+    metrics.job_finished("score", "scored", 1.5, usage)
+    assert value("bouts_llm_tokens_total", source="agent", direction="in") - before[0] == 1500
+    assert value("bouts_llm_cost_usd_total", source="judges") - before[1] == 0.25
+    summary = {"usage": {"tokens_in": 7, "tokens_out": 3, "cost_usd": 0.01}}
+    assert metrics.Usage.of(None, summary) == metrics.Usage(agent_in=7, agent_out=3, agent_cost_usd=0.01)
