@@ -83,6 +83,7 @@ def create_app(
         recovered = _recover(ctx)
         if recovered:
             log.info("enqueued %d unfinished jobs again", recovered)
+
         def sweep() -> None:  # leftovers of uploads interrupted while this process runs, not only before it
             swept = sweep_orphans(ctx.repo, settings.data_dir, older_than_s=settings.orphan_grace_s)
             if swept:
