@@ -65,7 +65,8 @@ SEMANTIC_422 = {
 state; every other operation must accept every schema-valid request it is authorised for."""
 PATTERN_422 = {
     "POST /api/v1/challenges/{challenge}/force-open": "schemathesis sends challenge ids outside their pattern "
-    "(a newline inside: '[4\\n-^ ') as positive data for this operation; the 422 naming path.challenge is right",
+    "(a newline inside: '[4\\n-^ ') as positive data for this operation; the 422 naming path.challenge is right. "
+    "Its body's reason must also be two words at least, which the schema cannot state (it states the length)",
 }
 """Operations for which schemathesis's positive data breaks the path parameter's own pattern (checked
 by hand: ``re.search(NAME_PATTERN, '[4\\n-^ ')`` is None), so a 422 is the contract's answer."""

@@ -106,7 +106,8 @@ def test_an_operator_forces_it_open_with_a_reason_that_is_shown(client: TestClie
     why = {"reason": "reference flaky on the CI sandbox; checked by hand on 2026-12-03"}
     assert client.post(f"{BASE}/force-open", headers=agent, json=why).status_code == 403
     assert client.post(f"{BASE}/force-open", json=why).status_code == 401
-    for body in ({}, {"reason": ""}, {"reason": "   "}, {"reason": "x", "by": "someone"}):
+    too_short = ({"reason": "x"}, {"reason": "because"}, {"reason": "flaky-reference"}, {"reason": "1234 5678 9012"})
+    for body in ({}, {"reason": ""}, {"reason": "   "}, {"reason": "x", "by": "someone"}, *too_short):
         r = client.post(f"{BASE}/force-open", headers=OP, json=body)
         assert r.status_code == 422, (body, r.text)
     assert client.post("/api/v1/challenges/nope/force-open", headers=OP, json=why).status_code == 404

@@ -49,3 +49,22 @@ def test_the_scatter_draws_the_fit_where_it_is_not_the_diagonal() -> None:
     assert x1 == pytest.approx(sc.left + width * (151 / 1.69) / 100, abs=0.06) and y1 == pytest.approx(sc.top)
     assert height > 0
     assert plots.scatter([(x, x + 300, "far", None) for x in (10.0, 20.0)]).fit is None
+
+
+@pytest.mark.parametrize(
+    ("peak", "ticks"),
+    [(0, [0, 1]), (1, [0, 1]), (3, [0, 1, 2, 3]), (4, [0, 1, 2, 3, 4]), (7, [0, 2, 4, 6, 8]), (10, [0, 5, 10]),
+     (23, [0, 10, 20, 30]), (480, [0, 200, 400, 600])],
+)  # fmt: skip
+def test_count_axis_ticks_are_evenly_spaced_whole_numbers(peak: int, ticks: list[int]) -> None:
+    """Issue 41: three attempts in a bin drew a y-axis reading 0, 1, 3."""
+    assert plots.count_ticks(peak) == ticks
+
+
+def test_the_histogram_scales_bars_to_its_top_tick() -> None:
+    h = plots.histogram([0, 3, 1, 0, 0, 0, 0, 0, 0, 0])
+    assert [t.label for t in h.yticks] == ["0", "1", "2", "3"]
+    gaps = [a.pos - b.pos for a, b in zip(h.yticks, h.yticks[1:], strict=False)]
+    assert max(gaps) - min(gaps) <= 0.2  # evenly spaced (positions are rounded to 0.1 SVG units)
+    tallest = max(h.bars, key=lambda b: b.count)
+    assert tallest.y == pytest.approx(h.yticks[-1].pos)  # 3 reaches the tick labelled 3

@@ -112,7 +112,9 @@ def test_scorecard_page_redacts_hidden_tests_for_non_operators(seeded: tuple[Tes
 def test_scorecard_page_with_a_review_decision_and_escaping(seeded: tuple[TestClient, dict[str, str]]) -> None:
     client, ids = seeded
     page = client.get(f"/submissions/{ids['evil']}").text
-    assert "reviewed: 30" in page and "judge_divergence" in page
+    # the final that stands is the score shown; the card's own stands beside it, and the math says why
+    assert re.search(r'id="final"[^>]*>30<', page) and 'id="card-final">90<' in page and "judge_divergence" in page
+    assert "final 90 → 30</code>" in page
     assert "hard-coded outputs confirmed" not in page  # the history is for operators
     assert "hard-coded outputs confirmed" in client.get(f"/submissions/{ids['evil']}",
                                                         headers={"X-API-Key": OPERATOR_KEY}).text
@@ -218,3 +220,29 @@ def test_calibration_page_reads_at_most_the_cap(
     monkeypatch.setattr(web, "CALIBRATION_LIMIT", 3)
     page = client.get(f"{BOARD}/calibration").text
     assert "3 attempts" in page and "Only the newest 3 scorecards were read." in page
+
+
+def test_errors_are_pages_for_browsers_and_json_for_api_clients(
+    seeded: tuple[TestClient, dict[str, str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 41: a bad id, a missing key and a database outage were raw JSON in a browser."""
+    from sqlalchemy.exc import OperationalError
+
+    client, _ = seeded
+    browser = {"Accept": "text/html,application/xhtml+xml,*/*;q=0.8"}
+    bad = client.get("/submissions/not-an-id", headers=browser)
+    assert bad.status_code == 422 and bad.headers["content-type"].startswith("text/html")
+    assert "Invalid request" in bad.text and bad.headers["x-request-id"] in bad.text
+    locked = client.get("/reviews", headers=browser)
+    assert locked.status_code == 401 and 'name="key"' in locked.text and 'action="/reviews"' in locked.text
+    api = client.get("/api/v1/submissions/not-an-id/scorecard", headers=browser)  # the API stays JSON
+    assert api.status_code == 422 and api.json()["request_id"] == api.headers["x-request-id"]
+
+    def down(*args: object, **kwargs: object) -> None:
+        raise OperationalError("SELECT", {}, Exception("connection refused"))
+
+    monkeypatch.setattr(_repo(client).catalog, "challenge", down)
+    page = client.get("/challenges/inventory-ledger", headers=browser)
+    assert page.status_code == 503 and "the database is unavailable" in page.text and page.headers["retry-after"]
+    plain = client.get("/challenges/inventory-ledger")
+    assert plain.status_code == 503 and plain.json()["field"] == "database"

@@ -71,12 +71,14 @@ def serve(
     import uvicorn
     from sqlalchemy.exc import SQLAlchemyError
 
+    from bouts.service import logs
     from bouts.service.api import create_app
     from bouts.service.challenges import register_challenge
 
     settings = _settings(host=host, port=port, data_dir=data_dir, db_url=db_url, broker_url=broker_url,
                          local_workers=workers)  # fmt: skip
     try:
+        logs.configure(settings.log_format)
         app = create_app(settings, repo=_open_repository(settings))
     except BoutsError as exc:
         print_error(exc, err)
@@ -94,7 +96,7 @@ def serve(
     err.print(f"bouts service on http://{settings.host}:{settings.port} ({mode})")
     # SIGTERM: uvicorn stops accepting, gives open requests and then running jobs (the dispatcher's
     # close) ``shutdown_grace_s`` each, and exits.
-    uvicorn.run(app, host=settings.host, port=settings.port, log_level="info", proxy_headers=False,
+    uvicorn.run(app, host=settings.host, port=settings.port, log_level="info", proxy_headers=False, log_config=None,
                 timeout_graceful_shutdown=max(1, int(settings.shutdown_grace_s)))  # fmt: skip
 
 

@@ -59,9 +59,11 @@ class ServiceSettings:
     """First retry delay; doubles on each retry."""
     visibility_timeout_s: int = 3600
     """Redis: an unacknowledged task (its worker died) is redelivered after this long."""
-    lease_s: float = 60.0
-    """A running job whose worker stopped stamping its heartbeat (every ``lease_s / 4``) this long
-    is handed back to the queue and given to another worker."""
+    lease_s: float = 8.0
+    """Liveness: a running job's worker stamps its heartbeat every ``lease_s / 4`` (2 s by default);
+    a job with no heartbeat for this long (four missed beats) has lost its worker and is handed back
+    to the queue, first in line, by the recovery pass (every ``lease_s / 4`` too). The heartbeat, not
+    the job's length, keeps a job: a scoring may run for hours."""
     shutdown_grace_s: float = 20.0
     """On SIGTERM, how long running jobs may take to finish before they are stopped and handed back."""
     rate_per_minute: float = 120.0
@@ -77,6 +79,11 @@ class ServiceSettings:
     """If set, a plaintext operator key registered (hashed) at start: the bootstrap credential."""
     host: str = "127.0.0.1"
     port: int = 8000
+    log_format: str = "json"
+    """``bouts serve``/``bouts worker`` log lines: ``json`` (one object a line, with the request id) or ``text``."""
+    metrics_port: int = 0
+    """``bouts worker``: serve its Prometheus ``/metrics`` on this port (0: not served). The API
+    serves ``GET /metrics`` on its own port."""
 
     @property
     def database_url(self) -> str:

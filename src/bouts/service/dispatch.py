@@ -25,6 +25,7 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Protocol
 
 from bouts.pipeline import ScoreConfig
+from bouts.service import metrics
 from bouts.service.calibration import run_check_job
 from bouts.service.config import ServiceSettings
 from bouts.service.jobs import JobKind, JobOutcome, Scorer, pipeline_scorer, retry_delay, run_job, score_config
@@ -197,12 +198,17 @@ class LocalPoolDispatcher:
         exc = future.exception()
         if isinstance(exc, BrokenProcessPool):
             self._lost(job)
-        elif exc is not None:  # the job could not record an outcome (the database is down)
+            return
+        if exc is not None:  # the job could not record an outcome (the database is down)
+            metrics.job_error(job[0])
             errors = self._errors[job] = self._errors.get(job, 0) + 1
             log.error("local %s job %s failed (%s): %s", job[0], job[1], errors, exc)
             self._later(job, retry_delay(errors, self.settings.retry_backoff_s, cap_s=60.0))
-        elif future.result().kind == "retry":
-            self._later(job, retry_delay(future.result().attempt, self.settings.retry_backoff_s))
+            return
+        outcome = future.result()
+        metrics.job_finished(job[0], outcome.kind, outcome.seconds, outcome.usage)
+        if outcome.kind == "retry":
+            self._later(job, retry_delay(outcome.attempt, self.settings.retry_backoff_s))
         else:
             with self._lock:
                 self._order.pop(job, None)
@@ -216,7 +222,8 @@ class LocalPoolDispatcher:
             if getattr(self._pool, "_broken", False):
                 self._pool = self._new_pool()
         try:
-            job_store(self.repo, job[0]).hand_back([job[1]], "its pool process died mid-job")
+            moved = job_store(self.repo, job[0]).hand_back([job[1]], "its pool process died mid-job")
+            metrics.handed_back(job[0], "pool_died", len(moved))
         except Exception:  # the database is down too: recovery hands it back later
             log.exception("could not hand back %s job %s", *job)
         log.warning("local %s job %s lost its pool process; running it again first", *job)
@@ -253,7 +260,8 @@ class LocalPoolDispatcher:
                 process.kill()  # no public way to stop a busy ProcessPoolExecutor before 3.14
             for kind, job_id in {running[f] for f in unfinished}:
                 try:
-                    job_store(self.repo, kind).hand_back([job_id], "the server stopped while it ran")
+                    moved = job_store(self.repo, kind).hand_back([job_id], "the server stopped while it ran")
+                    metrics.handed_back(kind, "shutdown", len(moved))
                 except Exception:
                     log.exception("could not hand back %s job %s at shutdown", kind, job_id)
         self._pool.shutdown(wait=True, cancel_futures=True)

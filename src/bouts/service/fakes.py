@@ -7,7 +7,11 @@ infrastructure failure (``infra_error`` on the card), so retries can be exercise
 ``DIVERGE`` gives objective 90 and integrity 30 and the ``judge_divergence`` flag (a review item);
 one named ``KILL_WORKER`` SIGKILLs the scoring process the first time (a worker lost mid-score);
 one named ``STALL`` blocks the scoring until its process is stopped (a long scoring, for shutdown);
-one named ``STALL_ONCE`` does so the first time only (a worker to kill mid-score, deterministically).
+one named ``STALL_ONCE`` does so the first time only (a worker to kill mid-score, deterministically);
+one named ``HOLD`` marks the archive (``<archive>.held``) and waits until a file ``<archive>.release``
+exists, then finishes (a scoring that ends when a test says so, e.g. while the database is away);
+one named ``COUNT`` appends a line to ``<archive>.scorings`` each time it is scored (how many times a
+submission was scored, whatever the database says).
 A challenge holding a top-level file ``FAKE_BONUS`` (an integer) adds it to the final, capped at
 100: a fixed challenge version that a re-score picks up.
 """
@@ -18,6 +22,7 @@ import os
 import signal
 import tempfile
 import threading
+import time
 from pathlib import Path
 
 from bouts.loading import load_submission
@@ -38,6 +43,13 @@ def instant_scorer(challenge: Path, submission: Path, config: ScoreConfig) -> Sc
             threading.Event().wait()  # until the process is stopped
         if (loaded.code_dir / "STALL_ONCE").exists() and _first_time(submission, ".stalled"):
             threading.Event().wait()
+        if (loaded.code_dir / "HOLD").exists():
+            Path(f"{submission}.held").touch()
+            while not Path(f"{submission}.release").exists():
+                time.sleep(0.05)
+        if (loaded.code_dir / "COUNT").exists():
+            with open(f"{submission}.scorings", "a", encoding="utf-8") as out:
+                out.write(f"{os.getpid()}\n")
     meta = loaded.meta
     bonus = challenge / "FAKE_BONUS"
     final = min(100, (meta.iteration * 7 + len(meta.agent)) % 101 + (int(bonus.read_text()) if bonus.is_file() else 0))
@@ -60,9 +72,9 @@ def _die_once(submission: Path) -> None:
 
 
 def _first_time(submission: Path, suffix: str) -> bool:
-    """True once per archive (a marker file beside it remembers)."""
+    """True once per archive (a marker file beside it remembers, holding the scoring process's pid)."""
     marker = Path(f"{submission}{suffix}")
     if marker.exists():
         return False
-    marker.touch()
+    marker.write_text(str(os.getpid()), encoding="utf-8")
     return True

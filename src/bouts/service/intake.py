@@ -27,6 +27,8 @@ from bouts.service.storage.records import ChallengeInfo, Principal, SubmissionIn
 _CHUNK = 1 << 16
 INCOMING, ARCHIVES, SCRATCH = "incoming", "submissions", "tmp"
 """Under the data dir: uploads being received, accepted archives, extraction scratch."""
+KEPT_SUFFIX = ".scored.json"
+"""Beside an accepted archive: its finished scoring, kept until it is saved (``bouts.service.jobs``)."""
 
 
 def accept_submission(
@@ -117,9 +119,11 @@ def sweep_orphans(repo: Repository, data_dir: Path, *, older_than_s: float) -> l
                 removed.append(path)
     archives = data_dir / ARCHIVES
     candidates = [p for p in sorted(archives.glob("*")) if p.is_file() and _older(p, cutoff)]
-    known = repo.submissions.archive_paths([str(p.resolve()) for p in candidates])
+    # a finished scoring kept until it is saved (bouts.service.jobs.kept_path) belongs to its archive
+    owners = {p: Path(str(p)[: -len(KEPT_SUFFIX)]) if p.name.endswith(KEPT_SUFFIX) else p for p in candidates}
+    known = repo.submissions.archive_paths([str(p.resolve()) for p in owners.values()])
     for path in candidates:
-        if str(path.resolve()) not in known:
+        if str(owners[path].resolve()) not in known:
             path.unlink(missing_ok=True)
             removed.append(path)
     return removed

@@ -19,8 +19,9 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
+import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal, Protocol, TypeVar
 
@@ -28,6 +29,7 @@ from bouts.errors import InfrastructureError, InputError, SubmissionError
 from bouts.models.scorecard import Scorecard
 from bouts.pipeline import ScoreConfig, score
 from bouts.service.config import ServiceSettings
+from bouts.service.metrics import Usage
 from bouts.service.storage import Repository
 from bouts.service.storage.records import Claim
 
@@ -54,6 +56,10 @@ class JobOutcome:
     kind: OutcomeKind
     attempt: int = 0
     error: str | None = None
+    seconds: float = 0.0
+    """How long the claim took to reach this outcome (the work and its save)."""
+    usage: Usage | None = None
+    """The LLM tokens and cost the work spent (``bouts.service.metrics``)."""
 
 
 def pipeline_scorer(challenge: Path, submission: Path, config: ScoreConfig) -> Scorecard:
@@ -76,7 +82,7 @@ class JobStore(Protocol[ClaimT]):
 def execute(
     store: JobStore[ClaimT], job_id: str, work: Callable[[ClaimT], ResultT],
     complete: Callable[[ClaimT, ResultT], bool], *, max_attempts: int, done: OutcomeKind = "scored",
-    lease_s: float = 0.0,
+    lease_s: float = 0.0, usage: Callable[[ClaimT, ResultT], Usage] | None = None,
 ) -> JobOutcome:
     """claim → ``work`` → ``complete``, guarded by the database; see the module docstring.
 
@@ -86,6 +92,17 @@ def execute(
     (``bouts.service.storage.leases``).
     A claim past ``max_attempts`` (its earlier workers died mid-job, none recorded a failure) ends
     the job ``failed_infra`` instead of running it again: a job that kills its worker cannot loop."""  # fmt: skip
+    started = time.monotonic()
+    outcome = _execute(store, job_id, work, complete, max_attempts=max_attempts, done=done, lease_s=lease_s,
+                       usage=usage)  # fmt: skip
+    return replace(outcome, seconds=time.monotonic() - started)
+
+
+def _execute(
+    store: JobStore[ClaimT], job_id: str, work: Callable[[ClaimT], ResultT],
+    complete: Callable[[ClaimT, ResultT], bool], *, max_attempts: int, done: OutcomeKind,
+    lease_s: float, usage: Callable[[ClaimT, ResultT], Usage] | None,
+) -> JobOutcome:  # fmt: skip
     claim = store.claim(job_id, lease_s=lease_s)
     if claim is None:
         return JobOutcome("skipped")
@@ -94,20 +111,49 @@ def execute(
         error = f"gave up after {attempt - 1} attempts: each lost its worker before it finished"
         moved = store.fail(claim, "failed_infra", error)
         return JobOutcome("failed_infra" if moved else "stale", attempt, error)
-    try:
-        with _heartbeat(store, claim, lease_s / 4), _working(store, claim):
-            result = work(claim)
-    except SubmissionError as exc:
-        moved = store.fail(claim, "rejected", exc.describe())
-        return JobOutcome("rejected" if moved else "stale", attempt, exc.describe())
-    except (InfrastructureError, InputError) as exc:  # a broken challenge or setting is the operator's
-        return _infra(store, claim, exc.describe(), max_attempts)
-    except Exception as exc:  # the engine's own bug is not the agent's failure either
-        log.exception("job %s failed unexpectedly", job_id)
-        return _infra(store, claim, f"{type(exc).__name__}: {exc}", max_attempts)
-    if not complete(claim, result):
-        return JobOutcome("stale", attempt)
-    return JobOutcome(done, attempt)
+    with _heartbeat(store, claim, lease_s / 4):
+        try:
+            with _working(store, claim):
+                result = work(claim)
+        except SubmissionError as exc:
+            moved = store.fail(claim, "rejected", exc.describe())
+            return JobOutcome("rejected" if moved else "stale", attempt, exc.describe())
+        except (InfrastructureError, InputError) as exc:  # a broken challenge or setting is the operator's
+            return _infra(store, claim, exc.describe(), max_attempts)
+        except Exception as exc:  # the engine's own bug is not the agent's failure either
+            log.exception("job %s failed unexpectedly", job_id)
+            return _infra(store, claim, f"{type(exc).__name__}: {exc}", max_attempts)
+        # the heartbeat goes on while the result waits for the database: the job is alive
+        spent = usage(claim, result) if usage is not None else None
+        if not save_patiently(lambda: complete(claim, result), f"job {job_id}"):
+            return JobOutcome("stale", attempt, usage=spent)
+    return JobOutcome(done, attempt, usage=spent)
+
+
+SAVE_PATIENCE_S = 600.0
+"""How long a finished job keeps trying to save its result while the database does not answer,
+before it gives up (the task is retried; a kept scoring is reused, not scored again)."""
+
+
+def save_patiently(save: Callable[[], bool], what: str, *, patience_s: float | None = None) -> bool:
+    """``save()``, tried again while the database does not answer (1 s doubling to 10 s between
+    tries) for up to ``patience_s``: a finished job is not thrown away because of an outage. Any
+    other error, or the last outage error, propagates."""
+    from bouts.service.storage.db import DATABASE_DOWN
+
+    patience = SAVE_PATIENCE_S if patience_s is None else patience_s
+    deadline = time.monotonic() + patience
+    delay = 1.0
+    while True:
+        try:
+            return save()
+        except DATABASE_DOWN as exc:
+            if time.monotonic() + delay > deadline:
+                raise
+            log.warning("%s finished but the database does not answer (%s); saving again in %g s",
+                        what, type(exc).__name__, delay)  # fmt: skip
+            time.sleep(delay)
+            delay = min(10.0, delay * 2)
 
 
 _WORKING: dict[int, tuple[JobStore[object], object]] = {}
@@ -183,15 +229,67 @@ def run_job(repo: Repository, submission_id: str, *, scorer: Scorer, config: Sco
 
     def work(claim: Claim) -> Scorecard:
         sub = claim.submission
+        kept = kept_path(sub.archive_path)
+        card = _kept(kept)
+        if card is not None:  # an earlier attempt finished this scoring; its save is what failed
+            log.warning("submission %s: saving the scoring attempt %s kept, not scoring again",
+                        sub.id, claim.attempt)  # fmt: skip
+            return card
         if sub.run_spec is not None:
             from bouts.service.agent_runs import run_recorded
 
-            return _checked(run_recorded(Path(sub.challenge_path), Path(sub.archive_path), sub.run_spec, sub.agent,
+            card = _checked(run_recorded(Path(sub.challenge_path), Path(sub.archive_path), sub.run_spec, sub.agent,
                                          config))  # fmt: skip
-        return score_archive(scorer, sub.challenge_path, sub.archive_path, config)
+        else:
+            card = score_archive(scorer, sub.challenge_path, sub.archive_path, config)
+        _keep(kept, card)
+        return card
 
-    return execute(repo.submissions, submission_id, work, repo.submissions.complete, max_attempts=max_attempts,
-                   lease_s=lease_s)  # fmt: skip
+    def complete(claim: Claim, card: Scorecard) -> bool:
+        saved = repo.submissions.complete(claim, card)
+        if saved:
+            kept_path(claim.submission.archive_path).unlink(missing_ok=True)
+        return saved
+
+    def spent(claim: Claim, card: Scorecard) -> Usage:
+        summary = None
+        if claim.submission.run_spec is not None:
+            import json
+
+            with contextlib.suppress(OSError, ValueError):
+                summary = json.loads((Path(claim.submission.archive_path) / "run.json").read_text(encoding="utf-8"))
+        return Usage.of(card, summary)
+
+    return execute(repo.submissions, submission_id, work, complete, max_attempts=max_attempts,
+                   lease_s=lease_s, usage=spent)  # fmt: skip
+
+
+def kept_path(archive_path: str) -> Path:
+    """Where a finished scoring is kept until it is saved: beside the archive, in the data dir every
+    worker shares, so whichever attempt claims the job next saves it instead of scoring again."""
+    from bouts.service.intake import KEPT_SUFFIX
+
+    return Path(f"{archive_path}{KEPT_SUFFIX}")
+
+
+def _keep(path: Path, card: Scorecard) -> None:
+    tmp = path.with_name(f"{path.name}.{threading.get_ident()}.tmp")
+    try:
+        tmp.write_text(card.model_dump_json(), encoding="utf-8")
+        tmp.replace(path)  # atomic: a reader sees the whole card or none
+    except OSError as exc:  # the result is still saved normally; only the outage insurance is lost
+        log.warning("could not keep the finished scoring at %s: %s", path, exc)
+        tmp.unlink(missing_ok=True)
+
+
+def _kept(path: Path) -> Scorecard | None:
+    try:
+        return Scorecard.model_validate_json(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:  # torn or unreadable: score again rather than trust it
+        log.warning("ignoring the kept scoring at %s: %s", path, exc)
+        return None
 
 
 def _infra(store: JobStore[ClaimT], claim: ClaimT, error: str, max_attempts: int) -> JobOutcome:

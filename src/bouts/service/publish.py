@@ -20,6 +20,7 @@ import threading
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from bouts.service import metrics
 from bouts.service.broker import FIRST_PRIORITY, NEW_PRIORITY, PRIORITY_STEPS, TASK_NAMES, task_id
 from bouts.service.config import ServiceSettings
 from bouts.service.jobs import JobKind
@@ -66,6 +67,7 @@ class CeleryDispatcher:
             self._publish(kind, job_id, priority)
         except Exception as exc:  # the broker's own errors vary by transport
             log.warning("could not publish %s job %s (%s); retrying", kind, job_id, exc)
+            metrics.publish_failed(kind)
             with self._lock:
                 self._unsent[(kind, job_id)] = priority
             self._schedule()
@@ -129,9 +131,11 @@ class CeleryDispatcher:
         return self.resync(repo, min_age_s=0.0)
 
     def resync(self, repo: Repository | None = None, *, min_age_s: float = RESYNC_MIN_AGE_S) -> int:
-        """Publish, first in line, every queued job older than ``min_age_s`` the broker lost (it
-        restarted empty, or a publish failed in a process that then died); how many. Without a way
-        to read the broker, only the jobs this process failed to publish wait for the retry timer."""
+        """Publish every queued job older than ``min_age_s`` the broker lost (it restarted empty,
+        or a publish failed in a process that then died), rebuilding the queue in the order it had:
+        jobs that ran before (handed back, retried) first, at ``FIRST_PRIORITY``, then the jobs
+        that never ran, at ``NEW_PRIORITY``, each oldest first; how many. Without a way to read the
+        broker, only the jobs this process failed to publish wait for the retry timer."""
         from bouts.service.dispatch import pending_jobs
 
         repo = repo or self.repo
@@ -142,10 +146,10 @@ class CeleryDispatcher:
         with self._lock:
             held |= set(self._unsent)
         missing = [job for job in pending_jobs(repo, states=("queued",)) if job not in held]
-        missing = [job for job in missing if _age(repo, job) >= min_age_s]
-        for kind, job_id in missing:
-            self.enqueue(job_id, kind, first=True)
-        return len(missing)
+        ordered = rebuild_order(repo, missing, min_age_s)
+        for first, (kind, job_id) in ordered:
+            self.enqueue(job_id, kind, first=first)
+        return len(ordered)
 
     def ready(self) -> None:
         """Raise unless the broker answers."""
@@ -177,11 +181,22 @@ def _jobs(*header_sets: Iterable[dict[str, object]]) -> Iterable[Job]:
                 yield job
 
 
-def _age(repo: Repository, job: Job) -> float:
+def rebuild_order(repo: Repository, jobs: Iterable[Job], min_age_s: float = 0.0) -> list[tuple[bool, Job]]:
+    """``jobs`` in the order a lost queue is published again, each with whether it goes first:
+    those that ran before (``attempt`` > 0: handed back, or waiting out a retry) ahead of those that
+    never ran, each group oldest first, across kinds; jobs younger than ``min_age_s`` left out."""
     from bouts.service.dispatch import job_store
     from bouts.service.storage.models import utcnow
 
-    info = job_store(repo, job[0]).get(job[1])
-    if info is None:
-        return 0.0
-    return (utcnow() - info.created_at).total_seconds()
+    now = utcnow()
+    found: list[tuple[bool, object, Job]] = []
+    for job in jobs:
+        info = job_store(repo, job[0]).get(job[1])
+        if info is None or info.state != "queued":
+            continue
+        created = info.created_at if info.created_at.tzinfo else info.created_at.replace(tzinfo=now.tzinfo)
+        if (now - created).total_seconds() < min_age_s:
+            continue
+        found.append((info.attempt > 0, created, job))
+    found.sort(key=lambda f: (not f[0], f[1]))
+    return [(ran, job) for ran, _, job in found]

@@ -18,6 +18,7 @@ from bouts.models.scorecard import Scorecard
 from bouts.pipeline import ScoreConfig
 from bouts.service.errors import ConflictError, NotFoundError
 from bouts.service.jobs import JobOutcome, Scorer, execute, score_archive
+from bouts.service.metrics import Usage
 from bouts.service.storage import Repository
 from bouts.service.storage.records import JobClaim, RescoreInfo
 
@@ -47,4 +48,4 @@ def run_rescore_job(repo: Repository, rescore_id: str, *, scorer: Scorer, config
         return score_archive(scorer, claim.job.challenge_path, claim.job.archive_path, config)
 
     return execute(repo.rescores, rescore_id, work, repo.rescores.complete, max_attempts=max_attempts, done="done",
-                   lease_s=lease_s)  # fmt: skip
+                   lease_s=lease_s, usage=lambda _claim, card: Usage.of(card))  # fmt: skip

@@ -29,6 +29,8 @@ class Standing:
     """The attempt that stands (the latest scored one)."""
     provisional: bool = False
     """Its scorecard is provisional: ranked after every complete standing."""
+    recorded: bool = False
+    """Its trajectory was recorded by the engine (the service or ``bouts run`` ran the agent), not uploaded."""
 
 
 def standings(attempts: list[AttemptRow], *, recorded_only: bool = False) -> list[Standing]:
@@ -48,6 +50,6 @@ def standings(attempts: list[AttemptRow], *, recorded_only: bool = False) -> lis
         Standing(rank=r, agent=e.agent, final=int(e.final), iterations=e.iterations, time_s=e.time_s,
                  history=tuple(int(h) for h in e.history), trajectory=render_history(e.history),
                  shape=shape(e.history), submission_id=latest[e.agent].submission_id,
-                 provisional=e.provisional)  # fmt: skip
+                 provisional=e.provisional, recorded=latest[e.agent].trajectory_source == "recorded")  # fmt: skip
         for r, e in rank(entries)
     ]

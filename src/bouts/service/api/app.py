@@ -13,8 +13,6 @@ from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
-from sqlalchemy.exc import DisconnectionError, InterfaceError, OperationalError
-from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from bouts.errors import BoutsError, InfrastructureError, InputError
@@ -24,6 +22,7 @@ from bouts.service.api import (
     routes_admin,
     routes_calibration,
     routes_challenges,
+    routes_metrics,
     routes_rescores,
     routes_runs,
     routes_submissions,
@@ -42,11 +41,10 @@ from bouts.service.limits import storable
 from bouts.service.publish import CeleryDispatcher
 from bouts.service.recovery import Reaper
 from bouts.service.storage import Repository, open_repository
+from bouts.service.storage.db import DATABASE_DOWN
 from bouts.version import __version__
 
 log = logging.getLogger("bouts.service.api")
-DATABASE_DOWN = (OperationalError, InterfaceError, DisconnectionError, PoolTimeoutError)
-"""Errors that mean the database did not answer (not that a statement was wrong)."""
 JSON_BODY_LIMIT = 1024 * 1024
 
 
@@ -85,7 +83,14 @@ def create_app(
         recovered = _recover(ctx)
         if recovered:
             log.info("enqueued %d unfinished jobs again", recovered)
-        reaper = Reaper(ctx.repo, ctx.dispatcher, settings.lease_s).start()
+
+        def sweep() -> None:  # leftovers of uploads interrupted while this process runs, not only before it
+            swept = sweep_orphans(ctx.repo, settings.data_dir, older_than_s=settings.orphan_grace_s)
+            if swept:
+                log.warning("removed %d files interrupted uploads left behind", len(swept))
+
+        reaper = Reaper(ctx.repo, ctx.dispatcher, settings.lease_s, sweep=sweep,
+                        sweep_every_s=min(300.0, max(1.0, settings.orphan_grace_s / 4))).start()  # fmt: skip
         yield
         reaper.stop()
         ctx.dispatcher.close()
@@ -105,6 +110,7 @@ def create_app(
                routes_calibration.router, routes_admin.router, web.router)  # fmt: skip
     for router in routers:
         app.include_router(router)
+    app.include_router(routes_metrics.router)
     app.mount("/static", StaticFiles(directory=web.STATIC_DIR), name="static")
     app.openapi = lambda: contract.openapi_document(app, routers)  # type: ignore[method-assign]
     return app
@@ -130,27 +136,35 @@ def _recover(ctx: ServiceContext) -> int:
         return 0
 
 
-async def _database_down(request: Request, exc: Exception) -> JSONResponse:
+def _answer(request: Request, body: dict[str, object], status: int, headers: dict[str, str] | None = None) -> Response:
+    """An error answer: the JSON body for API clients, a page saying the same for a browser
+    (``web.wants_html``: a page path and an ``Accept`` naming HTML)."""
+    if web.wants_html(request):
+        return web.error_page(request, status, str(body.get("detail", "")), _request_id(request), headers)
+    return JSONResponse(body, status_code=status, headers=headers)
+
+
+async def _database_down(request: Request, exc: Exception) -> Response:
     """The database did not answer: 503 naming it, as readiness does; details to the log only."""
     request_id = _request_id(request)
     log.error("database unavailable, request %s: %s: %s", request_id, type(exc).__name__, exc)
-    return JSONResponse({"detail": unavailable("database"), "field": "database", "request_id": request_id},
-                        status_code=503, headers={"Retry-After": str(RETRY_AFTER_S)})  # fmt: skip
+    return _answer(request, {"detail": unavailable("database"), "field": "database", "request_id": request_id},
+                   503, {"Retry-After": str(RETRY_AFTER_S)})  # fmt: skip
 
 
-async def _bouts_error(request: Request, exc: BoutsError) -> JSONResponse:
+async def _bouts_error(request: Request, exc: BoutsError) -> Response:
     """An engine error becomes an HTTP answer naming the field; an infrastructure one is a 503."""
     request_id = _request_id(request)
     if isinstance(exc, InfrastructureError):
         log.error("infrastructure error, request %s: %s", request_id, exc.describe())
-        return JSONResponse({"detail": "the service's environment failed; try again", "request_id": request_id},
-                            status_code=503)  # fmt: skip
+        return _answer(request, {"detail": "the service's environment failed; try again", "request_id": request_id},
+                       503)  # fmt: skip
     status = exc.status if isinstance(exc, ServiceInputError) else 422
     field = f"{exc.file}:{exc.field}" if exc.file and exc.field else (exc.field or exc.file)
-    return JSONResponse({"detail": exc.describe(), "field": field, "request_id": request_id}, status_code=status)
+    return _answer(request, {"detail": exc.describe(), "field": field, "request_id": request_id}, status)
 
 
-async def _invalid_request(request: Request, exc: RequestValidationError) -> JSONResponse:
+async def _invalid_request(request: Request, exc: RequestValidationError) -> Response:
     """A request that fails validation: 422 with ``ErrorOut`` (one ``detail`` string naming every
     problem, ``field`` the first one's location), never the input echoed back (it may be text the
     response could not even encode)."""
@@ -160,15 +174,21 @@ async def _invalid_request(request: Request, exc: RequestValidationError) -> JSO
         problems.append((where, f"{where}: {storable(error.get('msg', 'invalid'))}"))
     field = problems[0][0] if problems else None
     detail = "; ".join(text for _, text in problems) or "invalid request"
-    return JSONResponse({"detail": detail, "field": field, "request_id": _request_id(request)}, status_code=422)
+    return _answer(request, {"detail": detail, "field": field, "request_id": _request_id(request)}, 422)
 
 
 async def _http_error(request: Request, exc: StarletteHTTPException) -> Response:
-    """Starlette's answer, with ``Allow`` naming every method of the path on a 405."""
+    """Starlette's answer with the documented ``request_id`` in its body (401, 403, 404, 429, a
+    streamed 413...), and ``Allow`` naming every method of the path on a 405."""
     if exc.status_code == 405:
         methods = contract.allowed_methods(request.app, dict(request.scope))
         exc.headers = {**(exc.headers or {}), "Allow": ", ".join(methods)}
-    return await http_exception_handler(request, exc)
+    if exc.status_code in (204, 304):
+        return await http_exception_handler(request, exc)
+    body: dict[str, object] = {"detail": exc.detail, "request_id": _request_id(request)}
+    if exc.status_code == 413:
+        body["field"] = "archive"
+    return _answer(request, body, exc.status_code, exc.headers)
 
 
 def _request_id(request: Request) -> str | None:

@@ -110,6 +110,11 @@ def upload_limit(request: Request, who: Submitter, ctx: Ctx) -> Principal:
     return who
 
 
+def limit_request(buckets: TokenBuckets, who: Principal, request: Request) -> None:
+    """Take one token of ``who``'s bucket; 429 with ``Retry-After`` past it."""
+    _limit(buckets, who, request)
+
+
 def _limit(buckets: TokenBuckets, who: Principal, request: Request) -> None:
     caller = who.key_id or f"addr:{request.client.host if request.client else 'unknown'}"
     wait = buckets.take(caller)

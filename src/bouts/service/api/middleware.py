@@ -1,6 +1,8 @@
 """One ASGI middleware around the whole app (outermost, so it covers every response, 500s included):
 
-- a request id on every response (``X-Request-ID``), and in the log line of any failure;
+- a request id on every response (``X-Request-ID``), in every log line written while the request
+  is answered (``bouts.service.logs``), and in the log line of any failure;
+- each request counted and timed by route template (``bouts_http_requests``, ``bouts.service.metrics``);
 - security headers on every response (CSP, nosniff, frame denial, referrer policy, ...);
 - request bodies capped while they stream: past the cap the request ends with 413, nothing stored;
 - an unhandled exception becomes a generic 500 naming the request id; the trace goes to the log only.
@@ -10,11 +12,14 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 import uuid
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
 from starlette.exceptions import HTTPException
+
+from bouts.service import logs, metrics
 
 log = logging.getLogger("bouts.service.api")
 
@@ -31,7 +36,7 @@ SECURITY_HEADERS: dict[str, str] = {
     ),
     "x-content-type-options": "nosniff",
     "x-frame-options": "DENY",
-    "referrer-policy": "no-referrer",
+    "referrer-policy": "same-origin",  # never sent to another site; a same-origin form keeps its Origin
     "cross-origin-opener-policy": "same-origin",
     "permissions-policy": "camera=(), microphone=(), geolocation=()",
     "cache-control": "no-store",
@@ -56,6 +61,17 @@ class ServiceMiddleware:
             return
         request_id = uuid.uuid4().hex
         scope.setdefault("state", {})["request_id"] = request_id
+        token = logs.request_id.set(request_id)
+        began = time.perf_counter()
+        status = [500]
+        try:
+            await self._handle(scope, receive, send, request_id, status)
+        finally:
+            logs.request_id.reset(token)
+            route = getattr(scope.get("route"), "path", None) or "unmatched"
+            metrics.http_request(str(scope.get("method", "")), route, status[0], time.perf_counter() - began)
+
+    async def _handle(self, scope: Scope, receive: Receive, send: Send, request_id: str, status: list[int]) -> None:
         started = False
         extra = [(k.encode(), v.encode()) for k, v in SECURITY_HEADERS.items()]
         extra.append((b"x-request-id", request_id.encode()))
@@ -64,6 +80,7 @@ class ServiceMiddleware:
             nonlocal started
             if message["type"] == "http.response.start":
                 started = True
+                status[0] = int(message["status"])
                 present = {k.lower() for k, _ in message.get("headers", [])}
                 message["headers"] = list(message.get("headers", [])) + [h for h in extra if h[0] not in present]
             await send(message)

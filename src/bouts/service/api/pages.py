@@ -5,6 +5,7 @@ checks are ``bouts.calibration.anchors.compare``'s."""
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,7 +22,7 @@ from bouts.models.scorecard import Scorecard
 from bouts.service.api import plots
 from bouts.service.calibration import ANCHOR_AGENT, challenge_stats
 from bouts.service.standings import Standing
-from bouts.service.storage.records import ChallengeInfo, StoredScorecard
+from bouts.service.storage.records import ChallengeInfo, StoredScorecard, SubmissionInfo
 
 FOUR_JUDGES = ("objective", "process", "strategy", "integrity")
 SHAPES = {
@@ -88,6 +89,47 @@ def leaderboard_rows(rows: Sequence[Standing], items: Sequence[ReviewItem]) -> l
     ]
 
 
+# -- recorded runs -----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class RunView:
+    """An agent run the service ran and recorded: who ran it and what it spent (``run.json``)."""
+
+    harness: str | None
+    model: str | None
+    """The name the operator gave the model (``BOUTS_AGENT_MODELS``) and the endpoint's model id."""
+    requests: int | None = None
+    tokens_in: int | None = None
+    tokens_out: int | None = None
+    cost_usd: float | None = None
+    """None: the run's model has no price configured, or the run has not finished."""
+    exit_status: str | None = None
+
+
+def run_of(info: SubmissionInfo | None, card: Mapping[str, Any] | None = None) -> RunView | None:
+    """The run behind a submission the service ran (``run_spec``), with its usage from the run's
+    ``run.json``; for another recorded scorecard, the harness its provenance names; else None."""
+    import json
+
+    if info is not None and info.run_spec:
+        spec = info.run_spec
+        endpoint = spec.get("endpoint") or {}
+        model = spec.get("model_name")
+        if endpoint.get("model"):
+            model = f"{model} ({endpoint['model']})"
+        summary: dict[str, Any] = {}
+        with contextlib.suppress(OSError, ValueError):
+            summary = json.loads((Path(info.archive_path) / "run.json").read_text(encoding="utf-8"))
+        usage = summary.get("usage") or {}
+        priced = endpoint.get("price_in") is not None or endpoint.get("price_out") is not None
+        return RunView(spec.get("harness"), model, usage.get("requests"), usage.get("tokens_in"),
+                       usage.get("tokens_out"), usage.get("cost_usd") if priced else None,
+                       summary.get("exit_status"))  # fmt: skip
+    trajectory = (card or {}).get("trajectory") or {}
+    if trajectory.get("source") == "recorded":
+        return RunView(trajectory.get("harness"), None)
+    return None
+
+
 # -- scorecard ---------------------------------------------------------------------------------
 def location(finding: Mapping[str, Any]) -> str:
     """Where a finding points: ``file:line``, ``file``, or the trajectory event."""
@@ -105,6 +147,9 @@ class ComponentView:
     applied_differs: bool
     deducted: float
     """Sum of the points its findings took."""
+    engine_weight: float | None = None
+    """The card's engine weight for it (``weights``), shown where the component carries none (a
+    composite card's components: the engine profile's math uses these)."""
 
 
 @dataclass(frozen=True)
@@ -125,7 +170,8 @@ def card_view(card: dict[str, Any], item: ReviewItem | None) -> CardView:
     for name, data in (card.get("components") or {}).items():
         weight, applied = data.get("weight"), data.get("effective_weight")
         deducted = sum(float(f.get("points") or 0) for f in data.get("findings") or [])
-        comps.append(ComponentView(name, data, applied is not None and weight != applied, deducted))
+        engine = (card.get("weights") or {}).get(name)
+        comps.append(ComponentView(name, data, applied is not None and weight != applied, deducted, engine))
     points = [c.data["points"] for c in comps if c.data.get("points") is not None]
     details = card.get("profile_details") or {}
     names = list(dict.fromkeys([*details, *(card.get("profiles") or {})]))

@@ -75,9 +75,23 @@ def bins10(values: Sequence[float]) -> list[int]:
     return out
 
 
+def count_ticks(peak: int, most: int = 5) -> list[int]:
+    """Evenly spaced whole-number ticks from 0 to the first tick at or above ``peak`` (a count), at
+    most ``most`` of them, the step 1, 2 or 5 times a power of ten: 3 → 0 1 2 3, 7 → 0 2 4 6 8."""
+    peak = max(1, peak)
+    scale = 1
+    while True:
+        for step in (scale, 2 * scale, 5 * scale):
+            top = -(-peak // step) * step
+            if top // step + 1 <= most:
+                return list(range(0, top + 1, step))
+        scale *= 10
+
+
 def histogram(counts: Sequence[int], *, width: int = 440, height: int = 190) -> Histogram:
     left, top, right, bottom = 34.0, 10.0, width - 10.0, height - 26.0
-    peak = max(counts, default=0) or 1
+    ys = count_ticks(max(counts, default=0))
+    peak = ys[-1]  # the axis ends at a tick: bars are read against evenly spaced whole numbers
     slot = (right - left) / len(counts) if counts else 0.0
     bars = []
     for i, c in enumerate(counts):
@@ -86,7 +100,6 @@ def histogram(counts: Sequence[int], *, width: int = 440, height: int = 190) -> 
         hi = (i + 1) * 100 // len(counts)
         bars.append(Bar(_r(left + i * slot + 1), _r(bottom - h), _r(slot - 2), _r(h), f"{lo}–{hi}", c))
     xticks = [Tick(_r(left + i * slot), str(i * 100 // len(counts))) for i in range(len(counts) + 1)]
-    ys = sorted({0, peak // 2, peak}) if peak > 1 else [0, 1]
     yticks = [Tick(_r(bottom - (bottom - top) * v / peak), str(v)) for v in ys]
     return Histogram(width, height, left, top, bottom, right, bars, xticks, yticks, sum(counts))
 

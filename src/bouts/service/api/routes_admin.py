@@ -13,7 +13,7 @@ from fastapi.responses import JSONResponse
 from bouts.calibration import review
 from bouts.calibration.store import ReviewConflictError
 from bouts.service import health
-from bouts.service.api.deps import Caller, Ctx, Operator
+from bouts.service.api.deps import Caller, Ctx, Operator, ServiceContext
 from bouts.service.api.params import ChallengeFilter, NameFilter, ReviewItemFilter
 from bouts.service.api.schemas import (
     AgentKeyIn,
@@ -28,6 +28,7 @@ from bouts.service.api.schemas import (
     error_responses,
 )
 from bouts.service.errors import ConflictError
+from bouts.service.storage.records import Principal
 from bouts.version import __version__
 
 router = APIRouter(prefix="/api/v1", tags=["operators"])
@@ -84,7 +85,9 @@ def revoke_key(key_id: Annotated[str, Path(pattern=r"^[0-9a-f]{16}$")], ctx: Ctx
 
 @router.get("/flags", response_model=list[FlagOut], responses=ERRORS)
 def list_flags(
-    ctx: Ctx, who: Operator, code: NameFilter = None,
+    ctx: Ctx,
+    who: Operator,
+    code: NameFilter = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 500,
 ) -> list[FlagOut]:
     """Flags the scorecards raised (any code), oldest first."""  # fmt: skip
@@ -93,9 +96,12 @@ def list_flags(
 
 @router.get("/reviews", response_model=list[ReviewItemOut], responses=ERRORS)
 def list_reviews(
-    ctx: Ctx, who: Operator, challenge: ChallengeFilter = None,
+    ctx: Ctx,
+    who: Operator,
+    challenge: ChallengeFilter = None,
     status: Annotated[Literal["open", "decided"] | None, Query()] = "open",
-    level: Annotated[int | None, Query(ge=1, le=3)] = None, id: ReviewItemFilter = None,
+    level: Annotated[int | None, Query(ge=1, le=3)] = None,
+    id: ReviewItemFilter = None,
 ) -> list[ReviewItemOut]:
     """The review queue (SPEC §3): items with their whole history; ``id`` picks one."""  # fmt: skip
     if id is not None:
@@ -108,6 +114,11 @@ def list_reviews(
 def review_decision(body: ReviewActionIn, ctx: Ctx, who: Operator) -> ReviewItemOut:
     """Escalate, decide or appeal a review item; ``expected_version`` guards against a concurrent
     decision (409: read the item again)."""
+    return ReviewItemOut.of(apply_review_action(ctx, who, body))
+
+
+def apply_review_action(ctx: ServiceContext, who: Principal, body: ReviewActionIn) -> review.ReviewItem:
+    """The decision of ``POST /api/v1/reviews/decisions`` (and of the review page's forms)."""
     item = ctx.repo.reviews.get(body.item_id)
     if item is None:
         raise HTTPException(404, "no such review item")
@@ -124,4 +135,4 @@ def review_decision(body: ReviewActionIn, ctx: Ctx, who: Operator) -> ReviewItem
         ctx.repo.reviews.put(new, expected_version=body.expected_version)
     except ReviewConflictError as exc:
         raise ConflictError(exc.message, field="expected_version") from None
-    return ReviewItemOut.of(new)
+    return new

@@ -133,18 +133,25 @@ class ChallengeOut(_Out):
                    reveal_hidden=c.reveal_hidden)  # type: ignore[arg-type]  # fmt: skip
 
 
+MIN_FORCE_REASON = 12
+
+
 class ForceOpenIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    reason: Text = Field(min_length=1, max_length=10_000)
-    """Why the current version takes submissions without a passing launch check: recorded with who
-    and when, and shown on the challenge page."""
+    reason: Text = Field(min_length=MIN_FORCE_REASON, max_length=10_000)
+    """Why the current version takes submissions without a passing launch check, in words (two
+    words and 12 characters at least, letters among them): recorded with who and when, and shown
+    on the challenge page."""
 
     @field_validator("reason")
     @classmethod
-    def _not_blank(cls, reason: str) -> str:
-        if not reason.strip():
+    def _a_reason(cls, reason: str) -> str:
+        text = reason.strip()
+        if not text:
             raise ValueError("must say why (not only spaces)")
-        return reason.strip()
+        if len(text) < MIN_FORCE_REASON or len(text.split()) < 2 or not any(c.isalpha() for c in text):
+            raise ValueError(f"must say why in words: at least two words and {MIN_FORCE_REASON} characters")
+        return text
 
 
 class ChallengeIn(BaseModel):

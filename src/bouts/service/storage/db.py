@@ -13,12 +13,16 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import DisconnectionError, InterfaceError, OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 from sqlalchemy.orm import Session, sessionmaker
 
 MIGRATIONS_DIR = Path(__file__).resolve().parent.parent / "migrations"
 _PG_LOCK_ID = 0x62_6F_75_74  # "bout": one lock id for every bouts migration
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 CONNECT_TIMEOUT_S = 5
+DATABASE_DOWN = (OperationalError, InterfaceError, DisconnectionError, PoolTimeoutError)
+"""Errors that mean the database did not answer (not that a statement was wrong)."""
 
 
 def make_engine(url: str) -> Engine:

@@ -20,6 +20,7 @@ import logging
 from celery import Celery, Task
 
 from bouts.pipeline import ScoreConfig
+from bouts.service import metrics
 from bouts.service.broker import FIRST_PRIORITY, NEW_PRIORITY, PRIORITY_STEPS, TASK_NAMES, task_id
 from bouts.service.config import ServiceSettings
 from bouts.service.dispatch import run_kind
@@ -102,13 +103,16 @@ def create_celery(settings: ServiceSettings, scorer: Scorer = pipeline_scorer) -
                                        max_attempts=settings.max_retries + 1, lease_s=settings.lease_s)  # fmt: skip
             except Exception as exc:  # the database or the disk, not the job: try again later
                 log.exception("%s job %s failed before it could record an outcome", kind, job_id)
+                metrics.job_error(kind)
                 # capped at 30 s: once the database is back, work resumes within seconds
                 delay = retry_delay(self.request.retries + 1, settings.retry_backoff_s, cap_s=STORAGE_RETRY_CAP_S)
                 raise self.retry(exc=exc, countdown=delay, max_retries=STORAGE_RETRIES) from exc
             log.info("%s job %s: %s (attempt %s)", kind, job_id, outcome.kind, outcome.attempt)
+            metrics.job_finished(kind, outcome.kind, outcome.seconds, outcome.usage)
             if outcome.kind == "retry":
-                raise self.retry(countdown=retry_delay(outcome.attempt, settings.retry_backoff_s),
-                                 priority=FIRST_PRIORITY)  # a retried job keeps its place
+                raise self.retry(
+                    countdown=retry_delay(outcome.attempt, settings.retry_backoff_s), priority=FIRST_PRIORITY
+                )  # a retried job keeps its place
             return outcome.kind
 
     for kind in TASK_NAMES:

@@ -23,12 +23,19 @@ def run_worker(settings: ServiceSettings, *, concurrency: int = 1, loglevel: str
     common = sys.modules.get("billiard.common")
     if common is not None and getattr(common, "REMAP_SIGTERM", None):
         raise RuntimeError("REMAP_SIGTERM was set when celery was imported: bouts worker handles SIGTERM itself")
+    _metrics_dir()  # before anything imports prometheus_client: the pool processes share it
+    from bouts.service import logs
     from bouts.service.jobs import score_config
     from bouts.service.worker import shutdown
     from bouts.service.worker.celery_app import create_celery
 
+    logs.configure(settings.log_format)
     score_config(settings)  # a wrong scoring setting stops the start, naming it
     app = create_celery(settings, scorer=scorer)
+    if settings.metrics_port:
+        from bouts.service.metrics import serve_worker_metrics
+
+        serve_worker_metrics(settings.metrics_port)
     shutdown.forward_sigterm(settings.shutdown_grace_s)
     # The recovery pass runs in a spawned process, not a thread: prefork forks pool processes (again
     # whenever one dies), and a fork taken while a thread holds a lock can leave the child stuck.
@@ -39,19 +46,32 @@ def run_worker(settings: ServiceSettings, *, concurrency: int = 1, loglevel: str
 
 
 def _recovery_loop(settings: ServiceSettings, parent: int) -> None:
-    """The worker's recovery pass (``bouts.service.recovery``) every half lease, while the worker lives."""
+    """The worker's recovery pass (``bouts.service.recovery``) every ``lease_s / 4``, while the worker lives."""
     import logging
     import time
 
+    from bouts.service import logs
     from bouts.service.publish import CeleryDispatcher
-    from bouts.service.recovery import reap
+    from bouts.service.recovery import RecoveryPass
     from bouts.service.storage import open_repository
 
+    logs.configure(settings.log_format)
     repo = open_repository(settings.database_url, migrate_schema=False)
-    dispatcher = CeleryDispatcher(settings, repo)
+    recovery = RecoveryPass(repo, CeleryDispatcher(settings, repo), settings.lease_s)
     while os.getppid() == parent:
-        time.sleep(max(0.5, settings.lease_s / 2))
+        time.sleep(recovery.period_s)
         try:
-            reap(repo, dispatcher, settings.lease_s)
+            recovery.run()
         except Exception as exc:  # the database or the broker is down: the next pass retries
             logging.getLogger(__name__).warning("recovery pass failed: %s: %s", type(exc).__name__, exc)
+
+
+def _metrics_dir() -> None:
+    """A fresh multiprocess directory for this worker's metrics (``bouts.service.metrics``): its pool
+    processes, the ones that run jobs, write their counts there; the main process serves them."""
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR") or "prometheus_client" in sys.modules:
+        return  # set by the operator (kept), or too late to switch this process over
+    import tempfile
+
+    # local disk, not the shared data dir: the files are memory-mapped
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix=f"bouts-metrics-{os.getpid()}-")
