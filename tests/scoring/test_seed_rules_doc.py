@@ -57,7 +57,10 @@ def test_the_seeds_contradictions_are_listed_with_what_we_chose_and_a_test_that_
     rows = [r for r in CONTRADICTIONS.splitlines() if r.startswith("| ") and not r.startswith(("| where", "|---"))]
     topics = [r.split(" | ")[0].strip("| ") for r in rows]
     assert [t.split(" (")[0] for t in topics] == [
-        "principle 4", "recovery-lab's weights", "95 objective with 30 strategy", "the mid anchor's rounding"
+        "principle 4",
+        "recovery-lab's weights",
+        "95 objective with 30 strategy",
+        "the mid anchor's rounding",
     ]
     for row in rows:
         refs = _refs(row.split(" | ")[-1])
