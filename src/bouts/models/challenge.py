@@ -225,6 +225,20 @@ class TestsConfig(_Strict):
     one that cannot be imported, is skipped silently (``bouts check`` names a package the engine
     lacks). Python (pytest) challenges only."""
 
+    engine_packages: list[str] = Field(default_factory=list, max_length=50)
+    """Distributions of the engine's own environment the challenge's code and tests import (e.g.
+    ``["fastapi", "pydantic", "psycopg"]``): its declared dependencies at the engine's pinned versions,
+    beside a ``requirements.txt`` installed at prepare time. Graded code sees nothing else of the
+    engine's environment but the test framework (docs/sandbox.md, "What graded code can import")."""
+
+    @field_validator("engine_packages")
+    @classmethod
+    def _distribution_names(cls, value: list[str]) -> list[str]:
+        for name in value:
+            if not re.fullmatch(r"[A-Za-z0-9]([A-Za-z0-9._-]{0,98}[A-Za-z0-9])?", name):
+                raise ValueError(f"{name!r} is not a distribution name (e.g. fastapi, psycopg)")
+        return value
+
     @field_validator("preload")
     @classmethod
     def _module_names(cls, value: list[str]) -> list[str]:
