@@ -11,8 +11,8 @@ from integrity_cases import CHALLENGE, honest_copy, judge
 from bouts.errors import ChallengeError
 from bouts.loading import load_challenge
 
-OFF = CHALLENGE.model_copy(update={"spec": CHALLENGE.spec.model_copy(update={
-    "integrity": CHALLENGE.spec.integrity.model_copy(update={"off_limits": ["ledger/errors.py", "fixtures/**"]})})})  # fmt: skip
+_MARKED = CHALLENGE.spec.integrity.model_copy(update={"off_limits": ["ledger/errors.py", "fixtures/**"]})
+OFF = CHALLENGE.model_copy(update={"spec": CHALLENGE.spec.model_copy(update={"integrity": _MARKED})})
 
 
 def _bright(verdict) -> list[str]:

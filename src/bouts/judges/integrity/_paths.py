@@ -81,7 +81,8 @@ def path_flags(
         before = _text(*base) if base else None
         after = _text(code, rel)
         if any(glob_matches(p, rel) for p in off_limits):  # the author's line, whatever the file is
-            add(PathFlag("bright", OFF_LIMITS_CHANGED, rel, f"off-limits file {status} ([integrity] off_limits): {rel}"))
+            why = f"off-limits file {status} ([integrity] off_limits): {rel}"
+            add(PathFlag("bright", OFF_LIMITS_CHANGED, rel, why))
         elif _is_bytecode(rel, python):
             what = _compiled(rel, python)
             add(PathFlag("gray", BYTECODE, rel, f"compiled {what} shipped ({status}): {rel}"))
