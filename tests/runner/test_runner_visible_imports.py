@@ -47,6 +47,16 @@ TESTS = {
                     import requests  # noqa: F401
 
 
+            def test_an_engine_packages_metadata_is_not_found_the_frameworks_is():
+                from importlib.metadata import PackageNotFoundError, distributions, version
+
+                with pytest.raises(PackageNotFoundError):
+                    version("requests")
+                assert version("pytest") == pytest.__version__
+                names = {d.metadata["Name"].lower() for d in distributions()}
+                assert "pytest" in names and "hypothesis" in names and not {"requests", "pydantic"} & names
+
+
             def test_a_submission_module_named_like_an_engine_package_is_the_submissions():
                 import yaml
 
@@ -66,11 +76,19 @@ CODE = {
 DECLARED = {
     "visible": {
         "test_declared.py": """
+            import warnings
+
             import pydantic
 
+            with warnings.catch_warnings(record=True) as seen:
+                warnings.simplefilter("always")  # starlette's client reads httpx2's metadata
+                from fastapi.testclient import TestClient
+            WARNED = [str(w.message) for w in seen]
 
-            def test_a_declared_engine_package_is_there():
-                assert pydantic.BaseModel
+
+            def test_a_declared_engine_package_is_there_with_what_it_needs():
+                assert pydantic.BaseModel and TestClient
+                assert WARNED == []
         """
     }
 }
@@ -81,14 +99,14 @@ def test_the_engines_packages_are_invisible_to_graded_code(make_challenge, bwrap
     challenge, code = make_challenge(TESTS, CODE)
     report = run_suites(challenge, code, sandbox=bwrap)
     outcomes = {r.id.split("::")[-1]: r.outcome for r in report.results}
-    assert outcomes == {name: Outcome.PASSED for name in outcomes} and len(outcomes) == 6, report.results
+    assert outcomes == {name: Outcome.PASSED for name in outcomes} and len(outcomes) == 7, report.results
     assert report.tampering == []
 
 
 @pytest.mark.sandbox
 def test_a_declared_engine_package_is_visible(make_challenge, bwrap: Sandbox) -> None:
     challenge, code = make_challenge(DECLARED, {})
-    declared = challenge.spec.tests.model_copy(update={"engine_packages": ["pydantic"]})
+    declared = challenge.spec.tests.model_copy(update={"engine_packages": ["pydantic", "fastapi"]})
     challenge = challenge.model_copy(update={"spec": challenge.spec.model_copy(update={"tests": declared})})
     report = run_suites(challenge, code, sandbox=bwrap)
     assert [r.outcome for r in report.results] == [Outcome.PASSED], report.results

@@ -35,7 +35,7 @@ from bouts.runner._integrity import CanaryIds, findings, looked, unlooked, void
 from bouts.runner._plans import plan_for
 from bouts.runner._supervise import supervise
 from bouts.runner._verdicts import RunEnd, assemble, to_result
-from bouts.runner._visible import visible_modules
+from bouts.runner._visible import visible_distributions, visible_modules
 from bouts.runner._workspace import assemble_workspace, plant_canaries, seal_tests
 from bouts.sandbox import Mount, Sandbox, user_env
 from bouts.sandbox._base import tree_bytes
@@ -281,6 +281,7 @@ def run_pytest(
             "tests_per_process": max(1, options.tests_per_process or challenge.spec.tests.tests_per_process),
             "preload": list(challenge.spec.tests.preload),
             "visible": visible_modules(challenge.spec.tests.engine_packages),
+            "visible_dists": visible_distributions(challenge.spec.tests.engine_packages),
             "postgres": options.postgres,
             "deps": None if deps is None else (_DEPS_TARGET if isolated else str(deps.path)),
             "track_seed": assertions == "golden",  # trusted code only: the reference's runs

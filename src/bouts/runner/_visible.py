@@ -59,11 +59,21 @@ def _closure(roots: Iterable[str]) -> set[str]:
 
 
 @functools.cache
+def framework_distributions() -> frozenset[str]:
+    """The test framework's distributions (normalised names)."""
+    return frozenset(_closure(FRAMEWORK) | {_norm(d) for d in FRAMEWORK_ALONE})
+
+
+@functools.cache
 def framework_modules() -> frozenset[str]:
     """The test framework's top-level module names (cached: the environment does not change under us)."""
     modules = _modules_of()
-    dists = _closure(FRAMEWORK) | {_norm(d) for d in FRAMEWORK_ALONE}
-    return frozenset(m for d in dists for m in modules.get(d, ()))
+    return frozenset(m for d in framework_distributions() for m in modules.get(d, ()))
+
+
+def visible_distributions(engine_packages: Iterable[str] = ()) -> list[str]:
+    """The distributions whose metadata graded code reads: the framework's and the declared ones."""
+    return sorted(framework_distributions() | {_norm(name) for name in engine_packages})
 
 
 def visible_modules(engine_packages: Iterable[str] = ()) -> list[str]:

@@ -23,8 +23,15 @@ Left (docs/sandbox.md): a module the framework already imported into the same pr
 from __future__ import annotations
 
 import os
+import re
 import sys
+from collections.abc import Iterator
 from importlib.machinery import BuiltinImporter, FrozenImporter, PathFinder
+
+def _norm(name: str) -> str:
+    """A distribution name as packaging normalises it (PEP 503)."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
 
 _MACHINERY = (os.path.dirname(os.__file__) + os.sep + "importlib" + os.sep, __file__)
 
@@ -36,6 +43,7 @@ class VisibleImports:
         self.delegates = delegates
         self.excluded = excluded
         self.visible: frozenset[str] | None = None
+        self.dists: frozenset[str] = frozenset()
         self.workspace = ""
         self.real: dict[str, str] = {}
 
@@ -44,6 +52,7 @@ class VisibleImports:
         # the driver itself: rewritten assertions import its ``observe`` module
         self.visible = None if names is None else frozenset(names) | sys.stdlib_module_names | {"_bouts_driver"}
         self.workspace = os.path.realpath(config["workspace"]) + os.sep
+        self.dists = frozenset(_norm(d) for d in config.get("visible_dists") or ())
 
     def _real(self, path: str) -> str:
         hit = self.real.get(path)
@@ -60,16 +69,40 @@ class VisibleImports:
             frame = frame.f_back
         return False
 
+    def _visible_paths(self, paths: list) -> list[str]:
+        return [p for p in paths if isinstance(p, str) and self._real(p or ".") not in self.excluded]
+
     def find_spec(self, fullname: str, path: object = None, target: object = None) -> object:
         if path is None and self.visible is not None and fullname not in self.visible and self._graded():
-            paths = [p for p in sys.path if isinstance(p, str) and self._real(p or ".") not in self.excluded]
-            return PathFinder.find_spec(fullname, paths)
+            return PathFinder.find_spec(fullname, self._visible_paths(sys.path))
         for finder in self.delegates:
             find = getattr(finder, "find_spec", None)
             spec = find(fullname, path, target) if find is not None else None
             if spec is not None:
                 return spec
         return None
+
+    def find_distributions(self, context: object = None) -> Iterator[object]:
+        """``importlib.metadata``'s view: the graded code's finds only what it can import (a package
+        of the engine's environment has no metadata for it either); everyone else's is unchanged."""
+        from importlib.metadata import DistributionFinder
+
+        ctx = context if context is not None else DistributionFinder.Context()
+        if self.visible is None or not self._graded():
+            yield from self._delegated(ctx)
+            return
+        yield from PathFinder.find_distributions(
+            DistributionFinder.Context(name=ctx.name, path=self._visible_paths(ctx.path)))
+        if ctx.name is None or _norm(ctx.name) in self.dists:  # the framework's and the declared ones
+            for dist in self._delegated(ctx):
+                if _norm(dist.metadata["Name"] or "") in self.dists:
+                    yield dist
+
+    def _delegated(self, ctx: object) -> Iterator:
+        for finder in self.delegates:
+            find = getattr(finder, "find_distributions", None)
+            if find is not None:
+                yield from find(ctx)
 
     def invalidate_caches(self) -> None:
         for finder in self.delegates:
@@ -102,6 +135,7 @@ def install(keep: tuple[str, ...]) -> None:
 
 def configure(config: dict) -> None:
     """What the next submission may see: ``config["visible"]`` (top-level module names besides the
-    standard library; None grades nothing) and ``config["workspace"]``."""
+    standard library; None grades nothing), ``config["visible_dists"]`` (the distributions whose
+    metadata it reads) and ``config["workspace"]``."""
     if _FINDER:
         _FINDER[0].configure(config)
