@@ -28,6 +28,7 @@ import sys
 from collections.abc import Iterator
 from importlib.machinery import BuiltinImporter, FrozenImporter, PathFinder
 
+
 def _norm(name: str) -> str:
     """A distribution name as packaging normalises it (PEP 503)."""
     return re.sub(r"[-_.]+", "-", name).lower()
