@@ -93,7 +93,8 @@ class VisibleImports:
             yield from self._delegated(ctx)
             return
         yield from PathFinder.find_distributions(
-            DistributionFinder.Context(name=ctx.name, path=self._visible_paths(ctx.path)))
+            DistributionFinder.Context(name=ctx.name, path=self._visible_paths(ctx.path))
+        )
         if ctx.name is None or _norm(ctx.name) in self.dists:  # the framework's and the declared ones
             for dist in self._delegated(ctx):
                 if _norm(dist.metadata["Name"] or "") in self.dists:
