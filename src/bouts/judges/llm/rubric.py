@@ -150,7 +150,8 @@ STYLE_RULES: tuple[str, ...] = (
 )
 """Seed 000's style rules, given with the code-quality rubric to every judge (docs/llm-judges.md); the
 offline judges apply the same rules (``judges/quality/_style.py``, ``judges/trajectory/architecture.py``),
-except "comments explain why, not what" and file organisation, which only the LLM judges read."""
+except file organisation, which only the LLM judges read ("comments explain why, not what" offline:
+``_style.what_comments``)."""
 
 RUBRICS: Mapping[str, tuple[Dimension, ...]] = {"code_quality": CODE_QUALITY, "deliverables": DELIVERABLES}
 LEVEL_POINTS = 20.0
