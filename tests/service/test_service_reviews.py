@@ -85,8 +85,10 @@ def test_a_level_3_decision_through_the_api_records_its_outcome(make_client: Mak
     body = {"item_id": target, "action": "decide", "reason": "arbitrated", "score": 50, "expected_version": 3}
     refused = client.post("/api/v1/reviews/decisions", headers=OP, json=body)
     assert refused.status_code == 422 and "needs an outcome" in refused.text
-    done = client.post("/api/v1/reviews/decisions", headers=OP, json=body | {"outcome": "rubric_fixed"})
-    assert done.status_code == 200, done.text
-    assert done.json()["item"]["history"][-1]["outcome"] == "rubric_fixed"
+    with live_server(client.app) as url:  # the CLI against the service sends the outcome as the API takes it
+        remote = ["--url", url, "--key", OPERATOR_KEY]
+        done = CliRunner().invoke(cli, ["review", "decide", target, "--reason", "arbitrated", "--score", "50",
+                                        "--outcome", "rubric_fixed", *remote])  # fmt: skip
+        assert done.exit_code == 0, done.output
     stored = repo.reviews.get(target)
     assert stored is not None and stored.history[-1].outcome == "rubric_fixed"
