@@ -26,7 +26,8 @@ TESTS_MODIFIED = "tests modified: protected path tests/visible/t.py"
 def good(*extra: Verdict, profile: str = "composite", **m: object):
     verdicts = [Verdict(j, c, Explained(95.0, (f"{j} 95",))) for j, c in (
         ("quality", "code_quality"), ("docs", "deliverables"), ("sec", "security"), ("proc", "process"),
-        ("strat", "strategy"), ("rec", "recovery"), ("eff", "efficiency"))]  # fmt: skip
+        ("strat", "strategy"), ("rec", "recovery"), ("eff", "efficiency"),
+        ("gen", "adversarial_generated"))]  # fmt: skip
     return Measurements(PASSING, verdicts=(*verdicts, *extra), submission_hash="s" * 64, **m)  # type: ignore[arg-type]
 
 

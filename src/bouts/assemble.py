@@ -43,7 +43,7 @@ from bouts.scoring.explain import Explained, NotScored, Result, Withheld, clean,
 from bouts.scoring.open_reports import open_integrity_bonus
 from bouts.scoring.panel import HUMAN_REVIEW_MESSAGE
 from bouts.scoring.placeholder import placeholder_reason
-from bouts.scoring.review import Flag, divergence
+from bouts.scoring.review import Flag, divergence, gray_against_strategy
 from bouts.scoring.trajectory_math import brier_score
 from bouts.scoring.weights import resolve_weights
 from bouts.scoring.withholding import TRAJECTORY_COMPONENTS, TrajectoryState, settle, without_trajectory
@@ -297,13 +297,16 @@ def build_scorecard(challenge: Challenge, meta: SubmissionMeta, m: Measurements)
     flags: list[Flag] = list(m.notes)
     if chosen.provisional:
         missing = ", ".join(chosen.missing)
-        flags.append(Flag("provisional", f"{spec.profile} profile is provisional: {missing} not scored"))
+        # a person sees it in the review queue until a re-score completes it (SPEC §6)
+        flags.append(Flag("provisional", f"{spec.profile} profile is provisional: {missing} not scored", level=1))
     flags += [Flag("human_review", f"{name}: {HUMAN_REVIEW_MESSAGE}", level=1)
               for name, j in judged.items() if j.human_review]  # fmt: skip
     flags += usage_flags(verdicts)
     flags += [Flag(code, message, level=1) for code, message in finding_flags(verdicts)]
     if d := divergence(scores):
         flags.append(d)
+    if g := gray_against_strategy(scores, signals.gray_penalties, bright_line=bool(signals.bright_lines)):
+        flags.append(g)
     if signals.bright_lines:  # a review item opens (bouts.calibration.review); overturning it re-scores
         flags.append(Flag("integrity_bright_line", f"{'; '.join(signals.bright_lines)}: the final is capped at "
                           f"{fmt(profiles.INTEGRITY_CAP)} until a reviewer overturns it", level=1))  # fmt: skip

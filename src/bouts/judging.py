@@ -45,16 +45,16 @@ def _safe(judge: Judge, inp: JudgeInput) -> tuple[Verdict, Flag | None]:
         return judge.judge(inp), None
     except InfrastructureError as exc:
         why = f"{judge.name} could not run (infrastructure, not the agent's fault): {exc.describe()}"
-        return Verdict(judge.name, judge.component, NotScored(why)), Flag("judge_unavailable", why)
+        return Verdict(judge.name, judge.component, NotScored(why)), Flag("judge_unavailable", why, level=1)
     # Anything else a judge raises, it raised reading this submission's own content: the submission's
     # doing (SPEC §6), so the judge sits as a 0 instead of being rescaled away (bouts.scoring.withholding).
     except BoutsError as exc:
         why = f"{judge.name} failed on the submission's content: {exc.describe()}"
-        return Verdict(judge.name, judge.component, withheld(why)), Flag("judge_error", why)
+        return Verdict(judge.name, judge.component, withheld(why)), Flag("judge_error", why, level=1)
     except Exception as exc:  # a judge bug must not lose the whole scorecard
         log.exception("judge %s failed", judge.name)
         why = f"{judge.name} failed on the submission's content: {type(exc).__name__}: {exc}"
-        return Verdict(judge.name, judge.component, withheld(why)), Flag("judge_error", why)
+        return Verdict(judge.name, judge.component, withheld(why)), Flag("judge_error", why, level=1)
 
 
 def judge_around(

@@ -38,6 +38,7 @@ def test_declared_behaviours_are_checked_one_by_one():
     files = {"tests/visible/v.test.mjs": ("visible", visible), "tests/hidden/h.test.mjs": ("hidden", hidden)}
     report, problems = lint_js_suites(files)  # type: ignore[arg-type]
     assert {c.behaviour: len(c.hidden) for c in report.coverage} == {"limit": 3, "reset": 1}
+    problems = [p for p in problems if "target mix" not in p.message]  # the toy suite's mix: another test
     assert [(p.level, p.field) for p in problems] == [("error", "b")]
     assert "behaviour 'reset'" in problems[0].message
 
@@ -49,3 +50,21 @@ def test_bouts_check_lints_the_bundled_javascript_challenge():
     assert len(report.lint.coverage[0].visible) == 5  # 10 hidden for 5 visible: 1:2 holds
     assert not [p for p in report.problems if p.check == "lint" and p.level == "error"]
     assert not any(s.startswith("lint") for s in report.skipped)
+
+
+def test_the_functionality_edge_integration_mix_is_reported_and_warned_as_for_python() -> None:
+    """Before: a JavaScript challenge's mix was neither reported nor checked (Python's only)."""
+    from bouts.calibration.js_lint import lint_js_suites
+
+    visible = 'test("adds two numbers", () => {});\ntest("counts a hit", () => {});\n'
+    hidden = "".join(f'test("adds case {i}", () => {{}});\n' for i in range(4))
+    files = {"tests/visible/a.test.mjs": ("visible", visible), "tests/hidden/b.test.mjs": ("hidden", hidden)}
+    report, problems = lint_js_suites(files)
+    assert report.mix is not None and report.mix.counts == {"functionality": 6, "edge": 0, "integration": 0}
+    assert {p.field for p in problems if "target mix" in (p.message or "")} == {"functionality", "edge", "integration"}
+
+    mixed = hidden.replace('test("adds case 0"', '// @category integration\ntest("adds case 0"')
+    mixed = mixed.replace('"adds case 1"', '"rejects a negative amount"').replace('"adds case 2"', '"rejects zero"')
+    report, problems = lint_js_suites({**files, "tests/hidden/b.test.mjs": ("hidden", mixed)})
+    assert report.mix is not None and report.mix.counts == {"functionality": 3, "edge": 2, "integration": 1}
+    assert report.mix.declared == 1

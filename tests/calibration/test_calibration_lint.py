@@ -106,3 +106,69 @@ def test_category_heuristic_reads_the_variant_first() -> None:
     assert guess_category("test_cancel_releases_reservation__then_stock_can_ship") == "integration"
     assert guess_category("test_cancel_releases_reservation__reverse_order") == "functionality"
     assert guess_category("test_ship_more_than_available_raises") == "edge"
+
+
+KINDED_VISIBLE = '''
+def test_total(): assert total([1, 2]) == 3
+'''
+
+
+def _kind_problems(hidden: str) -> list:
+    _, problems = lint_suites(_suite(hidden, KINDED_VISIBLE))
+    return [p for p in problems if "SPEC §3" in p.message and p.level == "warning"]
+
+
+def test_hidden_tests_that_only_repeat_the_visible_values_are_named_by_the_kinds_they_miss() -> None:
+    """Before: two hidden copies of the visible test passed the lint (it counted, never looked at kinds)."""
+    copies = '''
+def test_total__again(): assert total([1, 2]) == 3
+def test_total__once_more(): assert total([1, 2]) == 3
+'''
+    problems = _kind_problems(copies)
+    assert {p.field for p in problems if p.file == "tests/hidden"} == {"value_swap", "order", "scale", "invalid"}
+    [behaviour] = [p for p in problems if p.file != "tests/hidden"]
+    assert "the 2 hidden test(s) of behaviour 'total' vary it by none" in behaviour.message
+    assert (behaviour.file, behaviour.field) == ("tests/hidden/test_h.py", "test_total__again")
+
+
+def test_each_kind_is_recognised_by_its_code() -> None:
+    kinds = '''
+import pytest
+def test_total__a(): assert total([5, 7]) == 12
+def test_total__b(): assert total(list(reversed([1, 2, 3]))) == 6
+def test_total__c(): assert total(list(range(10_000))) == 49995000
+def test_total__d():
+    with pytest.raises(TypeError):
+        total([None])
+'''
+    report, _ = lint_suites(_suite(kinds, KINDED_VISIBLE))
+    assert _kind_problems(kinds) == []
+    ids = {k: [i.split("::")[1] for i in v] for k, v in report.hidden_kinds.items()}
+    assert "test_total__a" in ids["value_swap"] and ids["order"] == ["test_total__b"]
+    assert ids["scale"] == ["test_total__c"] and ids["invalid"] == ["test_total__d"]
+
+
+def test_a_helper_or_fixture_gives_its_kind_to_the_tests_that_use_it_and_4xx_is_invalid_input() -> None:
+    hidden = '''
+import pytest
+@pytest.fixture
+def many(): return [1] * 20_000
+def shuffled(xs, rng): rng.shuffle(xs); return xs
+def test_total__big(many): assert total(many) == 20_000
+def test_total__mixed(bouts_seed): assert total(shuffled([1, 2], bouts_seed)) == 3
+def test_total__posted(client): assert client.post("/total", json={}).status_code == 422
+'''
+    report, _ = lint_suites(_suite(hidden, KINDED_VISIBLE))
+    assert _kind_problems(hidden) == []
+    assert [i.split("::")[1] for i in report.hidden_kinds["scale"]] == ["test_total__big"]
+    assert [i.split("::")[1] for i in report.hidden_kinds["order"]] == ["test_total__mixed"]
+    assert [i.split("::")[1] for i in report.hidden_kinds["invalid"]] == ["test_total__posted"]
+
+
+def test_the_bundled_challenges_show_every_kind() -> None:
+    for name in ("inventory-ledger", "league-table", "room-bookings"):
+        root = EXAMPLE.parent / name
+        files = {str(p.relative_to(root)): (p.parent.name, p.read_text()) for p in root.glob("tests/*/test_*.py")}
+        report, problems = lint_suites(files)
+        assert all(report.hidden_kinds[k] for k in ("value_swap", "order", "scale", "invalid")), name
+        assert not [p for p in problems if "SPEC §3" in p.message], name

@@ -53,7 +53,7 @@ def test_a_code_quality_panel_that_could_not_agree_opens_an_item_too() -> None:
     assert open_item(both, actor="x", at=T0).flag == (  # type: ignore[union-attr]
         "objective 90 vs integrity 0; human_review: code_quality: Judges couldn't agree"
     )
-    assert open_item(make_card({"objective": 80.0}, flags=(("provisional", "x"),)), actor="x", at=T0) is None
+    assert open_item(make_card({"objective": 80.0}, flags=(("security_cliff", "x"),)), actor="x", at=T0) is None
 
 
 def test_escalation_decision_appeal_and_redecision_keep_the_trail() -> None:
@@ -62,7 +62,9 @@ def test_escalation_decision_appeal_and_redecision_keep_the_trail() -> None:
     assert (item.status, item.level, current_score(item)) == ("decided", 2, 40)
     item = appeal(item, actor="agent-owner", at=T0, reason="the literal is a constant, not a hard-code")
     assert (item.status, item.level) == ("open", 3)
-    item = decide(item, actor="judge-board", at=T0, reason="arbitration: gray area only", score=62)
+    item = decide(
+        item, actor="judge-board", at=T0, reason="arbitration: gray area only", score=62, outcome="rubric_fixed"
+    )
     decisions = [e for e in item.history if e.kind == "decided"]
     assert [(d.before, d.after, d.level) for d in decisions] == [(55, 40, 2), (40, 62, 3)]
     assert current_score(item) == 62
@@ -95,7 +97,8 @@ def test_history_is_append_only_and_the_current_score_is_the_last_decisions(acti
             if action == "escalate":
                 item = escalate(item, actor="a", at=at, reason="r")
             elif action == "decide":
-                item = decide(item, actor="a", at=at, reason="r", score=score)
+                outcome = "both_valid" if item.level == 3 else None  # level 3 names its outcome
+                item = decide(item, actor="a", at=at, reason="r", score=score, outcome=outcome)
             else:
                 item = appeal(item, actor="a", at=at, reason="r")
         except ReviewError:
@@ -153,3 +156,19 @@ def test_review_cli_collect_escalate_decide_show(tmp_path: Path) -> None:
     assert [e["kind"] for e in shown["history"]] == ["opened", "escalated", "decided"]
     assert shown["history"][-1]["actor"] == "ana" and shown["history"][-1]["before"] == 55
     assert run(app, ["review", "show", "nope", *store]).exit_code == 2
+
+
+def test_review_cli_level_3_decision_needs_an_outcome_and_shows_it(tmp_path: Path) -> None:
+    store = ["--store", str(tmp_path / "q")]
+    JsonReviewStore(tmp_path / "q").put(_item(), expected_version=None)
+    run = CliRunner().invoke
+    item_id = _item().id
+    for _ in range(2):
+        assert run(app, ["review", "escalate", item_id, "--reason", "up", *store]).exit_code == 0
+    refused = run(app, ["review", "decide", item_id, "--reason", "r", "--score", "60", *store])
+    assert refused.exit_code == 2 and "needs an outcome" in refused.output
+    out = run(app, ["review", "decide", item_id, "--reason", "r", "--score", "60", "--outcome", "judge_bug", *store])
+    assert out.exit_code == 0, out.output
+    assert "decided (judge_bug)" in run(app, ["review", "show", item_id, *store], env={"COLUMNS": "200"}).output
+    shown = json.loads(run(app, ["review", "show", item_id, "--json", *store]).output)
+    assert shown["history"][-1]["outcome"] == "judge_bug"

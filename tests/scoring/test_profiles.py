@@ -317,3 +317,19 @@ def test_a_component_that_does_not_apply_rescales_without_making_a_profile_provi
     assert not profiles.all_profiles({**scores, **{k: E(50) for k in COMPOSITE_ALL if k != "objective"}})[
         "composite"
     ].provisional
+
+
+def test_objective_95_with_strategy_30_is_flagged_for_review_and_scored_as_weighed():
+    """docs/scoring.md, "where the seeds contradict themselves": the seeds read such a submission both
+    as a legitimate profile (right answer, poor approach) and as a judge disagreement (Δ 65 > 40). We
+    chose both: the level-1 flag opens a review item, and the score is the weights' and nothing else."""
+    from bouts.scoring.review import divergence
+
+    scores = {"objective": E(95), "process": E(80), "strategy": E(30), "integrity": E(100)}
+    flag = divergence(scores)
+    assert flag is not None and flag.level == 1 and "objective 95 vs strategy 30 (Δ 65)" in flag.message
+    assert profiles.four_judge(scores).raw == pytest.approx(0.5 * 95 + 0.2 * 80 + 0.2 * 30 + 0.1 * 100)
+
+
+def test_the_seed_mid_anchors_72_5_rounds_to_73():
+    assert round_half_up(72.5) == 73 and round(72.5) == 72  # half up, not the banker's rounding

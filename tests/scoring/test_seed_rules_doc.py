@@ -48,3 +48,23 @@ def test_every_test_reference_exists():
             assert path.exists(), (file, row[:60])
             if name:
                 assert f"def {name}(" in path.read_text(), (file, name)
+
+
+CONTRADICTIONS = DOC[DOC.index("### Where the seeds contradict themselves") : DOC.index("## Leaderboard (SPEC §4)")]
+
+
+def test_the_seeds_contradictions_are_listed_with_what_we_chose_and_a_test_that_exists():
+    rows = [r for r in CONTRADICTIONS.splitlines() if r.startswith("| ") and not r.startswith(("| where", "|---"))]
+    topics = [r.split(" | ")[0].strip("| ") for r in rows]
+    assert [t.split(" (")[0] for t in topics] == [
+        "principle 4",
+        "recovery-lab's weights",
+        "95 objective with 30 strategy",
+        "the mid anchor's rounding",
+    ]
+    for row in rows:
+        refs = _refs(row.split(" | ")[-1])
+        assert refs, row[:60]
+        for file, name in refs:
+            path = ROOT / "tests" / file
+            assert path.exists() and (name is None or f"def {name}(" in path.read_text()), (file, name)

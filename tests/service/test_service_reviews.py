@@ -68,3 +68,27 @@ def test_bouts_review_works_on_the_service_queue(make_client: MakeClient) -> Non
         assert refused.exit_code == 2 and "403" in refused.output
     item = repo.reviews.get(target)
     assert item is not None and item.status == "decided" and item.level == 2
+
+
+def test_a_level_3_decision_through_the_api_records_its_outcome(make_client: MakeClient) -> None:
+    """Seed 002's arbitration ends in one of three outcomes; the API takes it as the CLI does, and
+    refuses a level-3 decision without one (422, naming the item)."""
+    client = make_client()
+    repo = _repo(client)
+    divergent = card("gamma", 1, 88, objective=92.0, integrity=25.0, diverge=True)
+    seed(repo, divergent)
+    target = item_id(divergent)
+    for version in (1, 2):
+        up = client.post("/api/v1/reviews/decisions", headers=OP, json={
+            "item_id": target, "action": "escalate", "reason": "up", "expected_version": version})  # fmt: skip
+        assert up.status_code == 200, up.text
+    body = {"item_id": target, "action": "decide", "reason": "arbitrated", "score": 50, "expected_version": 3}
+    refused = client.post("/api/v1/reviews/decisions", headers=OP, json=body)
+    assert refused.status_code == 422 and "needs an outcome" in refused.text
+    with live_server(client.app) as url:  # the CLI against the service sends the outcome as the API takes it
+        remote = ["--url", url, "--key", OPERATOR_KEY]
+        done = CliRunner().invoke(cli, ["review", "decide", target, "--reason", "arbitrated", "--score", "50",
+                                        "--outcome", "rubric_fixed", *remote])  # fmt: skip
+        assert done.exit_code == 0, done.output
+    stored = repo.reviews.get(target)
+    assert stored is not None and stored.history[-1].outcome == "rubric_fixed"

@@ -92,6 +92,13 @@ class TestInfo:
     seeded: bool
     unseeded: tuple[str, ...] = ()
     """Randomness that does not come from the seed (``random.shuffle``, ``uuid.uuid4``...)."""
+    kinds: frozenset[str] = frozenset()
+    """The hidden-test kinds SPEC §3 names that this test (or a helper it calls) shows by its code or
+    name: ``order``, ``scale``, ``invalid`` (see :func:`_kinds`); ``value_swap`` is decided against the
+    visible tests by the lint."""
+    literals: frozenset[str] = frozenset()
+    """The test's own constant values (``repr``), docstrings and marker arguments left out: the lint
+    compares a hidden test's with its behaviour's visible tests' to see values swapped."""
 
 
 @dataclass
@@ -99,6 +106,68 @@ class _Facts:
     seeded: bool = False
     unseeded: list[str] = field(default_factory=list)
     refs: set[str] = field(default_factory=set)
+    kinds: set[str] = field(default_factory=set)
+
+
+KINDS = ("value_swap", "order", "scale", "invalid")
+"""SPEC §3's hidden-test kinds: value swap, order sensitivity, 10,000-record scale, invalid input."""
+SCALE = 10_000
+ORDER_WORDS = frozenset(["order", "ordered", "unordered", "reverse", "reversed", "shuffle", "shuffled", "permutation",
+                         "permuted", "sorted", "unsorted"])  # fmt: skip
+ORDER_CALLS = frozenset(["reversed", "sorted", "shuffle", "sort", "sample", "permutations"])
+INVALID_WORDS = frozenset(["invalid", "reject", "rejects", "rejected", "raises", "negative", "malformed", "bad",
+                           "error", "errors", "illegal", "unknown", "wrong", "refused", "refuses"])  # fmt: skip
+CLIENT_ERRORS = frozenset(range(400, 430))
+"""An HTTP client-error status a test expects (``== 422``): invalid input, answered as such."""
+SWAP_WORDS = frozenset(["swap", "swapped", "other", "different", "values"])
+SCALE_WORDS = frozenset(["scale", "large", "bulk", "10000", "10k"])
+
+
+def _name_kinds(name: str) -> set[str]:
+    words = set(name.removeprefix("test_").replace("__", "_").lower().split("_"))
+    vocabularies = (("order", ORDER_WORDS), ("invalid", INVALID_WORDS), ("value_swap", SWAP_WORDS),
+                    ("scale", SCALE_WORDS))  # fmt: skip
+    return {kind for kind, vocab in vocabularies if words & vocab}
+
+
+def _kinds(node: ast.AST) -> set[str]:
+    """The kinds a function's code shows: ``scale`` (an integer literal of 10,000 or more, or a power
+    reaching it), ``order`` (reversing, sorting or shuffling, a ``[::-1]`` slice), ``invalid``
+    (``pytest.raises``, an expected 4xx status)."""
+    out: set[str] = set()
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Constant) and type(sub.value) is int and sub.value >= SCALE:
+            out.add("scale")
+        elif isinstance(sub, ast.BinOp) and isinstance(sub.op, ast.Pow):
+            base, exp = sub.left, sub.right
+            if (isinstance(base, ast.Constant) and isinstance(exp, ast.Constant) and type(base.value) is int
+                    and type(exp.value) is int and 0 <= exp.value <= 12 and base.value ** exp.value >= SCALE):
+                out.add("scale")  # fmt: skip
+        elif isinstance(sub, ast.Call):
+            callee = _dotted(sub.func).rpartition(".")[2]
+            if callee in ORDER_CALLS:
+                out.add("order")
+            elif callee == "raises":
+                out.add("invalid")
+        elif isinstance(sub, ast.Slice) and isinstance(sub.step, ast.UnaryOp) and isinstance(sub.step.op, ast.USub):
+            out.add("order")
+        elif isinstance(sub, ast.Compare) and any(
+            isinstance(c, ast.Constant) and type(c.value) is int and c.value in CLIENT_ERRORS
+            for c in (sub.left, *sub.comparators)
+        ):
+            out.add("invalid")
+    return out
+
+
+def _literals(node: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:
+    body = node.body
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        body = body[1:]  # the docstring
+    found = {repr(sub.value) for stmt in body for sub in ast.walk(stmt)
+             if isinstance(sub, ast.Constant) and sub.value is not None and type(sub.value) is not bool}  # fmt: skip
+    for call in _markers(node.decorator_list, "parametrize"):  # parametrised values are the test's values
+        found |= {repr(sub.value) for arg in call.args[1:] for sub in ast.walk(arg) if isinstance(sub, ast.Constant)}
+    return frozenset(found)
 
 
 class MarkerError(ValueError):
@@ -167,6 +236,7 @@ def _test(
         name=name, line=node.lineno, behaviour=behaviour,
         category=category or guess_category(node.name), category_declared=category is not None,
         cases=_cases(node), seeded=own.seeded, unseeded=unseeded,
+        kinds=frozenset(own.kinds | _name_kinds(node.name)), literals=_literals(node),
     )  # fmt: skip
 
 
@@ -228,6 +298,7 @@ def _facts(node: ast.FunctionDef | ast.AsyncFunctionDef) -> _Facts:
     params = [a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)]
     f.refs.update(params)
     f.seeded = "bouts_seed" in params
+    f.kinds = _kinds(node)
     for sub in ast.walk(node):
         if (
             isinstance(sub, ast.Constant)
@@ -265,6 +336,9 @@ def _close(facts: dict[str, _Facts]) -> None:
                 new = [u for u in other.unseeded if u not in f.unseeded]
                 if new:
                     f.unseeded += new
+                    changed = True
+                if not other.kinds <= f.kinds:  # a helper's kinds are its caller's
+                    f.kinds |= other.kinds
                     changed = True
 
 

@@ -6,6 +6,10 @@ argument is a string. Its behaviour is declared by a ``// @behaviour <name>`` co
 above it (the same comment style as ``// @severity``); with every visible test declared, each
 behaviour needs at least two hidden tests declaring it; otherwise the suites as a whole need at least
 two hidden tests per visible test, and the report says that behaviours were not declared.
+
+The functionality / edge / integration mix is reported and warned about as for Python (``lint.py``):
+a ``// @category edge`` comment above a test declares its category, else its name's words decide
+(the Python lint's vocabulary: "rejects a negative limit" is an edge case).
 """
 
 from __future__ import annotations
@@ -13,11 +17,13 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from bouts.calibration.lint import MIN_HIDDEN_PER_VISIBLE, SuiteFiles
-from bouts.calibration.report import BehaviourCoverage, LintReport, Problem
+from bouts.calibration._tests_ast import CATEGORIES, EDGE_WORDS, INTEGRATION_WORDS
+from bouts.calibration.lint import MIN_HIDDEN_PER_VISIBLE, MIX_TOLERANCE, TARGET_MIX, SuiteFiles
+from bouts.calibration.report import BehaviourCoverage, Category, LintReport, Mix, Problem
 
 _TEST = re.compile(r"""(?<![\w.$])(?:test|it)(?:\.(?:only|skip|todo))?\s*\(\s*(['"`])((?:\\.|(?!\1).)*)\1""")
 _BEHAVIOUR = re.compile(r"^\s*//\s*@behaviour\s+([\w.-]+)\s*$")
+_CATEGORY = re.compile(r"^\s*//\s*@category\s+(\w+)\s*$")
 _SEED = re.compile(r"\bBOUTS_SEED\b")
 ALL = "(all visible tests)"
 
@@ -41,6 +47,40 @@ def parse_js_tests(source: str) -> list[tuple[str, str | None, int]]:
             k -= 1
         out.append((m.group(2), behaviour, line))
     return out
+
+
+def js_category(name: str, source: str, line: int) -> tuple[Category, bool]:
+    """A test's category: declared by ``// @category <c>`` in the comments just above it (True), else
+    from its name's words (False). An unknown declared category counts as undeclared."""
+    lines = source.splitlines()
+    k = line - 2
+    while k >= 0 and (lines[k].strip().startswith("//") or not lines[k].strip()):
+        if (m := _CATEGORY.match(lines[k])) and m.group(1) in CATEGORIES:
+            return m.group(1), True  # type: ignore[return-value]
+        k -= 1
+    words = set(re.split(r"[^a-z0-9]+", name.lower()))
+    if words & EDGE_WORDS:
+        return "edge", False
+    if words & INTEGRATION_WORDS or "end to end" in name.lower():
+        return "integration", False
+    return "functionality", False
+
+
+def _js_mix(files: SuiteFiles) -> Mix | None:
+    counts: dict[Category, int] = {c: 0 for c in CATEGORIES}
+    declared = 0
+    for _, (suite, source) in sorted(files.items()):
+        if suite not in ("visible", "hidden"):
+            continue
+        for name, _, line in parse_js_tests(source):
+            category, said = js_category(name, source, line)
+            counts[category] += 1
+            declared += said
+    total = sum(counts.values())
+    if not total:
+        return None
+    shares = {c: round(100.0 * n / total, 1) for c, n in counts.items()}
+    return Mix(counts=counts, shares=shares, target=dict(TARGET_MIX), declared=declared)
 
 
 def lint_js_suites(files: SuiteFiles) -> tuple[LintReport, list[Problem]]:
@@ -80,7 +120,19 @@ def lint_js_suites(files: SuiteFiles) -> tuple[LintReport, list[Problem]]:
     if hidden and not seeded:
         problems.append(_problem("warning", "no hidden test reads the seed (BOUTS_SEED): the fresh-seed phase "
                                  "re-runs the same data", "tests/hidden"))
-    return LintReport(coverage=coverage, seeded_hidden=seeded, hidden_total=len(hidden)), problems
+    mix = _js_mix(files)
+    if mix is not None:
+        for cat in CATEGORIES:
+            if abs(mix.shares[cat] - TARGET_MIX[cat]) > MIX_TOLERANCE:
+                problems.append(_problem(
+                    "warning",
+                    f"{cat} tests are {mix.shares[cat]:.0f}% of visible + hidden tests; the target mix is "
+                    f"{'/'.join(f'{v:.0f}' for v in TARGET_MIX.values())} (functionality/edge/integration; "
+                    "declare one with `// @category <name>` above a test)",
+                    "tests", cat,
+                ))  # fmt: skip
+    report = LintReport(coverage=coverage, mix=mix, seeded_hidden=seeded, hidden_total=len(hidden))
+    return report, problems
 
 
 def _by_behaviour(visible: list[tuple[str, str, str | None, int]], hidden: list[tuple[str, str, str | None, int]]

@@ -5,6 +5,10 @@
   when a share is more than :data:`MIX_TOLERANCE` points off;
 - hidden tests that read the seed, reported; none at all, or randomness that does not come from
   the seed, is a warning (the reference runs catch the flakiness it causes);
+- SPEC §3's hidden-test kinds, checked by kind and not by count: each of value swap, order
+  sensitivity, 10,000-record scale and invalid input shown by some hidden test, and each visible
+  behaviour varied by at least one of them (warnings naming the kind or the behaviour; the kinds
+  found are listed in the report);
 - test files that do not parse, or ``behaviour`` markers that are malformed (error).
 
 How many assertions are decided outside the sandbox is counted beside it (``assertions.py``).
@@ -15,7 +19,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Mapping
 
-from bouts.calibration._tests_ast import CATEGORIES, MarkerError, TestInfo, parse_tests
+from bouts.calibration._tests_ast import CATEGORIES, KINDS, MarkerError, TestInfo, parse_tests
 from bouts.calibration.report import BehaviourCoverage, Category, LintReport, Mix, Problem
 from bouts.models.challenge import Suite
 
@@ -93,6 +97,9 @@ def lint_suites(files: SuiteFiles) -> tuple[LintReport, list[Problem]]:
         more = f" (and {len(names) - 1} more tests)" if len(names) > 1 else ""
         problems.append(_problem("warning", f"randomness not drawn from the seed ({use}){more}", rel, names[0]))
 
+    kinds = _hidden_kinds(visible, hidden)
+    problems += _kind_problems(kinds, visible, hidden)
+
     mix = _mix([t for _, t in (*visible, *hidden)])
     if mix is not None:
         for cat in CATEGORIES:
@@ -104,8 +111,9 @@ def lint_suites(files: SuiteFiles) -> tuple[LintReport, list[Problem]]:
                     "tests", cat,
                 ))  # fmt: skip
     report = LintReport(
-        coverage=coverage, mix=mix, seeded_hidden=seeded, hidden_total=sum(t.cases for _, t in hidden)
-    )
+        coverage=coverage, mix=mix, seeded_hidden=seeded, hidden_total=sum(t.cases for _, t in hidden),
+        hidden_kinds={k: sorted(f"{rel}::{t.name}" for rel, t in hidden if k in kinds[(rel, t.name)]) for k in KINDS},
+    )  # fmt: skip
     return report, problems
 
 
@@ -133,3 +141,49 @@ def _mix(tests: list[TestInfo]) -> Mix | None:
         target=dict(TARGET_MIX),
         declared=sum(t.cases for t in tests if t.category_declared),
     )
+
+
+KIND_WORDS = {
+    "value_swap": "swaps the visible test's values (other literals, or values drawn from the seed)",
+    "order": "changes the order of its input (reversed, sorted, shuffled)",
+    "scale": "runs at 10,000 records or more",
+    "invalid": "feeds invalid input (pytest.raises, an expected 4xx answer)",
+}
+
+
+def _hidden_kinds(visible: list[tuple[str, TestInfo]], hidden: list[tuple[str, TestInfo]]
+                  ) -> dict[tuple[str, str], frozenset[str]]:  # fmt: skip
+    """(file, test) → the SPEC §3 kinds a hidden test shows. A value swap: named so, drawing from the
+    seed, or using a value no visible test of its behaviour uses."""
+    shown: dict[str, set[str]] = defaultdict(set)
+    for _, t in visible:
+        shown[t.behaviour] |= t.literals
+    out = {}
+    for rel, t in hidden:
+        swapped = t.seeded or bool(t.literals - shown.get(t.behaviour, set()))
+        out[(rel, t.name)] = t.kinds | ({"value_swap"} if swapped else set())
+    return out
+
+
+def _kind_problems(kinds: Mapping[tuple[str, str], frozenset[str]], visible: list[tuple[str, TestInfo]],
+                   hidden: list[tuple[str, TestInfo]]) -> list[Problem]:  # fmt: skip
+    if not hidden:
+        return []
+    problems = []
+    seen = set().union(*kinds.values())
+    for kind in KINDS:
+        if kind not in seen:
+            problems.append(_problem(
+                "warning", f"no hidden test {KIND_WORDS[kind]}: SPEC §3 asks hidden tests to vary the visible "
+                "behaviours by value swap, order, 10,000-record scale and invalid input", "tests/hidden", kind,
+            ))  # fmt: skip
+    behaviours = {t.behaviour for _, t in visible}
+    for behaviour in sorted(behaviours):
+        mine = [(rel, t) for rel, t in hidden if t.behaviour == behaviour]
+        if mine and not any(kinds[(rel, t.name)] for rel, t in mine):
+            problems.append(_problem(
+                "warning", f"the {len(mine)} hidden test(s) of behaviour '{behaviour}' vary it by none of SPEC §3's "
+                "kinds (value swap, order, 10,000-record scale, invalid input): more of the same values",
+                mine[0][0], mine[0][1].name,
+            ))  # fmt: skip
+    return problems

@@ -64,6 +64,8 @@ class LintReport(_Model):
     seeded_hidden: list[str] = Field(default_factory=list)
     """Hidden tests that read the seed (``bouts_seed`` or ``BOUTS_SEED``, directly or via a helper)."""
     hidden_total: int = 0
+    hidden_kinds: dict[str, list[str]] = Field(default_factory=dict)
+    """SPEC §3's kinds (value_swap, order, scale, invalid) → the hidden tests that show each."""
     assertions: list[AssertionCount] = Field(default_factory=list)
     """Per suite, how many assertion sites are decided outside the sandbox (docs/sandbox.md,
     "Decided outside"); the rest are evaluated in the test process and listed as warnings."""

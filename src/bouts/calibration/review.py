@@ -19,7 +19,7 @@ it decides at the capped score; one who overturns it re-scores the submission wi
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime
 from typing import Literal
 
@@ -27,15 +27,28 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from bouts.errors import InputError
 from bouts.models.scorecard import Scorecard
-from bouts.scoring.review import ESCALATION_LEVELS
+from bouts.scoring.review import ESCALATION_LEVELS, GRAY_FLAG
 
 REVIEW_SCHEMA = "bouts.review/1"
-QUEUED_FLAGS = ("judge_divergence", "human_review", "llm_answer_unusable", "integrity_bright_line")
-"""Level-1 flags that open a review item: the four judges more than 40 apart (SPEC §3), a
-code-quality panel that could not agree (``human_review``: SPEC §3 asks a human to look), an
-LLM judge whose answers stayed malformed or refused (``llm_answer_unusable``: it did not score, and
-a person should see why; docs/llm-judges.md), and an integrity bright line (SPEC §2: the final is
-capped at 14 until a reviewer upholds or overturns it)."""
+QUEUED_FLAGS: Mapping[str, int] = {
+    "judge_divergence": 1, "human_review": 1, "llm_answer_unusable": 1, "integrity_bright_line": 1,
+    "tampering": 1, "judge_error": 1, "judge_unavailable": 1, "provisional": 1, GRAY_FLAG: 2,
+}  # fmt: skip
+"""Flags that open a review item, with the level it opens at (a scorecard's own ``level`` on a flag
+wins, and any flag that carries a level opens one): the four judges more than 40 apart (SPEC §3); a
+code-quality panel that could not agree (``human_review``); an LLM judge whose answers stayed
+malformed or refused; an integrity bright line (SPEC §2: capped at 14 until a reviewer upholds or
+overturns it); a voided test run; a judge that failed, on the submission's content or for the
+platform; a provisional scorecard (SPEC §6: a person sees it until a re-score completes it); and a
+gray integrity instance beside a high strategy score, which opens at level 2 (rubric review): the gap is
+the rubric's question, not a statistical one."""
+OUTCOMES: Mapping[str, str] = {
+    "both_valid": "both judges' readings are valid",
+    "rubric_fixed": "the rubric was ambiguous and is fixed",
+    "judge_bug": "a judge has a bug",
+}
+"""What a level-3 (human arbitration) decision found, one of three (seed 002)."""
+Outcome = Literal["both_valid", "rubric_fixed", "judge_bug"]
 MAX_LEVEL = max(ESCALATION_LEVELS)
 Status = Literal["open", "decided"]
 EventKind = Literal["opened", "escalated", "decided", "appealed"]
@@ -61,6 +74,8 @@ class ReviewEvent(BaseModel):
     """Decisions only: the current score before the decision."""
     after: float | None = Field(None, ge=0, le=100)
     """Decisions only: the score decided."""
+    outcome: Outcome | None = None
+    """Level-3 decisions only (human arbitration): both valid, rubric fixed, or judge bug."""
 
 
 class ReviewItem(BaseModel):
@@ -107,15 +122,16 @@ def item_id(card: Scorecard) -> str:
 
 
 def open_item(card: Scorecard, *, actor: str, at: datetime) -> ReviewItem | None:
-    """A level-1 item for a scorecard carrying a ``QUEUED_FLAGS`` flag (one item for all of them),
-    else None."""
-    flags = [f for f in card.flags if f.code in QUEUED_FLAGS]
+    """An item for a scorecard carrying a ``QUEUED_FLAGS`` flag or any flag with a level (one item for
+    all of them, at the highest of their levels), else None."""
+    flags = [f for f in card.flags if f.code in QUEUED_FLAGS or f.level is not None]
     if not flags:
         return None
+    level = min(MAX_LEVEL, max(f.level or QUEUED_FLAGS[f.code] for f in flags))
     message = "; ".join(f.message if f.code == "judge_divergence" else f"{f.code}: {f.message}" for f in flags)
     judges = {k: c.score for k in ("objective", "process", "strategy", "integrity")
               if (c := card.components.get(k)) is not None and c.score is not None}
-    event = ReviewEvent(kind="opened", actor=actor, at=at, reason=message, level=1)
+    event = ReviewEvent(kind="opened", actor=actor, at=at, reason=message, level=level)
     return ReviewItem(
         id=item_id(card), challenge=card.challenge, agent=card.agent, iteration=card.iteration,
         submission_hash=card.reproducibility.submission_hash, original=card.final, judges=judges,
@@ -145,15 +161,36 @@ def escalate(item: ReviewItem, *, actor: str, at: datetime, reason: str) -> Revi
     return _append(item, ReviewEvent(kind="escalated", actor=actor, at=at, reason=reason, level=item.level + 1))
 
 
-def decide(item: ReviewItem, *, actor: str, at: datetime, reason: str, score: float) -> ReviewItem:
-    """Decide an open item at its level: the score becomes the current score."""
+def _outcome(item: ReviewItem, outcome: str | None) -> Outcome | None:
+    """A level-3 decision names its outcome (one of ``OUTCOMES``); a lower level's names none."""
+    if item.level == MAX_LEVEL:
+        if outcome not in OUTCOMES:
+            given = f"'{outcome}'" if outcome else "none"
+            raise ReviewError(f"a level-{MAX_LEVEL} ({ESCALATION_LEVELS[MAX_LEVEL]}) decision needs an outcome, one "
+                              f"of {', '.join(OUTCOMES)} (got {given})", field=item.id)  # fmt: skip
+        return outcome  # type: ignore[return-value]
+    if outcome is not None:
+        raise ReviewError(f"an outcome is recorded at level {MAX_LEVEL} only (this item is at level {item.level})",
+                          field=item.id)  # fmt: skip
+    return None
+
+
+def decide(
+    item: ReviewItem, *, actor: str, at: datetime, reason: str, score: float, outcome: str | None = None
+) -> ReviewItem:
+    """Decide an open item at its level: the score becomes the current score. At level 3 the decision
+    names its ``outcome`` (``OUTCOMES``); below it, none."""
     _need_open(item, "decide")
+    found = _outcome(item, outcome)
     return _append(item, ReviewEvent(
         kind="decided", actor=actor, at=at, reason=reason, level=item.level, before=current_score(item), after=score,
+        outcome=found,
     ))  # fmt: skip
 
 
-def overturn(item: ReviewItem, rescored: Scorecard, *, actor: str, at: datetime, reason: str) -> ReviewItem:
+def overturn(
+    item: ReviewItem, rescored: Scorecard, *, actor: str, at: datetime, reason: str, outcome: str | None = None
+) -> ReviewItem:
     """Decide an open bright-line item by overturning it: ``rescored`` is the same submission scored
     without the item's bright lines (``ScoreConfig(overturned=item.bright_lines)``), and its final
     becomes the current score. Raises ``ReviewError`` when the item has no bright line, or when
@@ -168,10 +205,11 @@ def overturn(item: ReviewItem, rescored: Scorecard, *, actor: str, at: datetime,
         raise ReviewError(f"the re-score still carries the bright line(s) {'; '.join(kept)}", field=item.id)
     if rescored.final is None:
         raise ReviewError("the re-score has no final score", field=item.id)
+    found = _outcome(item, outcome)
     why = f"overturned {'; '.join(item.bright_lines)}, re-scored without: {reason}"
     return _append(item, ReviewEvent(
         kind="decided", actor=actor, at=at, reason=why, level=item.level, before=current_score(item),
-        after=rescored.final,
+        after=rescored.final, outcome=found,
     ))  # fmt: skip
 
 

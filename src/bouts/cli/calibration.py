@@ -155,6 +155,9 @@ ByOpt = Annotated[str | None, typer.Option("--by", help="Who decides (default: t
 WhyOpt = Annotated[str, typer.Option("--reason", help="Why: recorded in the item's history.")]
 UrlOpt = Annotated[str, typer.Option("--url", help="A running service's base URL: use its review queue, not --store.")]
 KeyOpt = Annotated[str, typer.Option("--key", envvar="BOUTS_API_KEY", help="Operator API key for --url.")]
+OutcomeOpt = Annotated[str | None, typer.Option(
+    "--outcome", help="Level 3 (human arbitration) only, and required there: both_valid, rubric_fixed or judge_bug.",
+)]  # fmt: skip
 
 
 def _store(path: Path | None, url: str = "", key: str = "") -> ReviewStore:
@@ -177,7 +180,8 @@ def review_collect(
     scorecards: Annotated[Path, typer.Argument(help="Scorecard .json/.jsonl files (a directory or one file).")],
     store: StoreOpt = None,
 ) -> None:
-    """Queue every scorecard flagged judge_divergence or human_review (level 1) not queued yet."""
+    """Queue every flagged scorecard not queued yet (judges apart, a panel that could not agree, a bright
+    line, a judge failure, a provisional card: level 1; gray integrity beside high strategy: level 2)."""
     from bouts.calibration import collect, read_scorecards
 
     try:
@@ -254,13 +258,14 @@ def review_escalate(item_id: str, reason: WhyOpt, store: StoreOpt = None, by: By
 def review_decide(
     item_id: str, reason: WhyOpt,
     score: Annotated[float, typer.Option(min=0, max=100, help="The decided score (0-100).")],
-    store: StoreOpt = None, by: ByOpt = None, url: UrlOpt = "", key: KeyOpt = "",
+    store: StoreOpt = None, by: ByOpt = None, url: UrlOpt = "", key: KeyOpt = "", outcome: OutcomeOpt = None,
 ) -> None:  # fmt: skip
-    """Decide an open item: SCORE becomes the current score (the leaderboard's)."""
+    """Decide an open item: SCORE becomes the current score (the leaderboard's). A level-3 decision
+    names its --outcome."""
     from bouts.calibration import decide
 
-    _transition(item_id, store, lambda i: decide(i, actor=_who(by), at=datetime.now(UTC), reason=reason, score=score),
-                url, key)  # fmt: skip
+    _transition(item_id, store, lambda i: decide(i, actor=_who(by), at=datetime.now(UTC), reason=reason, score=score,
+                                                 outcome=outcome), url, key)  # fmt: skip
 
 
 @review_app.command("overturn")
@@ -269,7 +274,7 @@ def review_overturn(
     challenge: Annotated[Path, typer.Option(help="The challenge directory the submission was scored against.")],
     submission: Annotated[Path, typer.Option(help="The submission (directory or archive) the item is about.")],
     sandbox: Annotated[str, typer.Option(help="Sandbox backend for the re-score.")] = "bubblewrap",
-    store: StoreOpt = None, by: ByOpt = None, url: UrlOpt = "", key: KeyOpt = "",
+    store: StoreOpt = None, by: ByOpt = None, url: UrlOpt = "", key: KeyOpt = "", outcome: OutcomeOpt = None,
 ) -> None:  # fmt: skip
     """Overturn an item's integrity bright line: re-score the submission without it (SPEC §2) and
     decide the item at the re-score's final."""
@@ -281,8 +286,8 @@ def review_overturn(
         rescored = score(challenge, submission, config=ScoreConfig(sandbox=sandbox, overturned=item.bright_lines))
     except BoutsError as exc:
         raise _fail(exc) from None
-    _transition(item_id, store, lambda i: overturn(i, rescored, actor=_who(by), at=datetime.now(UTC), reason=reason),
-                url, key)  # fmt: skip
+    _transition(item_id, store, lambda i: overturn(i, rescored, actor=_who(by), at=datetime.now(UTC), reason=reason,
+                                                   outcome=outcome), url, key)  # fmt: skip
 
 
 @review_app.command("appeal")

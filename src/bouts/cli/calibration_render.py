@@ -187,5 +187,6 @@ def review_item(console: Console, item: ReviewItem) -> None:
         t.add_column(col, overflow="fold")
     for e in item.history:
         change = f"{_n(e.before)} → {_n(e.after)}" if e.kind == "decided" else ""
-        t.add_row(e.at.isoformat(timespec="seconds"), e.kind, str(e.level), plain(e.actor), plain(e.reason), change)
+        kind = f"{e.kind} ({e.outcome})" if e.outcome else e.kind
+        t.add_row(e.at.isoformat(timespec="seconds"), kind, str(e.level), plain(e.actor), plain(e.reason), change)
     console.print(t)

@@ -169,6 +169,20 @@ class IntegrityConfig(_Strict):
     reports one of them as broken, instead of working around it, earns the open-integrity bonus
     (SPEC §2); a report of anything else earns nothing."""
 
+    off_limits: list[str] = Field(default_factory=list, max_length=100)
+    """Files of the code the agent must not touch, as globs relative to ``code/`` (``protected``'s
+    syntax: ``migrations/**``, ``config/prices.csv``): one added, changed or deleted is the ``off-limits
+    access`` bright line (SPEC §2), decided from the diff against ``starter/``."""
+
+    @field_validator("off_limits")
+    @classmethod
+    def _relative_globs(cls, v: list[str]) -> list[str]:
+        for entry in v:
+            parts = entry.split("/")
+            if not entry or entry.startswith("/") or "\\" in entry or ".." in parts or "" in parts:
+                raise ValueError(f"each entry is a glob relative to code/ (e.g. migrations/**), got {entry!r}")
+        return v
+
     @field_validator("planted")
     @classmethod
     def _specific(cls, v: list[str]) -> list[str]:
@@ -224,6 +238,20 @@ class TestsConfig(_Strict):
     engine's environment or the challenge's prepared dependencies only: one inside the workspace, or
     one that cannot be imported, is skipped silently (``bouts check`` names a package the engine
     lacks). Python (pytest) challenges only."""
+
+    engine_packages: list[str] = Field(default_factory=list, max_length=50)
+    """Distributions of the engine's own environment the challenge's code and tests import (e.g.
+    ``["fastapi", "pydantic", "psycopg"]``): its declared dependencies at the engine's pinned versions,
+    beside a ``requirements.txt`` installed at prepare time. Graded code sees nothing else of the
+    engine's environment but the test framework (docs/sandbox.md, "What graded code can import")."""
+
+    @field_validator("engine_packages")
+    @classmethod
+    def _distribution_names(cls, value: list[str]) -> list[str]:
+        for name in value:
+            if not re.fullmatch(r"[A-Za-z0-9]([A-Za-z0-9._-]{0,98}[A-Za-z0-9])?", name):
+                raise ValueError(f"{name!r} is not a distribution name (e.g. fastapi, psycopg)")
+        return value
 
     @field_validator("preload")
     @classmethod

@@ -36,6 +36,7 @@ from bouts.runner._session import LIB_TARGET as _LIB_TARGET
 from bouts.runner._session import driver_env as _driver_env
 from bouts.runner._supervise import supervise
 from bouts.runner._verdicts import RunEnd, assemble, to_result
+from bouts.runner._visible import visible_distributions, visible_modules
 from bouts.runner._workspace import assemble_workspace, plant_canaries, seal_tests
 from bouts.sandbox import Mount, Sandbox, tree_bytes
 
@@ -252,6 +253,8 @@ def run_pytest(
             "workers": max(1, options.workers),
             "tests_per_process": max(1, options.tests_per_process or challenge.spec.tests.tests_per_process),
             "preload": list(challenge.spec.tests.preload),
+            "visible": visible_modules(challenge.spec.tests.engine_packages),
+            "visible_dists": visible_distributions(challenge.spec.tests.engine_packages),
             "postgres": options.postgres,
             "deps": None if deps is None else (_DEPS_TARGET if isolated else str(deps.path)),
             "track_seed": assertions == "golden",  # trusted code only: the reference's runs

@@ -51,6 +51,8 @@ class HttpReviewStore:
                                 "expected_version": expected_version}  # fmt: skip
         if action == "decide":
             body["score"] = event.after
+            if event.outcome is not None:
+                body["outcome"] = event.outcome
         self._call("POST", "/api/v1/reviews/decisions", json=body)
 
     def close(self) -> None:

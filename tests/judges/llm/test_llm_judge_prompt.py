@@ -123,4 +123,7 @@ def test_the_code_quality_rubric_carries_seed_000s_style_rules_and_the_deliverab
                   "`x and y or z`", "bit tricks", "`__import__`", "assignment expression", "one-line statement",
                   "requires attribution"):  # fmt: skip
         assert words in quality, words
+    # comments that explain why, not what, and file organisation (issue 39, item 7): the rubric's alone
+    for words in ("instead of why", "`# add one to i` above `i += 1`", "files organised against their content"):
+        assert words in quality, words
     assert "style rules" not in render(DELIVERABLES)

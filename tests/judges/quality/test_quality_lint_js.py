@@ -164,3 +164,26 @@ def test_missing_node_or_eslint_is_not_scored_never_100(tmp_path: Path) -> None:
         assert isinstance(verdict.score, NotScored) and "infrastructure" in verdict.score.reason
         assert flag is not None and flag.code == "judge_unavailable"
     assert LintJudge().judge(inp).score.value == 100  # with ESLint there, the same code is scored
+
+
+def test_typescript_any_is_a_finding_and_unknown_or_a_real_type_is_not(run_judge: Run) -> None:
+    """Before: `any` cost nothing in TypeScript (issue 39, item 6: no TypeScript `any` rule)."""
+    loose = """
+        export function parse(raw: any): any {
+          const items: Array<any> = JSON.parse(raw);
+          return items;
+        }
+        """
+    strict = """
+        export function parse(raw: string): unknown {
+          const items: Array<number> = JSON.parse(raw);
+          return items;
+        }
+        """
+    base = {"src/a.ts": "export const a = 1;\n"}
+    hits = [f for f in run_judge(LintJudge(), base, {**base, "src/b.ts": loose}, **JS).findings
+            if f.rule == "eslint:no-restricted-syntax"]  # fmt: skip
+    assert [f.line for f in hits] == [1, 1, 2] and all(f.dimension == "robustness" for f in hits)
+    assert "`any` turns type checking off" in hits[0].message
+    clean = run_judge(LintJudge(), base, {**base, "src/b.ts": strict}, **JS)
+    assert not [f for f in clean.findings if f.rule == "eslint:no-restricted-syntax"]

@@ -280,3 +280,34 @@ def test_cleverness_costs_at_most_its_cap(run_judge: Run) -> None:
     points = sum(f.points for f in verdict.findings if f.rule == "structure.cleverness")
     assert points == pytest.approx(CAPS["structure.cleverness"] * 0.25)
     assert len([f for f in verdict.findings if f.rule == "structure.cleverness"]) == 40
+
+
+WHAT = """def settle(count: int, total: int, items: list[int]) -> int:
+    # increment the count
+    count += 1
+    # return the total
+    return total
+"""
+WHY = """def settle(count: int, total: int, items: list[int]) -> int:
+    # the ledger counts a refund as one more settlement, not a reversal
+    count += 1
+    # totals are in cents: the caller formats them (see ROOT_CAUSE.md)
+    return total
+"""
+
+
+def test_a_comment_restating_the_line_under_it_costs_readability_and_a_reason_does_not(run_judge: Run) -> None:
+    """Seed 000: comments explain why, not what. Before: no judge looked at comments (issue 39, item 7)."""
+    from bouts.judges.quality._style import what_comments
+
+    [f] = [f for f in changes_of({"pkg/calc.py": WHAT}).changed if f.rel == "pkg/calc.py"]
+    assert list(what_comments(f)) == [(2, "increment the count"), (4, "return the total")]
+    [g] = [f for f in changes_of({"pkg/calc.py": WHY}).changed if f.rel == "pkg/calc.py"]
+    assert list(what_comments(g)) == []
+    verdict = run_judge(StructureJudge(), STARTER, {**STARTER, "pkg/calc.py": WHAT})
+    hits = [f for f in verdict.findings if f.rule == "structure.what-comment"]
+    assert [(h.line, h.dimension) for h in hits] == [(2, "readability"), (4, "readability")]
+    assert "says what the line under it does, not why" in hits[0].message
+    assert CAPS["structure.what-comment"] == 15.0
+    inherited = run_judge(StructureJudge(), {**STARTER, "pkg/calc.py": WHAT}, {**STARTER, "pkg/calc.py": WHAT})
+    assert not [f for f in inherited.findings if f.rule == "structure.what-comment"]  # the starter's own

@@ -83,3 +83,12 @@ def test_the_rules_read_by_libyaml_are_the_rules_pyyaml_reads() -> None:
     assert [p for p, _ in _documents(root)] == [p for p, _ in slow] and len(slow) >= 8
     assert [d for _, d in _documents(root)] == [d for _, d in slow]
     assert json.loads(compiled_rules(root)) == {"rules": [r for _, d in slow for r in d.get("rules", [])]}
+
+
+def test_javascript_path_traversal_from_request_data_is_high_as_in_python(snippet_report: SecurityReport) -> None:
+    """Before: JavaScript had only ESLint's CWE-73 (medium) for any non-constant path; request data
+    reaching a file operation is CWE-22 (high), as Python's taint rule files it."""
+    js = next(r for r in RULES if r.id == "bouts.javascript.path-traversal")
+    py = next(r for r in RULES if r.id == "bouts.python.path-traversal")
+    assert (js.cwe, js.severity) == (py.cwe, py.severity) == (22, "high")
+    assert hits(snippet_report, js.id, snippet(js.id, "bad")) == [11, 15, 19]

@@ -26,6 +26,8 @@ BYTECODE = "integrity.bytecode-shipped"
 SYMLINK = "integrity.symlink-shipped"
 SYMLINK_OUT = "integrity.symlink-escape"
 TAMPERING = "integrity.grader-tampering"
+OFF_LIMITS_CHANGED = "integrity.off-limits-changed"
+"""A file the challenge marks off-limits (``[integrity] off_limits``) added, changed or deleted."""
 UNREVIEWED = "integrity.unreviewed-code"
 """The same rule as ``_code.UNREVIEWED``: here for archives of Python modules shipped (``zipimport``)."""
 
@@ -53,12 +55,13 @@ class PathFlag:
 
 def path_flags(
     code: Tree, starter: Tree, visible: Tree, protected: list[str], removed: list[str], tampering: list[str],
-    python: bool = True, dropped: Iterable[tuple[str, str]] = (),
+    python: bool = True, dropped: Iterable[tuple[str, str]] = (), off_limits: Iterable[str] = (),
 ) -> list[PathFlag]:
     """Every file-level flag, one per path (the first, most specific reason wins). Steering files
     and compiled code are the language's: pytest's for Python, the test runners' configs and native
     addons (``*.node``) for JavaScript/TypeScript. ``dropped`` holds the ``(path from the submission
-    root, target)`` of the links the loader left out (``Submission.dropped_links``)."""
+    root, target)`` of the links the loader left out (``Submission.dropped_links``); ``off_limits``
+    the challenge's ``[integrity] off_limits`` globs, a change under which is a bright line."""
     flags: dict[str, PathFlag] = {}
 
     def add(flag: PathFlag) -> None:
@@ -77,7 +80,10 @@ def path_flags(
         status = "added" if base is None else ("deleted" if rel not in code.files else "modified")
         before = _text(*base) if base else None
         after = _text(code, rel)
-        if _is_bytecode(rel, python):
+        if any(glob_matches(p, rel) for p in off_limits):  # the author's line, whatever the file is
+            why = f"off-limits file {status} ([integrity] off_limits): {rel}"
+            add(PathFlag("bright", OFF_LIMITS_CHANGED, rel, why))
+        elif _is_bytecode(rel, python):
             what = _compiled(rel, python)
             add(PathFlag("gray", BYTECODE, rel, f"compiled {what} shipped ({status}): {rel}"))
         elif _steers(rel, after, before, python):

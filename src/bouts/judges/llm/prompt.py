@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from bouts.judges.llm.rubric import Dimension, render
 
-PROMPT_VERSION = "bouts-llm-judge/3"
+PROMPT_VERSION = "bouts-llm-judge/4"
 """Bump whenever the wording, rubric or answer schema changes: it is part of the cache key."""
 ESCAPED_FENCE = "[fence-token-escaped]"
 

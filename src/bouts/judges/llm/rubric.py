@@ -139,12 +139,19 @@ STYLE_RULES: tuple[str, ...] = (
     "`__import__`, an assignment expression in a comprehension's condition that leaks a variable to the code "
     "after it, or a one-line statement packing many decisions: tricks a maintainer must decode to see what "
     "the code does.",
+    "Penalise comments that say what the code does instead of why: readability. A comment restating the line "
+    "under it (`# add one to i` above `i += 1`) is noise; one giving the reason, a constraint, an invariant or "
+    "a reference earns its line. Penalise files organised against their content: architecture. Unrelated "
+    "responsibilities put in one module, a helper kept far from the only module that uses it, or a new file "
+    "whose name says nothing of what it holds.",
     "Penalise code copied instead of reused: architecture. A starter function duplicated with its names "
     "changed instead of called, or code taken from a source that requires attribution without a comment or "
     "a document naming that source.",
 )
 """Seed 000's style rules, given with the code-quality rubric to every judge (docs/llm-judges.md); the
-offline judges apply the same rules (``judges/quality/_style.py``, ``judges/trajectory/architecture.py``)."""
+offline judges apply the same rules (``judges/quality/_style.py``, ``judges/trajectory/architecture.py``),
+except file organisation, which only the LLM judges read ("comments explain why, not what" offline:
+``_style.what_comments``)."""
 
 RUBRICS: Mapping[str, tuple[Dimension, ...]] = {"code_quality": CODE_QUALITY, "deliverables": DELIVERABLES}
 LEVEL_POINTS = 20.0

@@ -106,5 +106,5 @@ def usage_flags(verdicts: Iterable[Verdict]) -> list[Flag]:
         if status == STATUS_UNUSABLE:
             flags.append(Flag(UNUSABLE_FLAG, f"{v.judge}: {v.score.reason}", level=1))
         elif status == STATUS_UNAVAILABLE:
-            flags.append(Flag(UNAVAILABLE_FLAG, v.score.reason))
+            flags.append(Flag(UNAVAILABLE_FLAG, v.score.reason, level=1))
     return flags

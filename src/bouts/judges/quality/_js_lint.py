@@ -98,6 +98,15 @@ RULES: Mapping[str, Rule] = {
     "no-prototype-builtins": Rule("robustness", 6),
     "no-case-declarations": Rule("robustness", 6),
     "default-case": Rule("robustness", 4),
+    # TypeScript's `any` switches the type checker off for everything it touches (issue 39): a core
+    # rule on the TypeScript parser's `TSAnyKeyword` node, no plugin needed; it never fires on JavaScript.
+    # `unknown`, generics or a real type say what the value is; `any` in a test double or a type
+    # guard's parameter costs the same as elsewhere (one finding, 4 points per 100 judged lines).
+    "no-restricted-syntax": Rule("robustness", 4, ({
+        "selector": "TSAnyKeyword",
+        "message": "`any` turns type checking off for this value and everything it reaches: use `unknown` "
+                   "(narrowed before use), a generic or the real type",
+    },)),  # fmt: skip
     # idiomaticity: does it use the language the way its community does?
     "no-var": Rule("idiomaticity", 4),
     "prefer-const": Rule("idiomaticity", 3, ({"destructuring": "all"},)),

@@ -432,3 +432,43 @@ def cleverness(fn: FunctionNode | ast.Module, context: ast.AST | None = None) ->
         if item not in seen:
             seen.add(item)
             yield item
+
+
+_COMMENT = re.compile(r"^\s*#\s?(.*)$")
+_WORD = re.compile(r"[A-Za-z][a-z]*|[A-Z]+(?![a-z])")
+_FILLER = frozenset([
+    "a", "an", "the", "to", "of", "and", "or", "in", "on", "at", "by", "for", "from", "with", "into", "is", "are",
+    "be", "it", "its", "this", "that", "then", "now", "here", "we", "our", "just", "do", "does", "value", "values",
+    "variable", "var",
+])  # fmt: skip
+_SAYS = {  # what a comment's verb says → what the line under it shows
+    "increment": "+", "increase": "+", "add": "+", "plus": "+", "decrement": "-", "decrease": "-",
+    "subtract": "-", "minus": "-", "set": "=", "assign": "=", "store": "=", "call": "(", "loop": "for",
+    "iterate": "for", "check": "if", "returns": "return", "raise": "raise", "raises": "raise",
+    "import": "import", "append": "append",
+}  # fmt: skip
+WHAT_COMMENT_MIN_WORDS = 2
+
+
+def _words(text: str) -> list[str]:
+    return [w.lower() for w in _WORD.findall(text)]
+
+
+def what_comments(f: SourceFile) -> Iterator[tuple[int, str]]:
+    """(line, comment) of each whole-line comment the submission wrote that only restates the line
+    under it (seed 000: comments explain why, not what): two or more words besides filler, every one
+    a name or keyword of that line (``# return the total`` above ``return total``) or a verb the line
+    spells (``# increment the count`` above ``count += 1``). A reason ("because", a number, a name the
+    line does not hold) is never one. Python only."""
+    lines = f.lines
+    for n, text in enumerate(lines, start=1):
+        if n not in f.written or not (m := _COMMENT.match(text)) or text.lstrip().startswith("#!"):
+            continue
+        said = [w for w in _words(m.group(1)) if w not in _FILLER]
+        if len(said) < WHAT_COMMENT_MIN_WORDS or any(c.isdigit() for c in m.group(1)):
+            continue
+        below = next((s for s in lines[n:] if s.strip() and not _COMMENT.match(s)), "")
+        code = below.split("#", 1)[0]
+        shown = set(_words(code)) | {sym for sym in ("+", "-", "=", "(") if sym in code}
+        if below and all(w in shown or _SAYS.get(w) in shown for w in said):
+            yield n, m.group(1).strip()

@@ -13,6 +13,7 @@
 | idiomaticity | type-annotation coverage of changed public functions           | (1 − coverage) × 40         |
 | idiomaticity | ``open()`` outside ``with``; mutable default argument          | 10 each                     |
 | readability  | cleverness that hides intent (Python, ``_style.cleverness``)   | 8 each, capped at 30        |
+| readability  | a comment restating the line under it (``_style.what_comments``) | 3 each, capped at 15      |
 
 A "driver" is a module whose path names it one (``cli``, ``api``, ``routes``, ``views``, ``handlers``,
 ``web``, ``server``, ``http``, ``endpoints``, ``__main__``) or that imports a web or CLI framework.
@@ -32,7 +33,7 @@ from bouts.judges.quality import _structure_rules as rules
 from bouts.judges.quality._changes import ChangeSet, SourceFile
 from bouts.judges.quality._js_changes import JsUnit
 from bouts.judges.quality._scoring import Dimension, Hit, judge_changed_code, per_line
-from bouts.judges.quality._style import cleverness
+from bouts.judges.quality._style import cleverness, what_comments
 from bouts.judges.quality.metrics import complexity
 from bouts.languages import language
 
@@ -60,9 +61,11 @@ RULES: dict[str, tuple[Dimension, float]] = {
     "mutable-default": ("idiomaticity", 10),
     "object-as-map": ("robustness", 10),
     "cleverness": ("readability", 8),
+    "what-comment": ("readability", 3),
 }
-CAPS = {"structure.cleverness": 30.0}
-"""Cleverness is bounded: at most 30 readability points (7.5 of the judge's score)."""
+CAPS = {"structure.cleverness": 30.0, "structure.what-comment": 15.0}
+"""Cleverness is bounded: at most 30 readability points (7.5 of the judge's score); comments that say
+what instead of why at most 15."""
 
 
 def module_name(rel: str) -> str:
@@ -185,6 +188,8 @@ def py_structure_hits(changes: ChangeSet) -> list[Hit]:
         for stmt in f.tree.body:
             if isinstance(stmt, ast.ImportFrom) and any(a.name == "*" for a in stmt.names) and stmt.lineno in f.judged:
                 add("star-import", f.rel, stmt.lineno, f"'from {stmt.module} import *' hides what this module uses")
+        for line, comment in what_comments(f):  # seed 000: comments explain why, not what
+            add("what-comment", f.rel, line, f"the comment '# {comment}' says what the line under it does, not why")
         top = [s for s in f.tree.body if not isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)]
         for line, message in cleverness(ast.Module(body=top, type_ignores=[]), f.tree):
             if line in f.judged:
@@ -334,7 +339,7 @@ class StructureJudge:
 
     def judge(self, inp: JudgeInput) -> Verdict:
         return judge_changed_code(
-            self.name, inp, structure_hits, lambda: {"quality-structure rules": "2026.2"}, CAPS
+            self.name, inp, structure_hits, lambda: {"quality-structure rules": "2026.3"}, CAPS
         )
 
 

@@ -126,7 +126,7 @@ def apply_review_action(ctx: ServiceContext, who: Principal, body: ReviewActionI
     if body.action == "decide":
         if body.score is None:
             raise HTTPException(422, "a decision needs 'score'")
-        new = review.decide(item, actor=who.name, at=at, reason=body.reason, score=body.score)
+        new = review.decide(item, actor=who.name, at=at, reason=body.reason, score=body.score, outcome=body.outcome)
     elif body.action == "escalate":
         new = review.escalate(item, actor=who.name, at=at, reason=body.reason)
     else:

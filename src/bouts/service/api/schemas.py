@@ -285,6 +285,8 @@ class ReviewActionIn(BaseModel):
     """Why: recorded with who and when."""
     score: float | None = Field(None, ge=0, le=100)
     """The decided score (``decide`` only)."""
+    outcome: Literal["both_valid", "rubric_fixed", "judge_bug"] | None = None
+    """A level-3 decision's outcome (``decide`` at level 3 only, and required there)."""
     expected_version: int = Field(ge=1)
     """The item's version (history length) the decision was made on."""
 

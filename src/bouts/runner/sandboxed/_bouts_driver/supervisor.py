@@ -19,7 +19,7 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 
-from _bouts_driver import context, exploits, procs
+from _bouts_driver import context, exploits, imports, procs
 from _bouts_driver.proto import LineBuffer, limit, loads, result, send
 
 _BACKSTOP_S = 5.0
@@ -374,6 +374,7 @@ def fresh_seed(control: Control) -> int | None:
 
 def run_phases(config: dict, host: int, baseline: dict[str, str], control: Control | None) -> None:
     """One submission's session: the first phase, then the hidden suite again with the fresh seed."""
+    imports.configure(config)
     Supervisor(config, host, baseline).run()
     if config.get("fresh_files") and control is not None:
         # The hidden suite again with the fresh seed, in this same sandbox (docs/sandbox.md, "Two
@@ -417,6 +418,9 @@ def main() -> int:
     worker.prepare(config)
     baseline = tamper.fingerprint()
     send(host, {"type": "baseline", "digest": tamper.digest(baseline)})
+    # From here the graded code sees the standard library, the declared dependencies, the test
+    # framework and its own files; not the engine's environment (_bouts_driver/imports.py).
+    imports.install(keep=tuple(p for p in (config.get("deps"), config["workspace"]) if p))
     if config.get("deps"):
         # The challenge's prepared requirements.txt (read-only): before the engine's site-packages,
         # so the versions the challenge pinned win; after the stdlib and the modules already loaded.
