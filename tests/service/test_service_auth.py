@@ -120,3 +120,29 @@ def test_review_queue_escalates_and_decides(client: TestClient) -> None:
     with repo.engine.connect() as conn:
         kinds = [r[0] for r in conn.exec_driver_sql("SELECT kind FROM review_events ORDER BY seq")]
     assert kinds == ["opened", "escalated", "decided"]
+
+
+def test_review_page_form_decides_level_3_with_its_outcome(client: TestClient) -> None:
+    """Level 3 (human arbitration) is decided through the page's form only with an outcome (seed 002:
+    both valid / rubric fixed / judge bug); the form offers the three, a decision without one is refused
+    with the field named, and the recorded outcome shows in the item's history."""
+    key = agent_key(client, "grace")
+    sid = _upload(client, key, tiny_submission("grace", **{"code/DIVERGE": ""})).json()["id"]  # type: ignore[attr-defined]
+    assert wait_terminal(client, sid, key)["state"] == "scored"
+    h = {"X-API-Key": OPERATOR_KEY}
+    (item,) = client.get("/api/v1/reviews", headers=h).json()
+    for version in (1, 2):  # 1 -> 2 -> 3
+        act = {"item_id": item["id"], "reason": "up", "action": "escalate", "expected_version": version}
+        assert client.post("/api/v1/reviews/decisions", headers=h, json=act).status_code == 200
+    page = client.post("/reviews", data={"key": OPERATOR_KEY}, headers={"Accept": "text/html"})
+    assert page.status_code == 200
+    assert 'name="outcome"' in page.text and 'value="judge_bug"' in page.text
+    form = {"item_id": item["id"], "action": "decide", "reason": "the judge misread the rubric",
+            "expected_version": "3", "score": "40", "key": OPERATOR_KEY}  # fmt: skip
+    refused = client.post("/reviews/decisions", data=form, headers={"Accept": "application/json"})
+    assert refused.status_code == 422 and "outcome" in refused.text
+    done = client.post("/reviews/decisions", data={**form, "outcome": "judge_bug", "status": "all"},
+                       headers={"Accept": "text/html"})  # fmt: skip
+    assert done.status_code == 200 and "(judge_bug)" in done.text
+    (decided,) = client.get("/api/v1/reviews", headers=h, params={"status": "decided"}).json()
+    assert decided["item"]["history"][-1]["outcome"] == "judge_bug"

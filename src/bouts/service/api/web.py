@@ -17,7 +17,7 @@ from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
 
 from bouts._controls import escape_controls
-from bouts.calibration.review import current_score
+from bouts.calibration.review import OUTCOMES, current_score
 from bouts.service.api import pages
 from bouts.service.api.deps import Caller, Ctx, Operator, ServiceContext, limit_request
 from bouts.service.api.params import ChallengeFilter, ChallengeId, SubmissionId, Version
@@ -132,6 +132,7 @@ def review_decision_form(
     reason: Annotated[str, Form(max_length=10_000)],
     expected_version: Annotated[int, Form(ge=1)],
     score: Annotated[str, Form(max_length=20)] = "",
+    outcome: Annotated[str, Form(max_length=40)] = "",
     status: Annotated[ReviewStatus, Form()] = "open",
     key: Annotated[str, Form(max_length=400)] = "",
 ) -> HTMLResponse:  # fmt: skip
@@ -145,7 +146,7 @@ def review_decision_form(
     try:
         value = float(score) if score.strip() else None
         body = ReviewActionIn(item_id=item_id, action=action, reason=reason, score=value,
-                              expected_version=expected_version)  # fmt: skip
+                              outcome=outcome.strip() or None, expected_version=expected_version)  # fmt: skip
     except ValueError as exc:  # pydantic's ValidationError is a ValueError: name the field
         field = next((".".join(map(str, e["loc"])) for e in getattr(exc, "errors", list)()), "score")
         raise ServiceInputError(f"{field}: {_first_line(exc)}", field=field) from None
@@ -181,7 +182,8 @@ def _reviews(request: Request, ctx: ServiceContext, *, challenge: str | None, st
     wanted = None if status == "all" else status
     items = ctx.repo.reviews.list(challenge=challenge, status=wanted)  # type: ignore[arg-type]
     context = {"items": items, "status": status, "current": {i.id: current_score(i) for i in items},
-               "links": {i.id: _submission_of(ctx, i) for i in items}, "key": key, "notice": notice}  # fmt: skip
+               "links": {i.id: _submission_of(ctx, i) for i in items}, "key": key, "notice": notice,
+               "outcomes": OUTCOMES}  # fmt: skip
     return templates.TemplateResponse(request, "reviews.html", context)
 
 
