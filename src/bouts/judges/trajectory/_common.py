@@ -42,9 +42,15 @@ _MUTATING = re.compile(
 )
 # Commands that undo earlier changes (the process judge's reverts; the claims check's "undone later").
 REVERT_CMD = re.compile(
-    r"\bgit\s+(?:checkout\s+(?:HEAD\s+|\S+\s+)?--\s|restore\b|reset\s+--hard|stash(?:\s+(?:push|save)\b|\s*$|\s*[;&|]))"
-    r"|\b(?:git\s+apply|patch)\b[^;&|]*\s(?:-R|--reverse)\b"
+    r"\bgit\s+(?:checkout\s+(?:HEAD\s+|\S+\s+)?--\s|restore\b|reset\s+--hard"
+    r"|stash(?:\s+(?:push|save)\b|\s+-[-\w]+|\s*$|\s*[;&|)]))"
+    # `git checkout FILE` without `--`: an operand that is a path (a slash, a file suffix, or `.`), not a branch
+    r"|\bgit\s+checkout\s+(?:(?:HEAD|[0-9a-f]{7,40})\s+)?(?:\.(?=$|[\s;&|)])|[\w.-]*/[^\s;&|]*|[\w-]+\.[A-Za-z]\w*(?=$|[\s;&|)]))"
+    r"|\b(?:git\s+apply|patch)\b[^;&|]*\s(?:-R|--reverse)\b",
+    re.M,
 )
+# `git stash pop` / `apply`: the set-aside changes come back (a change of the workspace, not a revert).
+_STASH_BACK = re.compile(r"\bgit\s+stash\s+(?:pop|apply)\b")
 _FILE_REDIRECT = re.compile(r"(?<![0-9&<>])>>?\s*(?!/dev/|&)[^\s;&|<>]+")
 # Flags that change neither what a test command selects nor what it runs: stripped from its key.
 _NOISE_FLAGS = re.compile(r"^(?:-q+|-v+|-s|-x|-rA|-r\w+|--tb=\S+|--no-header|--color=\S+|-p|no:\S+|--quiet|--verbose)$")
@@ -254,12 +260,24 @@ def read_of_nothing(events: Sequence[Event], i: int, known: Collection[str] = ()
 def on_reverted_code(events: Sequence[Event], i: int) -> bool:
     """A run after a revert (``git stash``, ``git checkout -- f``, ``patch -R``) with nothing else changed
     since: the agent checking that a test fails without its fix, not a failure of the work."""
-    for x in reversed(events[:i]):
-        if x.kind == "run" and x.command and REVERT_CMD.search(x.command):
+    own = events[i].command or ""
+    if m := REVERT_CMD.search(own):  # `git stash && pytest …; git stash pop`: the fix set aside, then the tests
+        runner = _TEST_RUNNER.search(own, m.end())
+        if not _STASH_BACK.search(own, m.end(), runner.start() if runner else len(own)):
             return True
+    for x in reversed(events[:i]):
+        if x.kind == "run" and x.command and (m := REVERT_CMD.search(x.command)):
+            return not _STASH_BACK.search(x.command, m.end())  # `git stash; …; git stash pop`: the fix is back
         if changes(x):
             return False
     return False
+
+
+def restores_workspace(e: Event) -> bool:
+    """A version-control command that rewrote files it does not name as events (``git checkout f``,
+    ``git stash``, ``git stash pop``): what was read before may no longer be what is on disk."""
+    cmd = e.command or ""
+    return e.kind == "run" and bool(REVERT_CMD.search(cmd) or _STASH_BACK.search(cmd))
 
 
 _RM = re.compile(r"^(?:rm|unlink)$")

@@ -33,6 +33,7 @@ from ._common import (
     matches,
     norm_path,
     on_reverted_code,
+    restores_workspace,
     same_file,
     scratch_files,
     suffixes,
@@ -129,8 +130,8 @@ def redundant_reads(events: Sequence[Event]) -> list[int]:
     seen: dict[str, list[str | None]] = {}  # file -> outputs read since its last change
     for i, e in enumerate(events):
         if not e.path:
-            if e.kind in CHANGE_KINDS and changes(e):
-                seen.clear()  # a script changed a file it did not name: any file may have changed
+            if (e.kind in CHANGE_KINDS and changes(e)) or restores_workspace(e):
+                seen.clear()  # a script or `git checkout`/`stash` changed files it did not name
             continue
         key = next((k for k in seen if same_file(k, e.path)), norm_path(e.path))
         if e.kind in CHANGE_KINDS and changes(e):
