@@ -284,3 +284,32 @@ def test_9_a_re_read_after_git_checkout_is_not_redundant():
     events = [read, _run("git checkout sympy/core/numbers.py"), read]
     assert redundant_reads(events) == []
     assert redundant_reads([read, _run("ls"), read]) == [2]
+
+
+@HARNESSES
+@pytest.mark.parametrize(
+    "run", ["bash insert_fix.sh", "chmod +x insert_fix.sh && ./insert_fix.sh", "sh ./insert_fix.sh"]
+)
+def test_8_a_shell_script_the_agent_wrote_names_the_files_its_commands_change(harness, run):
+    body = "#!/bin/bash\nsed -i '158i x = 1' pvlib/iam.py\n"
+    script = f"# a script to insert the fix\ncat > insert_fix.sh << 'EOF'\n{body}EOF\n"
+    found = [(e.kind, e.path) for e in actions(harness, script + run)]
+    assert found == [("write", "insert_fix.sh"), ("run", None), ("edit", "pvlib/iam.py")]
+
+
+def test_8_a_shell_script_written_by_one_command_and_run_by_a_later_one_names_its_changes():
+    payloads = []
+    for i, cmd in enumerate(["cat > fix.sh <<'EOF'\nsed -i 's/a/b/' src/mod.py\nrm -f src/old.py\nEOF", "bash fix.sh"]):
+        payloads += [
+            {
+                "type": "function_call",
+                "name": "shell_command",
+                "call_id": str(i),
+                "arguments": json.dumps({"command": cmd}),
+            },
+            {"type": "function_call_output", "call_id": str(i), "output": "Exit code: 0\nOutput:\n"},
+        ]
+    meta = {"type": "session_meta", "payload": {"id": "s", "cli_version": "0.104.0", "originator": "codex_cli_rs"}}
+    text = "\n".join(json.dumps(x) for x in [meta] + [{"type": "response_item", "payload": p} for p in payloads])
+    events = [(e.kind, e.path) for e in parse_trajectory(text).events if e.kind not in ("message", "usage")]
+    assert events == [("write", "fix.sh"), ("run", None), ("edit", "src/mod.py"), ("edit", "src/old.py")]

@@ -268,6 +268,13 @@ def _segment_actions(
     outputs = [Action("edit" if op == ">>" else "write", path=t) for op, t in redirects]
     if prog in SHELLS and len(args) >= 2 and args[0] in {"-c", "-lc", "-ic"}:
         return _actions(args[1])
+    script = args[0] if prog in SHELLS and args and not args[0].startswith("-") else argv[0]
+    if written and (prog in SHELLS or script.endswith((".sh", ".bash"))):  # `bash fix.sh`/`./fix.sh` written above
+        name = script.removeprefix("./")
+        body = next((b for p, b in written.items() if p.removeprefix("./") == name or p.endswith("/" + name)), None)
+        if body is not None:
+            changed = [a for a in _actions(body) if a.kind in {"edit", "write", "delete"}]
+            return [Action("run"), *(Action("edit", path=a.path) for a in changed)]
     if prog in {"apply_patch", "applypatch"} or (prog == "git" and args[:1] == ["apply"]) or prog == "patch":
         body = "\n".join(bodies + args)
         kinds: dict[str, ActionKind] = {"Add": "write", "Update": "edit", "Delete": "delete"}
@@ -359,7 +366,7 @@ def status_actions(command: str) -> list[Action]:
 _PROBE_PROGRAMS = frozenset({
     "which", "whereis", "type", "command", "hash", "uname", "whoami", "id", "hostname", "nproc", "env", "printenv",
     "test", "[", "[[", "stat", "file", "wc", "du", "df", "date", "locale",
-})
+})  # fmt: skip
 _PIP = re.compile(r"^pip[\d.]*$")
 _IMPORT_ONLY = re.compile(
     r"^\s*(?:(?:import\s+[\w.]+(?:\s+as\s+\w+)?(?:\s*,\s*[\w.]+(?:\s+as\s+\w+)?)*|from\s+[\w.]+\s+import\s+[\w*, ()]+)"
