@@ -8,6 +8,7 @@ runner's output when the log keeps no exit code. The rules are tabled in docs/tr
 
 from __future__ import annotations
 
+import functools
 import re
 import shlex
 from typing import Literal, NamedTuple
@@ -126,16 +127,27 @@ def _split(command: str) -> list[str]:
     return [s.strip() for s in segments if s.strip()]
 
 
+_SHLEX_SPECIAL = re.compile(r"['\"\\#]")
+
+
 def _argv(segment: str) -> list[str]:
-    try:
-        words = shlex.split(segment, comments=True)  # a `# comment` (a whole line of it) runs nothing
-    except ValueError:  # unbalanced quotes: fall back to whitespace
-        words = segment.split()
+    return list(_words(segment))
+
+
+@functools.lru_cache(maxsize=8192)
+def _words(segment: str) -> tuple[str, ...]:
+    if _SHLEX_SPECIAL.search(segment) is None:
+        words = segment.split()  # no quote, escape or comment: shlex would split on whitespace alone
+    else:
+        try:
+            words = shlex.split(segment, comments=True)  # a `# comment` (a whole line of it) runs nothing
+        except ValueError:  # unbalanced quotes: fall back to whitespace
+            words = segment.split()
     while words and (re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", words[0]) or words[0] in WRAPPERS):
         words = words[1:]
     if words and words[0] in {"timeout", "env"}:
         words = [w for w in words[1:] if not re.match(r"^(-\S*|\d+[smh]?|[A-Za-z_]\w*=.*)$", w)] or words[:1]
-    return words
+    return tuple(words)
 
 
 _REDIRECT_WORD = re.compile(r"\d*(?:>>?|<{1,3}-?)&?|&>>?")  # `<<< word`: a here-string, not an operand

@@ -58,6 +58,7 @@ _NOISE_FLAGS = re.compile(r"^(?:-q+|-v+|-s|-x|-rA|-r\w+|--tb=\S+|--no-header|--c
 _EXIT1_IS_ANSWER = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "ack", "diff", "cmp", "test", "[", "git"})
 
 
+@functools.lru_cache(maxsize=8192)
 def norm_path(path: str) -> str:
     """A path as written, without ``./``, doubled slashes or ``a/../``; absolute paths stay absolute."""
     p = path.strip().replace("\\", "/")
@@ -85,6 +86,7 @@ def matches(path: str | None, globs: Iterable[str]) -> bool:
     return any(fnmatchcase(tail, g) for tail in suffixes(path) for g in pats)
 
 
+@functools.lru_cache(maxsize=16384)
 def same_file(a: str, b: str) -> bool:
     """One file named two ways: equal after normalising, or one is a path-tail of the other."""
     x, y = norm_path(a), norm_path(b)
@@ -149,11 +151,16 @@ def changes(e: Event) -> bool:
     if e.kind in CHANGE_KINDS:
         return not rejected_edit(e)
     if e.kind == "run" and not is_test_run(e):
-        cmd = e.command or ""
-        return bool(_MUTATING.search(cmd) or _FILE_REDIRECT.search(cmd))
+        return _mutates(e.command or "")
     return False
 
 
+@functools.lru_cache(maxsize=4096)
+def _mutates(cmd: str) -> bool:
+    return bool(_MUTATING.search(cmd) or _FILE_REDIRECT.search(cmd))
+
+
+@functools.lru_cache(maxsize=4096)
 def command_key(command: str | None) -> str:
     """A command reduced to what decides what it does: whitespace collapsed, a trailing ``# comment``,
     ``| tail``-style viewers and display-only test flags dropped; ``python -m pytest`` is ``pytest``."""
