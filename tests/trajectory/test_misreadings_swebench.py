@@ -313,3 +313,15 @@ def test_8_a_shell_script_written_by_one_command_and_run_by_a_later_one_names_it
     text = "\n".join(json.dumps(x) for x in [meta] + [{"type": "response_item", "payload": p} for p in payloads])
     events = [(e.kind, e.path) for e in parse_trajectory(text).events if e.kind not in ("message", "usage")]
     assert events == [("write", "fix.sh"), ("run", None), ("edit", "src/mod.py"), ("edit", "src/old.py")]
+
+
+@HARNESSES
+@pytest.mark.parametrize(
+    "command", ["pip install pytest -q", "python -m pip install tox", "npm i -D jest", "uv pip install nox"]
+)
+def test_8_installing_a_test_runner_is_no_test_run(harness, command):
+    out = "ERROR: HTTPSConnectionPool(host='files.pythonhosted.org', port=443): Read timed out.\n"
+    (run,) = actions(harness, "cd /testbed && " + command, out, 2)
+    assert not is_test_run(run) and failed(run)  # a failed install, not a failing test run to recover from
+    (both,) = actions(harness, f"{command} && pytest tests", "==== 3 passed in 0.1s ====\n", 0)
+    assert is_test_run(both)

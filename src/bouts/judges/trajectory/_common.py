@@ -110,8 +110,27 @@ def _runs_tests(command: str) -> bool:
     segments = command_segments(command)
     if any(is_test_command(argv) for argv in segments):
         return True
-    # a runner named as a word (`xargs pytest`), unless every segment only asks (`which tox`, `pip show pytest`)
-    return bool(_TEST_RUNNER.search(command)) and not all(is_probe(argv) for argv in segments)
+    # a runner named as a word (`xargs pytest`) in a segment that neither only asks (`which tox`, `pip show
+    # pytest`) nor installs it (`pip install pytest`, `npm i -D jest`: the runner is the package's name)
+    return any(_TEST_RUNNER.search(" ".join(argv)) and not is_probe(argv) and not _installs(argv) for argv in segments)
+
+
+_INSTALLERS = frozenset({"pip", "pip3", "uv", "conda", "mamba", "micromamba", "npm", "pnpm", "yarn", "bun", "apt",
+                         "apt-get", "brew", "gem", "cargo", "go", "poetry", "pipx"})  # fmt: skip
+_INSTALL_VERBS = frozenset({"install", "add", "i", "get", "remove", "uninstall"})
+
+
+def _installs(argv: list[str]) -> bool:
+    """Whether a segment installs or removes packages (``pip install pytest``, ``python -m pip install tox``,
+    ``npm i -D jest``, ``go get``, ``cargo install cargo-nextest``)."""
+    prog = argv[0].rsplit("/", 1)[-1] if argv else ""
+    rest = argv[1:]
+    if re.match(r"^python[\d.]*$", prog) and rest[:2] == ["-m", "pip"]:
+        prog, rest = "pip", rest[2:]
+    if prog == "uv" and rest[:1] == ["pip"]:
+        rest = rest[1:]
+    verbs = [w for w in rest if not w.startswith("-")][:1]
+    return prog in _INSTALLERS and bool(verbs) and verbs[0] in _INSTALL_VERBS
 
 
 @functools.lru_cache(maxsize=4096)
