@@ -41,10 +41,11 @@ PINNED: dict[str, tuple[str, int, int, int, list[tuple[int, int]], int, int]] = 
         # three test commands, none reached a test: `python -m pytest` (no pytest installed, exit 1) and
         # twice `python -m django test` (ImproperlyConfigured; the second exits 0 through `| tail`):
         # failed commands, no test run; then the agent's own `python run_existing_tests.py`, which ran
-        # unittest ("Ran 2 tests … OK"): a test run of 2 passed (issue 38: a script that calls a runner)
+        # unittest ("Ran 2 tests … OK"): a test run of 2 passed (issue 38: a script that calls a runner);
+        # `git diff … > patch.txt` writes patch.txt (a program's output printed into a file)
         "mini-swe-agent",
         5,
-        8,
+        9,
         0,
         [(2, 0)],
         483208,

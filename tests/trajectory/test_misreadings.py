@@ -752,7 +752,12 @@ def test_a_reader_or_searcher_whose_output_is_redirected_into_a_file_writes_that
         ("search", "foo"),
         ("edit", "hits.txt"),
     ]
-    assert [a.kind for a in classify_command("python x.py > log.txt")] == ["run"]  # a program's output: the run's
+    # a program's output printed into a file writes it too (issue 38: `python gen.py > tests/expected.txt` changes
+    # a test file); a `>` inside quotes is text (`python -c "print('a > b')"`)
+    found = [(a.kind, a.path) for a in classify_command("python x.py > log.txt")]
+    assert found == [("run", None), ("write", "log.txt")]
+    assert [a.kind for a in classify_command("python -c \"print('a > _coord_matrix(x, y)')\"")] == ["run"]
+    assert [(a.kind, a.path) for a in classify_command('echo x > "my file.txt"')] == [("write", "my file.txt")]
 
 
 def _inspect_log(events: list[dict], attachments: dict[str, str]) -> str:

@@ -325,3 +325,18 @@ def test_8_installing_a_test_runner_is_no_test_run(harness, command):
     assert not is_test_run(run) and failed(run)  # a failed install, not a failing test run to recover from
     (both,) = actions(harness, f"{command} && pytest tests", "==== 3 passed in 0.1s ====\n", 0)
     assert is_test_run(both)
+
+
+@HARNESSES
+def test_8_what_a_program_prints_into_a_file_writes_that_file(harness):
+    tmp = "sympy/core/basic.py.tmp"
+    command = f"python3 update_ne.py < sympy/core/basic.py > {tmp} && mv {tmp} sympy/core/basic.py"
+    found = [(e.kind, e.path) for e in actions(harness, command)]
+    assert found == [
+        ("run", None),
+        ("write", "sympy/core/basic.py.tmp"),
+        ("delete", "sympy/core/basic.py.tmp"),
+        ("write", "sympy/core/basic.py"),
+    ]
+    quiet = [(e.kind, e.path) for e in actions(harness, "pytest tests > /dev/null 2>&1")]
+    assert quiet == [("run", None)]

@@ -148,9 +148,10 @@ PINNED: dict[str, tuple[str, int, int, int, int, int, list[tuple[int, int]], int
         5493,
     ),
     "mini-swe-agent/mini-swe-agent__astropy__astropy-12907.deepseek.traj.json": (
+        # the second change: `git diff … > patch.txt` writes patch.txt (a program's output printed into a file)
         "mini-swe-agent",
         12,
-        1,
+        2,
         0,
         17,
         36,

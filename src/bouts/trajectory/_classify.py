@@ -127,6 +127,21 @@ def _split(command: str) -> list[str]:
     return [s.strip() for s in segments if s.strip()]
 
 
+_QUOTED = re.compile(r"'[^']*'|\"(?:[^\"\\]|\\.)*\"", re.S)
+"""A quoted string of a shell word (its ``>`` and ``|`` are text, not operators)."""
+
+
+def _redirects(segment: str) -> list[tuple[str, str]]:
+    """(operator, target) of each output redirection: a ``>`` inside quotes is text, not an operator, and a
+    quoted target is the file it names (``> "my file.txt"``)."""
+    blanked = _QUOTED.sub(lambda m: "q" * len(m.group(0)), segment)  # same offsets, no operator left inside
+    out = []
+    for m in _REDIRECT.finditer(blanked):
+        target = segment[m.start(2) : m.end(2)]
+        out.append((m.group(1), target[1:-1] if len(target) >= 2 and target[0] == target[-1] in "'\"" else target))
+    return out
+
+
 _SHLEX_SPECIAL = re.compile(r"['\"\\#]")
 
 
@@ -273,7 +288,7 @@ def _segment_actions(
     args = _without_redirects(argv[1:])
     redirects = [
         (op, target)
-        for op, target in _REDIRECT.findall(segment)
+        for op, target in _redirects(segment)
         if not target.startswith(("/dev/", "&")) and target not in {"1", "2"}
     ]
     # what a reader, searcher or navigation command prints into a file writes that file
@@ -330,7 +345,8 @@ def _segment_actions(
     if prog in NOISE:
         return outputs
     edits = _script_actions(prog, args, own, written) if PYTHONS.match(prog) or prog in {"perl", "ruby"} else []
-    return [Action("run", runs_tests=is_test_command(argv)), *edits]
+    # what a program prints into a file writes that file (`python fix.py < a.py > a.py.tmp && mv a.py.tmp a.py`)
+    return [Action("run", runs_tests=is_test_command(argv)), *edits, *outputs]
 
 
 def _actions(command: str) -> list[Action]:
