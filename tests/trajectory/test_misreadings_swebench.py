@@ -354,3 +354,18 @@ def test_10_deleting_a_folder_the_agent_filled_or_a_file_rm_did_not_find_is_no_u
     assert [kind for _, kind, _ in tally(unseen, protected=()).reckless] == ["delete-unseen"]
     other = [Event(t=0, kind="write", path="Temporary/a.py", ok=True), Event(t=0, kind="delete", path="Temp", ok=True)]
     assert [kind for _, kind, _ in tally(other, protected=()).reckless] == ["delete-unseen"]
+
+
+@HARNESSES
+def test_8_a_relative_path_after_cd_into_a_folder_is_inside_that_folder(harness):
+    made = "mkdir reproduce_issue && cd reproduce_issue && cat > conf.py <<'EOF'\nx = 1\nEOF\ncat conf.py"
+    assert [(e.kind, e.path) for e in actions(harness, made)] == [
+        ("write", "reproduce_issue/conf.py"),
+        ("read", "reproduce_issue/conf.py"),
+    ]
+    back = "cd docs && cat conf.py && cd .. && cat setup.py && cd /testbed && sed -i 's/a/b/' src/x.py"
+    assert [(e.kind, e.path) for e in actions(harness, back)] == [
+        ("read", "docs/conf.py"),
+        ("read", "setup.py"),
+        ("edit", "src/x.py"),  # an absolute cd (the workspace root as the log names it): paths as written
+    ]

@@ -9,6 +9,7 @@ runner's output when the log keeps no exit code. The rules are tabled in docs/tr
 from __future__ import annotations
 
 import functools
+import posixpath
 import re
 import shlex
 from typing import Literal, NamedTuple
@@ -354,13 +355,33 @@ def _actions(command: str) -> list[Action]:
     actions: list[Action] = []
     taken = 0
     written: dict[str, str] = {}
+    cwd = ""  # a relative directory this command `cd`'d into: its later relative paths are inside it
     for segment in _split(script):
         n = len(_HEREDOC.findall(segment))
         own, taken = bodies[taken : taken + n], taken + n
         argv = _argv(segment)
-        if argv:
-            actions.extend(_segment_actions(argv, segment, bodies, own, written))
+        if argv and argv[0] == "cd":
+            cwd = _cd(cwd, argv[1] if len(argv) > 1 else "")
+        elif argv:
+            found = _segment_actions(argv, segment, bodies, own, written)
+            actions.extend(_under(cwd, a) for a in found)
     return actions
+
+
+def _cd(cwd: str, target: str) -> str:
+    """The relative directory after ``cd target``: an absolute or home target (the workspace root as the
+    log names it, ``/testbed``) starts over with paths as written; ``..`` climbs out of one level."""
+    if not target or target.startswith(("/", "~", "-", "$")):
+        return ""
+    joined = posixpath.normpath(posixpath.join(cwd, target)) if cwd else posixpath.normpath(target)
+    return "" if joined in (".", "") or joined.startswith("..") else joined
+
+
+def _under(cwd: str, action: Action) -> Action:
+    path = action.path
+    if not cwd or not path or path.startswith(("/", "~", "$")):
+        return action
+    return action._replace(path=posixpath.normpath(posixpath.join(cwd, path)))
 
 
 def command_segments(command: str) -> list[list[str]]:
