@@ -135,6 +135,8 @@ _QUOTED = re.compile(r"'[^']*'|\"(?:[^\"\\]|\\.)*\"", re.S)
 def _redirects(segment: str) -> list[tuple[str, str]]:
     """(operator, target) of each output redirection: a ``>`` inside quotes is text, not an operator, and a
     quoted target is the file it names (``> "my file.txt"``)."""
+    if ">" not in segment:
+        return []
     blanked = _QUOTED.sub(lambda m: "q" * len(m.group(0)), segment)  # same offsets, no operator left inside
     out = []
     for m in _REDIRECT.finditer(blanked):
