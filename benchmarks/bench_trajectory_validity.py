@@ -12,6 +12,9 @@ and prints the validity report (``bouts.calibration.stats_validity``): per compo
 label, the AUC with its bootstrap 95% interval, the not-scored rate and the most frequent findings;
 then the same for the baselines (the raw token count, the number of events); then per model.
 
+``--looks-recorded`` judges every log as if the engine had recorded it (each look a fact): the corpus has no
+workspace to hold an uploaded log's looks to, so by default none counts; the difference is what that gate costs.
+
 One process, one core: the corpus is judged once (``--save`` keeps the per-run scores, ``--from-scores``
 reprints the report from them without judging again).
 """
@@ -25,6 +28,7 @@ import os
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from rich.console import Console
@@ -57,10 +61,12 @@ def load(manifest: Path, corpus: Path) -> list[dict[str, object]]:
 Judged = list[tuple[dict[str, object], LabelledRun]]
 
 
-def judge_all(rows: list[dict[str, object]], corpus: Path, challenge: Path) -> Judged:
+def judge_all(rows: list[dict[str, object]], corpus: Path, challenge: Path, looks_recorded: bool = False) -> Judged:
     out = []
     with tempfile.TemporaryDirectory(prefix="bench-validity-") as empty:
         base = judge_input(load_challenge(challenge), Path(empty))
+        if looks_recorded:  # sensitivity: every look the log lists taken as a fact (no workspace to hold it to)
+            base = replace(base, recorded=True)
         start = time.perf_counter()
         for i, row in enumerate(rows, 1):
             run = judge_file(base, corpus / str(row["file"]), str(row["run_id"]), bool(row["resolved"]))
@@ -97,13 +103,17 @@ def main() -> None:
     ap.add_argument("--save", type=Path, help="write the per-run scores here (JSON lines)")
     ap.add_argument("--from-scores", type=Path, help="report from saved per-run scores instead of judging")
     ap.add_argument("--json", type=Path, help="write the reports (all runs, then per model) here")
+    ap.add_argument("--looks-recorded", action="store_true",
+                    help="sensitivity: judge as if the engine had recorded each log (every look a fact), where "
+                    "by default an uploaded log's looks count only where their output shows a workspace line; "
+                    "the corpus has no workspace, so by default no look counts")  # fmt: skip
     args = ap.parse_args()
     if args.from_scores:
         judged = [_undump(line) for line in args.from_scores.read_text().splitlines() if line.strip()]
     else:
         rows = load(args.manifest, args.corpus)
         start = time.perf_counter()
-        judged = judge_all(rows, args.corpus, args.challenge)
+        judged = judge_all(rows, args.corpus, args.challenge, args.looks_recorded)
         print(f"judged {len(judged)} runs in {time.perf_counter() - start:.0f} s", file=sys.stderr)
         if args.save:
             args.save.write_text("".join(_dump(r, run) + "\n" for r, run in judged))

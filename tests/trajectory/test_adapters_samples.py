@@ -40,12 +40,14 @@ PINNED: dict[str, tuple[str, int, int, int, list[tuple[int, int]], int, int]] = 
     "mini-swe-agent/django__django-11099.deepseek-chat.traj.json": (
         # three test commands, none reached a test: `python -m pytest` (no pytest installed, exit 1) and
         # twice `python -m django test` (ImproperlyConfigured; the second exits 0 through `| tail`):
-        # failed commands, no test run
+        # failed commands, no test run; then the agent's own `python run_existing_tests.py`, which ran
+        # unittest ("Ran 2 tests … OK"): a test run of 2 passed (issue 38: a script that calls a runner);
+        # `git diff … > patch.txt` writes patch.txt (a program's output printed into a file)
         "mini-swe-agent",
         5,
-        8,
+        9,
         0,
-        [],
+        [(2, 0)],
         483208,
         7397,
     ),
@@ -114,11 +116,12 @@ PINNED: dict[str, tuple[str, int, int, int, list[tuple[int, int]], int, int]] = 
     "aider/aider__chat-history__2024-08-14_09-50-32.md": ("aider", 3, 10, 0, [(0, 1), (0, 1), (0, 1)], 83945, 4747),
     "aider/aider__chat-history__2024-08-21_11-16-05.md": (
         # two `/run pytest` (1 failed, 17 passed) and the suggested `pytest` accepted with no output logged
+        # (a test command whose counts the log does not give: none, not "0 passed, 0 failed")
         "aider",
         1,
         1,
         0,
-        [(17, 1), (17, 1), (0, 0)],
+        [(17, 1), (17, 1)],
         13100,
         436,
     ),

@@ -56,8 +56,10 @@ def test_pytest_piped_into_head_that_could_not_start_is_a_failed_command_not_a_r
     (run,) = _events("cd /testbed && python -m pytest tests/ -q 2>&1 | head -20", "python: No module named pytest\n", 0)
     assert run.tests is None and run.ok is False
     assert failed(run) and not passed(run)
-    settings = ("Traceback (most recent call last):\n  ...\ndjango.core.exceptions.ImproperlyConfigured: "
-                "The SECRET_KEY setting must not be empty.\n")
+    settings = (
+        "Traceback (most recent call last):\n  ...\ndjango.core.exceptions.ImproperlyConfigured: "
+        "The SECRET_KEY setting must not be empty.\n"
+    )
     (django,) = _events("python -m django test auth_tests --settings=x", settings, 1)
     assert django.tests is None and django.ok is False
     (red,) = _events("python -m pytest -q", "F.\n1 failed, 1 passed in 0.1s\n", 1)  # a real red run stays one
@@ -752,7 +754,12 @@ def test_a_reader_or_searcher_whose_output_is_redirected_into_a_file_writes_that
         ("search", "foo"),
         ("edit", "hits.txt"),
     ]
-    assert [a.kind for a in classify_command("python x.py > log.txt")] == ["run"]  # a program's output: the run's
+    # a program's output printed into a file writes it too (issue 38: `python gen.py > tests/expected.txt` changes
+    # a test file); a `>` inside quotes is text (`python -c "print('a > b')"`)
+    found = [(a.kind, a.path) for a in classify_command("python x.py > log.txt")]
+    assert found == [("run", None), ("write", "log.txt")]
+    assert [a.kind for a in classify_command("python -c \"print('a > _coord_matrix(x, y)')\"")] == ["run"]
+    assert [(a.kind, a.path) for a in classify_command('echo x > "my file.txt"')] == [("write", "my file.txt")]
 
 
 def _inspect_log(events: list[dict], attachments: dict[str, str]) -> str:

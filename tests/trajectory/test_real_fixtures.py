@@ -40,7 +40,7 @@ copying the converter's output):
   next message's <returncode>; django-10097: 22 commands (reads nl|sed -n / sed -n ×4, sed -i ×4 and two
   heredoc writes, ls|grep, grep ×3 and ls searches, python3 ×5 runs incl. runtests.py "Ran 365 tests … OK",
   one rm), matplotlib-13989: 30 (nl file|sed -n|grep reads ×5, heredoc writes ×3, sed -i and >> edits,
-  rm of three files, pytest ×4: timed out, 20 failed/27 passed, 1 failed, 1 passed); tokens = Σ
+  rm of three files, pytest ×4: timed out (no counts), 20 failed/27 passed, 1 failed, 1 passed); tokens = Σ
   extra.response.usage.
 - Codex Desktop 0.128.0-alpha.1: the 35 `exec_command` calls (29 sed -n/cat reads and `wc -l` of a
   file, a read of it (issue 38: a pipe filter with a file operand reads it), rg ×4 and `rg --files | rg`
@@ -143,14 +143,15 @@ PINNED: dict[str, tuple[str, int, int, int, int, int, list[tuple[int, int]], int
         0,
         9,
         11,
-        [(0, 0), (27, 20), (0, 1), (1, 0)],
+        [(27, 20), (0, 1), (1, 0)],
         367391,
         5493,
     ),
     "mini-swe-agent/mini-swe-agent__astropy__astropy-12907.deepseek.traj.json": (
+        # the second change: `git diff … > patch.txt` writes patch.txt (a program's output printed into a file)
         "mini-swe-agent",
         12,
-        1,
+        2,
         0,
         17,
         36,

@@ -106,10 +106,12 @@ class LogLines:
     """Numbered lines of a log that remember the last one handed out (to name it when a parser breaks)
     and the line a truncated log was cut in (``truncated_line``), which ``json_lines`` records."""
 
-    def __init__(self, lines: Iterable[str]) -> None:
+    def __init__(self, lines: Iterable[str], text: str | None = None) -> None:
         self._lines = lines
         self.last = 0
         self.truncated_line: int | None = None
+        self.text = text
+        """The whole log, when it was read at once (a one-document log): decoded without walking its lines."""
 
     def __iter__(self) -> Iterator[tuple[int, str]]:
         for number, line in enumerate(self._lines, start=1):
@@ -119,7 +121,12 @@ class LogLines:
 
 def json_document(lines: NumberedLines) -> Any:
     """Decode a whole-file JSON log; a syntax error raises naming the line it was found on."""
-    text = "\n".join(line for _, line in lines)
+    whole = getattr(lines, "text", None)
+    if isinstance(whole, str):  # read at once: no need to walk (and re-join) every line
+        text = whole
+        lines.last = whole.count("\n") + (0 if whole.endswith("\n") else 1)  # type: ignore[attr-defined]
+    else:
+        text = "\n".join(line for _, line in lines)
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:

@@ -8,6 +8,8 @@ runner's output when the log keeps no exit code. The rules are tabled in docs/tr
 
 from __future__ import annotations
 
+import functools
+import posixpath
 import re
 import shlex
 from typing import Literal, NamedTuple
@@ -126,16 +128,44 @@ def _split(command: str) -> list[str]:
     return [s.strip() for s in segments if s.strip()]
 
 
+_QUOTED = re.compile(r"'[^']*'|\"(?:[^\"\\]|\\.)*\"", re.S)
+"""A quoted string of a shell word (its ``>`` and ``|`` are text, not operators)."""
+
+
+def _redirects(segment: str) -> list[tuple[str, str]]:
+    """(operator, target) of each output redirection: a ``>`` inside quotes is text, not an operator, and a
+    quoted target is the file it names (``> "my file.txt"``)."""
+    if ">" not in segment:
+        return []
+    blanked = _QUOTED.sub(lambda m: "q" * len(m.group(0)), segment)  # same offsets, no operator left inside
+    out = []
+    for m in _REDIRECT.finditer(blanked):
+        target = segment[m.start(2) : m.end(2)]
+        out.append((m.group(1), target[1:-1] if len(target) >= 2 and target[0] == target[-1] in "'\"" else target))
+    return out
+
+
+_SHLEX_SPECIAL = re.compile(r"['\"\\#]")
+
+
 def _argv(segment: str) -> list[str]:
-    try:
-        words = shlex.split(segment, comments=True)  # a `# comment` (a whole line of it) runs nothing
-    except ValueError:  # unbalanced quotes: fall back to whitespace
-        words = segment.split()
+    return list(_words(segment))
+
+
+@functools.lru_cache(maxsize=8192)
+def _words(segment: str) -> tuple[str, ...]:
+    if _SHLEX_SPECIAL.search(segment) is None:
+        words = segment.split()  # no quote, escape or comment: shlex would split on whitespace alone
+    else:
+        try:
+            words = shlex.split(segment, comments=True)  # a `# comment` (a whole line of it) runs nothing
+        except ValueError:  # unbalanced quotes: fall back to whitespace
+            words = segment.split()
     while words and (re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", words[0]) or words[0] in WRAPPERS):
         words = words[1:]
     if words and words[0] in {"timeout", "env"}:
         words = [w for w in words[1:] if not re.match(r"^(-\S*|\d+[smh]?|[A-Za-z_]\w*=.*)$", w)] or words[:1]
-    return words
+    return tuple(words)
 
 
 _REDIRECT_WORD = re.compile(r"\d*(?:>>?|<{1,3}-?)&?|&>>?")  # `<<< word`: a here-string, not an operand
@@ -261,13 +291,20 @@ def _segment_actions(
     args = _without_redirects(argv[1:])
     redirects = [
         (op, target)
-        for op, target in _REDIRECT.findall(segment)
+        for op, target in _redirects(segment)
         if not target.startswith(("/dev/", "&")) and target not in {"1", "2"}
     ]
     # what a reader, searcher or navigation command prints into a file writes that file
     outputs = [Action("edit" if op == ">>" else "write", path=t) for op, t in redirects]
     if prog in SHELLS and len(args) >= 2 and args[0] in {"-c", "-lc", "-ic"}:
         return _actions(args[1])
+    script = args[0] if prog in SHELLS and args and not args[0].startswith("-") else argv[0]
+    if written and (prog in SHELLS or script.endswith((".sh", ".bash"))):  # `bash fix.sh`/`./fix.sh` written above
+        name = script.removeprefix("./")
+        body = next((b for p, b in written.items() if p.removeprefix("./") == name or p.endswith("/" + name)), None)
+        if body is not None:
+            changed = [a for a in _actions(body) if a.kind in {"edit", "write", "delete"}]
+            return [Action("run"), *(Action("edit", path=a.path) for a in changed)]
     if prog in {"apply_patch", "applypatch"} or (prog == "git" and args[:1] == ["apply"]) or prog == "patch":
         body = "\n".join(bodies + args)
         kinds: dict[str, ActionKind] = {"Add": "write", "Update": "edit", "Delete": "delete"}
@@ -311,7 +348,8 @@ def _segment_actions(
     if prog in NOISE:
         return outputs
     edits = _script_actions(prog, args, own, written) if PYTHONS.match(prog) or prog in {"perl", "ruby"} else []
-    return [Action("run", runs_tests=is_test_command(argv)), *edits]
+    # what a program prints into a file writes that file (`python fix.py < a.py > a.py.tmp && mv a.py.tmp a.py`)
+    return [Action("run", runs_tests=is_test_command(argv)), *edits, *outputs]
 
 
 def _actions(command: str) -> list[Action]:
@@ -319,13 +357,33 @@ def _actions(command: str) -> list[Action]:
     actions: list[Action] = []
     taken = 0
     written: dict[str, str] = {}
+    cwd = ""  # a relative directory this command `cd`'d into: its later relative paths are inside it
     for segment in _split(script):
         n = len(_HEREDOC.findall(segment))
         own, taken = bodies[taken : taken + n], taken + n
         argv = _argv(segment)
-        if argv:
-            actions.extend(_segment_actions(argv, segment, bodies, own, written))
+        if argv and argv[0] == "cd":
+            cwd = _cd(cwd, argv[1] if len(argv) > 1 else "")
+        elif argv:
+            found = _segment_actions(argv, segment, bodies, own, written)
+            actions.extend(_under(cwd, a) for a in found)
     return actions
+
+
+def _cd(cwd: str, target: str) -> str:
+    """The relative directory after ``cd target``: an absolute or home target (the workspace root as the
+    log names it, ``/testbed``) starts over with paths as written; ``..`` climbs out of one level."""
+    if not target or target.startswith(("/", "~", "-", "$")):
+        return ""
+    joined = posixpath.normpath(posixpath.join(cwd, target)) if cwd else posixpath.normpath(target)
+    return "" if joined in (".", "") or joined.startswith("..") else joined
+
+
+def _under(cwd: str, action: Action) -> Action:
+    path = action.path
+    if not cwd or not path or path.startswith(("/", "~", "$")):
+        return action
+    return action._replace(path=posixpath.normpath(posixpath.join(cwd, path)))
 
 
 def command_segments(command: str) -> list[list[str]]:
@@ -359,7 +417,7 @@ def status_actions(command: str) -> list[Action]:
 _PROBE_PROGRAMS = frozenset({
     "which", "whereis", "type", "command", "hash", "uname", "whoami", "id", "hostname", "nproc", "env", "printenv",
     "test", "[", "[[", "stat", "file", "wc", "du", "df", "date", "locale",
-})
+})  # fmt: skip
 _PIP = re.compile(r"^pip[\d.]*$")
 _IMPORT_ONLY = re.compile(
     r"^\s*(?:(?:import\s+[\w.]+(?:\s+as\s+\w+)?(?:\s*,\s*[\w.]+(?:\s+as\s+\w+)?)*|from\s+[\w.]+\s+import\s+[\w*, ()]+)"

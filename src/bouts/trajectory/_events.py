@@ -8,6 +8,7 @@ import re
 from bouts.models.trajectory import Event, EventKind, TestCounts
 from bouts.trajectory._base import ToolResult, excerpt
 from bouts.trajectory._classify import (
+    PYTHONS,
     Action,
     classify_command,
     command_segments,
@@ -82,11 +83,15 @@ def _verdicts(command: str, actions: list[Action], result: ToolResult) -> list[b
     return verdicts
 
 
+_TRACEBACK = re.compile(r"Traceback \(most recent call last\):|^\s*File \"[^\"\n]+\", line \d+, in ", re.M)
+"""A Python traceback, or its frames when a pipe's ``tail`` cut its header off."""
+
+
 def _never_ran(output: str | None) -> bool:
     """The runner failed before it ran any test: it could not start (no module named pytest, command
-    not found) or crashed before its summary (django's ImproperlyConfigured). Only for output with no
-    test summary."""
-    return runner_did_not_start(output) or bool(output and "Traceback (most recent call last):" in output)
+    not found) or crashed before its summary (django's ImproperlyConfigured, pytest's own config error
+    under ``| tail``). Only for output with no test summary."""
+    return runner_did_not_start(output) or bool(output and _TRACEBACK.search(output))
 
 
 def _test_verdict(command: str, ok: bool | None, tests: TestCounts | None, output: str | None) -> bool | None:
@@ -103,6 +108,30 @@ def _test_verdict(command: str, ok: bool | None, tests: TestCounts | None, outpu
     return ok if ok is not None else (True if clean else None)  # no exit status logged (aider's /test)
 
 
+def _runs_script(command: str) -> bool:
+    """Whether the command runs a Python script or module of the agent's (``python run_simple_test.py``):
+    when its output ends in a unittest or pytest summary, the script ran tests."""
+    return any(PYTHONS.match(argv[0].rsplit("/", 1)[-1]) for argv in command_segments(command))
+
+
+_PATCHED = re.compile(
+    r"^(?:patching file|Applied patch(?: to)?) '?([^'\n]+?)'?(?: cleanly\.?| with conflicts\.?)?$", re.M
+)
+"""``patch`` and ``git apply -v`` name each file they change: ``patching file src/a.py``."""
+
+
+def _patched_files(actions: list[Action], output: str | None) -> list[Action]:
+    """A patch applied from a file (``patch -p1 < fix.patch``) is an edit of no named file to the
+    classifier; the tool's own output names the files it changed."""
+    if not output or not any(a.kind == "edit" and a.path is None for a in actions):
+        return actions
+    named = list(dict.fromkeys(m.strip() for m in _PATCHED.findall(output[:20000])))
+    if not named:
+        return actions
+    i = next(i for i, a in enumerate(actions) if a.kind == "edit" and a.path is None)
+    return [*actions[:i], *(Action("edit", path=p) for p in named), *actions[i + 1 :]]
+
+
 def command_events(t: float, command: str, result: ToolResult | None, line: int | None) -> list[Event]:
     """Events for one shell command: file actions per the classifier, plus one ``run`` if it ran anything.
 
@@ -113,8 +142,9 @@ def command_events(t: float, command: str, result: ToolResult | None, line: int 
         return [Event(t=t, kind="submit", source_line=line)]
     result = result or ToolResult()
     actions = classify_command(command, bodies=True)
-    if refused_by_shell(result.output):  # bash refused the line: nothing in it ran, its words are no paths
-        actions = [Action("run")]
+    # bash refused the line: nothing in it ran, its words are no paths; a patch from a file: the files it names
+    refused = refused_by_shell(result.output)
+    actions = [Action("run")] if refused else _patched_files(actions, result.output)
     verdicts = _verdicts(command, actions, result)
     has_run = any(a.kind == "run" for a in actions)
     events: list[Event] = []
@@ -122,14 +152,15 @@ def command_events(t: float, command: str, result: ToolResult | None, line: int 
         last = i == len(actions) - 1
         if action.kind == "run":
             tests: TestCounts | None = None
-            if action.runs_tests:
-                parsed = parse_test_counts(result.output)
+            parsed = parse_test_counts(result.output) if action.runs_tests or _runs_script(command) else None
+            if action.runs_tests or parsed is not None:  # a script of the agent's that called unittest/pytest
                 ok = _test_verdict(command, ok, parsed, result.output)
                 # A runner that failed before reporting any test (no module named pytest, command not
-                # found, a settings or collection error) ran no tests: a failed command, not a red test
-                # run of 0 passed and 0 failed that a later green run of the suite would "resolve".
-                never = _never_ran(result.output)
-                tests = parsed if parsed is not None else None if never else TestCounts(passed=0, failed=0)
+                # found, a settings or collection error, a file not found) ran no tests: a failed
+                # command, not a red test run of 0 passed and 0 failed that a later green run of the
+                # suite would "resolve"; nor is output with no summary a run of 0 tests (its counts are
+                # unknown: the event keeps none).
+                tests = None if runner_did_not_start(result.output) else parsed
             events.append(
                 Event(
                     t=t,
@@ -151,8 +182,11 @@ def command_events(t: float, command: str, result: ToolResult | None, line: int 
                     query=action.query,
                     ok=ok,
                     # a heredoc write's output is the text it wrote (a later run of that script is read from it)
-                    output=excerpt(action.body) if action.body is not None
-                    else excerpt(result.output) if last and not has_run else None,
+                    output=excerpt(action.body)
+                    if action.body is not None
+                    else excerpt(result.output)
+                    if last and not has_run
+                    else None,
                     source_line=line,
                 )
             )

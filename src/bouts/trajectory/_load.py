@@ -150,7 +150,11 @@ def _stream(path: str | Path) -> tuple[str, Iterator[Event], LogLines | None]:
         with path.open(encoding="utf-8", errors="replace", newline=None) as text:
             yield from (line.rstrip("\n") for line in text)
 
-    counted = LogLines(read_lines())
+    if not adapter.line_oriented:  # one JSON document (size-capped above): read at once, decoded whole
+        whole = path.read_text(encoding="utf-8", errors="replace")
+        counted = LogLines(iter(whole.split("\n")), text=whole)
+    else:
+        counted = LogLines(read_lines())
     return harness, _guarded(adapter, counted, source), counted
 
 

@@ -28,6 +28,10 @@ _GO_PKG = re.compile(r"^(ok|FAIL)\s+\S+\s+(?:[\d.]+s|\(cached\))", re.M)
 _UNITTEST = re.compile(r"^Ran (\d+) tests? in [\d.]+s\s*\n\s*\n?(OK|FAILED)(?: \(([^)]*)\))?", re.M)
 # mocha: "5 passing", "1 failing"
 _MOCHA = re.compile(r"^\s*(\d+) (passing|failing)\b", re.M)
+# sympy's bin/test and sympy.test(): "= tests finished: 90 passed, 2 expected to fail, 2 exceptions, in 4.17 seconds ="
+# (also "4 failed", "1 skipped", "1 expected to fail but passed"; the leading "=" may be cut by a log's tail)
+_SYMPY = re.compile(r"tests finished: ((?:\d+ [a-z ]+?, )*)in [\d.]+ seconds")
+_OUTCOME_WORDS = ("passed", "failed", "error", "skipped", "deselected", "xfailed", "xpassed")
 
 
 def _counts(summary: str) -> dict[str, int]:
@@ -39,6 +43,12 @@ def parse_test_counts(output: str | None) -> TestCounts | None:
     if not output:
         return None
     text = _ANSI.sub("", output)
+    if found := _SYMPY.findall(text):
+        c = {" ".join(w.split()): int(n) for n, w in re.findall(r"(\d+) ([a-z ]+?)(?:, |$)", found[-1])}
+        return TestCounts(  # an expected failure, and one that passed anyway, fail nothing (sympy exits 0 on them)
+            passed=c.get("passed", 0) + c.get("expected to fail", 0) + c.get("expected to fail but passed", 0),
+            failed=c.get("failed", 0) + c.get("exceptions", 0) + c.get("exception", 0),
+        )
     if found := _PYTEST.findall(text):
         c = _counts(found[-1])
         return TestCounts(  # an xpass is a pass (a strict xfail that passes is reported as "failed")

@@ -9,11 +9,31 @@ import re
 from collections.abc import Iterator
 
 from bouts.models.trajectory import Event
-from bouts.trajectory._classify import command_segments, is_test_command
+from bouts.trajectory._classify import classify_command, command_segments, is_test_command
 from bouts.trajectory._scripts import script_targets
 
 MAX_SCRIPTS = 256
 """Scripts remembered across a log (the most recent); a log rarely writes more than a handful."""
+
+
+_SHEBANG_SHELL = re.compile(r"^#!\S*?(?:/env\s+)?\b(?:ba|z|da)?sh\b")
+
+
+def is_shell_script(path: str, code: str) -> bool:
+    """Whether a written file is a shell script (``fix.sh``, or a ``#!/bin/bash`` first line)."""
+    return path.endswith((".sh", ".bash")) or _SHEBANG_SHELL.match(code.lstrip()) is not None
+
+
+def shell_script_targets(code: str) -> list[str | None]:
+    """The files a shell script's commands change (``sed -i … f``, ``cat > f``, a Python heredoc's writes),
+    read by the same classifier as a command line."""
+    changed = (a.path for a in classify_command(code) if a.kind in {"edit", "write", "delete"})
+    return list(dict.fromkeys(changed))
+
+
+def targets_of(path: str, code: str) -> list[str | None]:
+    """The files a script file written at ``path`` with text ``code`` changes when run."""
+    return shell_script_targets(code) if is_shell_script(path, code) else script_targets(code)
 
 
 _INTERPRETERS = re.compile(r"^(?:python[\d.]*|py|perl|ruby|node|bash|sh)$")
@@ -21,6 +41,8 @@ _INTERPRETERS = re.compile(r"^(?:python[\d.]*|py|perl|ruby|node|bash|sh)$")
 
 def _script_of(argv: list[str]) -> str | None:
     """The script file an interpreter command runs (``python fix.py`` → ``fix.py``), or None."""
+    if argv and argv[0].endswith((".sh", ".bash")):
+        return argv[0]  # `./fix.sh`: the script runs itself
     if not argv or not _INTERPRETERS.match(argv[0].rsplit("/", 1)[-1]):
         return None
     rest = argv[1:]
@@ -38,7 +60,7 @@ def link_scripts(events: Iterator[Event]) -> Iterator[Event]:
     for e in events:
         yield e
         if e.kind == "write" and e.path and e.output:
-            targets = script_targets(e.output)
+            targets = targets_of(e.path, e.output)
             key = posixpath.normpath(e.path)
             scripts.pop(key, None)
             if targets:

@@ -42,9 +42,15 @@ _MUTATING = re.compile(
 )
 # Commands that undo earlier changes (the process judge's reverts; the claims check's "undone later").
 REVERT_CMD = re.compile(
-    r"\bgit\s+(?:checkout\s+(?:HEAD\s+|\S+\s+)?--\s|restore\b|reset\s+--hard|stash(?:\s+(?:push|save)\b|\s*$|\s*[;&|]))"
-    r"|\b(?:git\s+apply|patch)\b[^;&|]*\s(?:-R|--reverse)\b"
+    r"\bgit\s+(?:checkout\s+(?:HEAD\s+|\S+\s+)?--\s|restore\b|reset\s+--hard"
+    r"|stash(?:\s+(?:push|save)\b|\s+-[-\w]+|\s*$|\s*[;&|)]))"
+    # `git checkout FILE` without `--`: an operand that is a path (a slash, a file suffix, or `.`), not a branch
+    r"|\bgit\s+checkout\s+(?:(?:HEAD|[0-9a-f]{7,40})\s+)?(?:\.(?=$|[\s;&|)])|[\w.-]*/[^\s;&|]*|[\w-]+\.[A-Za-z]\w*(?=$|[\s;&|)]))"
+    r"|\b(?:git\s+apply|patch)\b[^;&|]*\s(?:-R|--reverse)\b",
+    re.M,
 )
+# `git stash pop` / `apply`: the set-aside changes come back (a change of the workspace, not a revert).
+_STASH_BACK = re.compile(r"\bgit\s+stash\s+(?:pop|apply)\b")
 _FILE_REDIRECT = re.compile(r"(?<![0-9&<>])>>?\s*(?!/dev/|&)[^\s;&|<>]+")
 # Flags that change neither what a test command selects nor what it runs: stripped from its key.
 _NOISE_FLAGS = re.compile(r"^(?:-q+|-v+|-s|-x|-rA|-r\w+|--tb=\S+|--no-header|--color=\S+|-p|no:\S+|--quiet|--verbose)$")
@@ -52,6 +58,7 @@ _NOISE_FLAGS = re.compile(r"^(?:-q+|-v+|-s|-x|-rA|-r\w+|--tb=\S+|--no-header|--c
 _EXIT1_IS_ANSWER = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "ack", "diff", "cmp", "test", "[", "git"})
 
 
+@functools.lru_cache(maxsize=8192)
 def norm_path(path: str) -> str:
     """A path as written, without ``./``, doubled slashes or ``a/../``; absolute paths stay absolute."""
     p = path.strip().replace("\\", "/")
@@ -79,6 +86,7 @@ def matches(path: str | None, globs: Iterable[str]) -> bool:
     return any(fnmatchcase(tail, g) for tail in suffixes(path) for g in pats)
 
 
+@functools.lru_cache(maxsize=16384)
 def same_file(a: str, b: str) -> bool:
     """One file named two ways: equal after normalising, or one is a path-tail of the other."""
     x, y = norm_path(a), norm_path(b)
@@ -102,8 +110,27 @@ def _runs_tests(command: str) -> bool:
     segments = command_segments(command)
     if any(is_test_command(argv) for argv in segments):
         return True
-    # a runner named as a word (`xargs pytest`), unless every segment only asks (`which tox`, `pip show pytest`)
-    return bool(_TEST_RUNNER.search(command)) and not all(is_probe(argv) for argv in segments)
+    # a runner named as a word (`xargs pytest`) in a segment that neither only asks (`which tox`, `pip show
+    # pytest`) nor installs it (`pip install pytest`, `npm i -D jest`: the runner is the package's name)
+    return any(_TEST_RUNNER.search(" ".join(argv)) and not is_probe(argv) and not _installs(argv) for argv in segments)
+
+
+_INSTALLERS = frozenset({"pip", "pip3", "uv", "conda", "mamba", "micromamba", "npm", "pnpm", "yarn", "bun", "apt",
+                         "apt-get", "brew", "gem", "cargo", "go", "poetry", "pipx"})  # fmt: skip
+_INSTALL_VERBS = frozenset({"install", "add", "i", "get", "remove", "uninstall"})
+
+
+def _installs(argv: list[str]) -> bool:
+    """Whether a segment installs or removes packages (``pip install pytest``, ``python -m pip install tox``,
+    ``npm i -D jest``, ``go get``, ``cargo install cargo-nextest``)."""
+    prog = argv[0].rsplit("/", 1)[-1] if argv else ""
+    rest = argv[1:]
+    if re.match(r"^python[\d.]*$", prog) and rest[:2] == ["-m", "pip"]:
+        prog, rest = "pip", rest[2:]
+    if prog == "uv" and rest[:1] == ["pip"]:
+        rest = rest[1:]
+    verbs = [w for w in rest if not w.startswith("-")][:1]
+    return prog in _INSTALLERS and bool(verbs) and verbs[0] in _INSTALL_VERBS
 
 
 @functools.lru_cache(maxsize=4096)
@@ -143,11 +170,16 @@ def changes(e: Event) -> bool:
     if e.kind in CHANGE_KINDS:
         return not rejected_edit(e)
     if e.kind == "run" and not is_test_run(e):
-        cmd = e.command or ""
-        return bool(_MUTATING.search(cmd) or _FILE_REDIRECT.search(cmd))
+        return _mutates(e.command or "")
     return False
 
 
+@functools.lru_cache(maxsize=4096)
+def _mutates(cmd: str) -> bool:
+    return bool(_MUTATING.search(cmd) or _FILE_REDIRECT.search(cmd))
+
+
+@functools.lru_cache(maxsize=4096)
 def command_key(command: str | None) -> str:
     """A command reduced to what decides what it does: whitespace collapsed, a trailing ``# comment``,
     ``| tail``-style viewers and display-only test flags dropped; ``python -m pytest`` is ``pytest``."""
@@ -254,12 +286,24 @@ def read_of_nothing(events: Sequence[Event], i: int, known: Collection[str] = ()
 def on_reverted_code(events: Sequence[Event], i: int) -> bool:
     """A run after a revert (``git stash``, ``git checkout -- f``, ``patch -R``) with nothing else changed
     since: the agent checking that a test fails without its fix, not a failure of the work."""
-    for x in reversed(events[:i]):
-        if x.kind == "run" and x.command and REVERT_CMD.search(x.command):
+    own = events[i].command or ""
+    if m := REVERT_CMD.search(own):  # `git stash && pytest …; git stash pop`: the fix set aside, then the tests
+        runner = _TEST_RUNNER.search(own, m.end())
+        if not _STASH_BACK.search(own, m.end(), runner.start() if runner else len(own)):
             return True
+    for x in reversed(events[:i]):
+        if x.kind == "run" and x.command and (m := REVERT_CMD.search(x.command)):
+            return not _STASH_BACK.search(x.command, m.end())  # `git stash; …; git stash pop`: the fix is back
         if changes(x):
             return False
     return False
+
+
+def restores_workspace(e: Event) -> bool:
+    """A version-control command that rewrote files it does not name as events (``git checkout f``,
+    ``git stash``, ``git stash pop``): what was read before may no longer be what is on disk."""
+    cmd = e.command or ""
+    return e.kind == "run" and bool(REVERT_CMD.search(cmd) or _STASH_BACK.search(cmd))
 
 
 _RM = re.compile(r"^(?:rm|unlink)$")

@@ -126,15 +126,15 @@ def classify_sentence(sentence: str, hedges_count: bool = True) -> tuple[Confide
 def final_statement(events: Sequence[Event]) -> Statement | None:
     """The last confidence statement of the agent's own messages, or None when it never stated one."""
     last_change = max((i for i, e in enumerate(events) if changes(e)), default=-1)
-    found: Statement | None = None
-    for i, e in enumerate(events):
+    for i in range(len(events) - 1, -1, -1):  # the last one: read from the end, stop at the first found
+        e = events[i]
         if not is_assistant(e) or not e.text:
             continue
-        for sentence in _SENTENCE.split(_unquoted(e.text)):
+        for sentence in reversed(_SENTENCE.split(_unquoted(e.text))):
             hit = classify_sentence(sentence, hedges_count=i > last_change)
             if hit:
-                found = Statement(hit[0], hit[1], i, sentence.strip()[:200])
-    return found
+                return Statement(hit[0], hit[1], i, sentence.strip()[:200])
+    return None
 
 
 # --- deliverables ---------------------------------------------------------------------------------
