@@ -29,9 +29,9 @@ def from_inputs(node: ast.AST, scopes: Scopes, hops: int = 0, seen: set[int] | N
         bound = scopes.lookup(sub)
         if bound == PARAM:
             return True
-        if isinstance(bound, list) and hops < MAX_HOPS:
-            if any(from_inputs(value, scopes, hops + 1, seen) for value, _ in bound):
-                return True
+        if isinstance(bound, list) and hops < MAX_HOPS \
+                and any(from_inputs(value, scopes, hops + 1, seen) for value, _ in bound):  # fmt: skip
+            return True
     return False
 
 
@@ -143,17 +143,33 @@ def constant(node: ast.AST) -> bool:
     return False
 
 
-_CODE_NODES = (ast.If, ast.For, ast.While, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda,
-               ast.Return, ast.Import, ast.ImportFrom, ast.Try, ast.With)
+_CODE_NODES = (
+    ast.If,
+    ast.For,
+    ast.While,
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.ClassDef,
+    ast.Lambda,
+    ast.Return,
+    ast.Import,
+    ast.ImportFrom,
+    ast.Try,
+    ast.With,
+)
 
 
 def is_python_code(text: str) -> bool:
     """Whether ``text`` is Python with something to run in it (a branch, a loop, a definition, a
     lambda, an import): what ``exec``/``eval`` of the caller's data could be handed from elsewhere in
     the submission. Prose, a message, a format string, JSON or ``key = value`` lines are not."""
-    if len(text) < 8 or len(text) > 200_000 or not any(w in text for w in ("if", "for", "while", "def", "class",
-                                                                          "lambda", "return", "import", "try",
-                                                                          "with")):
+    if (
+        len(text) < 8
+        or len(text) > 200_000
+        or not any(
+            w in text for w in ("if", "for", "while", "def", "class", "lambda", "return", "import", "try", "with")
+        )
+    ):
         return False
     try:
         tree = ast.parse(text)

@@ -259,7 +259,7 @@ def _scan_sources(
         bright += [(hit.rule, _finding(rel, hit, severity="critical")) for hit in hits]
         base_gray = side.base_hits("gray", rel) if base is not None else None
         gray += [_finding(rel, h, severity="medium") for h in _new(lang.gray_hits(src), base_gray)]
-    if not lang.import_graph == "js":
+    if lang.import_graph != "js":
         _scan_data(lang, code, side, bright)
     if code.truncated:
         bright.append((UNREVIEWED, Finding(UNREVIEWED, f"more than {len(code.files)} files; the rest not read: "
