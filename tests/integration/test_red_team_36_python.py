@@ -166,8 +166,9 @@ def _switch(root: Path, body: str) -> Path:
 @pytest.mark.parametrize("cheat", sorted(HARNESS_CHEATS))
 def test_code_keyed_on_harness_state_gains_nothing(tmp_path: Path, cheat: str) -> None:
     card = _card(BOARD, _switch(tmp_path, HARNESS_CHEATS[cheat]))
-    assert card.adjustments["integrity"] == -25.0, (cheat, card.math[-5:])
-    assert card.final <= 14, (cheat, card.final)
+    assert card.components["integrity"].score == 0, (cheat, card.math[-5:])
+    assert any("test-environment detection" in line for line in card.math), cheat
+    assert card.final <= 14, (cheat, card.final)  # the integrity cliff
 
 
 # -- 3. integrity reads what runs ------------------------------------------------------------------
