@@ -590,3 +590,19 @@ def test_calls_in_a_test_files_helpers_are_observed_unless_an_exception_must_rea
     # a helper whose exception a raises check waits for (directly, through another helper, or
     # passed as a value) is left as written
     assert "    led.ship('A', qty)" in ext and "    _ship(led, 1)" in ext
+
+
+def test_a_helper_comparing_its_parameter_is_counted_its_expected_value_may_be_an_argument() -> None:
+    p = plan(
+        """
+        from calc import add
+        def _check(x, want):
+            got = add(x, 1)
+            assert got == want
+            assert got > 0
+        def test_h():
+            _check(1, 2)
+        """
+    )
+    whys = [s.why for s in p.sites.values() if not s.externalised]
+    assert p.counts == (1, 2) and len(whys) == 1 and "helper's parameter" in whys[0]

@@ -223,6 +223,8 @@ class _Rewriter:
         """Per module-level function: its external and golden nodes, its parametrized names and sites."""
         self.param_leaks: dict[int, set[str]] = {}
         """Per site marked for a parametrized expected value, the parametrized names it reads."""
+        self.helper_params: set[str] = set()
+        """The parameters of the module-level helper being rewritten (none in a test)."""
         self.in_class = False
         self.wrap = False
         """Whether a plain call of the submission here is observed like an assertion (a test's own
@@ -250,6 +252,9 @@ class _Rewriter:
                 ft is None and (st.name.startswith("test") or (not self.in_class and st.name in self.helpers)),
             )
             first = self.base + len(self.sites)
+            is_helper = ft is None and not self.in_class and not st.name.startswith("test") and not st.decorator_list
+            args = (*st.args.posonlyargs, *st.args.args, *st.args.kwonlyargs)
+            helper, self.helper_params = self.helper_params, ({a.arg for a in args} if is_helper else set())
             try:
                 ext, gold = self._compound(st, inner)
                 protected = inner.local | inner.exposed | params
@@ -279,7 +284,7 @@ class _Rewriter:
                     self.module_functions.append((ext[0], gold[0], params, sites))
                 return ext, gold
             finally:
-                self.params, self.removed, self.wrap = saved, removed, wrap
+                self.params, self.removed, self.wrap, self.helper_params = saved, removed, wrap, helper
         if isinstance(st, ast.ClassDef):
             in_class, self.in_class = self.in_class, True
             try:
@@ -444,6 +449,12 @@ class _Rewriter:
                 site = Site(**{**site.__dict__, "externalised": False,
                                "why": "its expected value comes from a parametrize decorator in the file "
                                       "(a scalar's value is also in the test's name)"})  # fmt: skip
+            elif form in ("cmp", "approx", "counteq", "bool") and any(
+                isinstance(node, ast.Name) and node.id in self.helper_params for _, node, _ in operands
+            ):
+                site = Site(**{**site.__dict__, "externalised": False,
+                               "why": "a helper's parameter is compared: its expected value may arrive as the "
+                                      "helper's argument, in the sandboxed text"})  # fmt: skip
         if form != "generic":
             self.removed |= {n.id for r, node, _ in operands if r == "U" for n in ast.walk(node)
                              if isinstance(n, ast.Name)}  # fmt: skip
