@@ -131,6 +131,7 @@ def plan_file(source: str, rel: str = "<test>") -> FilePlan:
         return FilePlan(source, source, error=f"not rewritten: {exc.msg}")
     rw = _Rewriter(ModuleTaint(tree), site_base(rel), _Purity(tree))
     rw.helpers = _observed_helpers(tree)
+    rw.expected_args = _expected_arguments(tree, rw.mt)
     ext, gold = rw.stmts(tree.body, None)
     ext = rw.finish(tree.body, ext)
     return FilePlan(_module(tree, ext), _module(tree, gold), dict(rw.sites))
@@ -223,6 +224,8 @@ class _Rewriter:
         """Per module-level function: its external and golden nodes, its parametrized names and sites."""
         self.param_leaks: dict[int, set[str]] = {}
         """Per site marked for a parametrized expected value, the parametrized names it reads."""
+        self.expected_args: dict[str, set[str]] = {}
+        """Per module-level helper, the parameters that carry only expected values (``_expected_arguments``)."""
         self.helper_params: set[str] = set()
         """The parameters of the module-level helper being rewritten (none in a test)."""
         self.in_class = False
@@ -244,7 +247,8 @@ class _Rewriter:
     def stmt(self, st: ast.stmt, ft: FunctionTaint | None) -> tuple[list[ast.stmt], list[ast.stmt]]:
         if isinstance(st, ast.FunctionDef | ast.AsyncFunctionDef):
             params = _parametrized(st)
-            inner = FunctionTaint(self.mt, st, params, ft.local if ft else set())
+            expected_args = self.expected_args.get(st.name, set()) if ft is None and not self.in_class else set()
+            inner = FunctionTaint(self.mt, st, params | expected_args, ft.local if ft else set())
             saved, self.params = self.params, (self.params | params)
             removed, self.removed = self.removed, set()
             wrap, self.wrap = (
@@ -400,7 +404,19 @@ class _Rewriter:
         graded text (``@parametrize("player, want", [("ann", (1, 2))])``), with ``ids=`` written into
         both texts so the test's name stays pytest's own (:func:`_blank_parametrize`). A value passed
         on to a helper stays: the helper's parameters are observed like the submission's values."""
+        dead: dict[str, tuple[set[int], set[str]]] = {}
+        for node, _, _, _ in self.module_functions:
+            name = node.name  # type: ignore[attr-defined]
+            args = node.args  # type: ignore[attr-defined]
+            expected = self.expected_args.get(name, set())
+            if expected and not args.vararg and not args.kwarg:
+                loaded = _loads(node.body)  # type: ignore[attr-defined]
+                positional = [*args.posonlyargs, *args.args]
+                gone = {a.arg for a in [*positional, *args.kwonlyargs] if a.arg in expected and a.arg not in loaded}
+                dead[name] = ({i for i, a in enumerate(positional) if a.arg in gone}, gone)
         for node, gold, params, sites in self.module_functions:
+            if dead:
+                node.body = [_NoneForDead(dead).visit(copy.deepcopy(st)) for st in node.body]  # type: ignore[attr-defined]
             body = node.body  # type: ignore[attr-defined]
             if not params:
                 continue
@@ -450,7 +466,8 @@ class _Rewriter:
                                "why": "its expected value comes from a parametrize decorator in the file "
                                       "(a scalar's value is also in the test's name)"})  # fmt: skip
             elif form in ("cmp", "approx", "counteq", "bool") and any(
-                isinstance(node, ast.Name) and node.id in self.helper_params for _, node, _ in operands
+                isinstance(node, ast.Name) and node.id in self.helper_params and role == "T"
+                for role, node, _ in operands
             ):
                 site = Site(**{**site.__dict__, "externalised": False,
                                "why": "a helper's parameter is compared: its expected value may arrive as the "
@@ -688,6 +705,77 @@ def _bool_tree(node: ast.expr, leaves: list[ast.expr], top: bool = False) -> lis
         return None
     leaves.append(node)
     return ["leaf", len(leaves) - 1]
+
+
+class _NoneForDead(ast.NodeTransformer):
+    """A helper's calls with ``None`` for the expected-only arguments its graded body no longer reads."""
+
+    def __init__(self, dead: dict[str, tuple[set[int], set[str]]]) -> None:
+        self.dead = dead
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:  # noqa: N802 (the visitor's naming)
+        self.generic_visit(node)
+        if not isinstance(node.func, ast.Name) or node.func.id not in self.dead:
+            return node
+        positions, names = self.dead[node.func.id]
+        if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+            return node
+        node.args = [ast.copy_location(ast.Constant(None), a) if i in positions else a for i, a in enumerate(node.args)]
+        for k in node.keywords:
+            if k.arg in names:
+                k.value = ast.copy_location(ast.Constant(None), k.value)
+        return node
+
+
+def _expected_arguments(tree: ast.Module, module: ModuleTaint) -> dict[str, set[str]]:
+    """Per module-level helper (undecorated, not a test), the parameters that carry only expected
+    values: compared bare in one of its assertions (``assert got == want``), and given at every call
+    in the file a value that is not the submission's (a literal, a parametrized value, the test's
+    own computation; ``_check_top(board, 3, ["ann", "bob"])``). The helper then treats them as the
+    expected side (taken from the golden run) and the graded text's calls pass ``None`` for them."""
+    helpers = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef) and not n.decorator_list
+               and not n.name.startswith("test") and not n.args.vararg and not n.args.kwarg}  # fmt: skip
+    compared: dict[str, set[str]] = {}
+    for name, func in helpers.items():
+        params = {a.arg for a in (*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs)}
+        bare = {o.id for a in ast.walk(func) if isinstance(a, ast.Assert) and isinstance(a.test, ast.Compare)
+                for o in (a.test.left, *a.test.comparators) if isinstance(o, ast.Name)}  # fmt: skip
+        if bare & params:
+            compared[name] = bare & params
+    if not compared:
+        return {}
+    tainted: dict[str, set[str]] = {name: set() for name in compared}
+    for func in (n for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)):
+        parametrized = _parametrized(func)
+        ft = FunctionTaint(module, func, parametrized)
+        for call in (n for n in ast.walk(func) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)):
+            target = helpers.get(call.func.id)
+            if target is None or call.func.id not in compared:
+                continue
+            positional = [a.arg for a in (*target.args.posonlyargs, *target.args.args)]
+            if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+                tainted[call.func.id] |= compared[call.func.id]
+                continue
+            given = dict(zip(positional, call.args, strict=False)) | {k.arg: k.value for k in call.keywords if k.arg}
+            # A parametrized value stays in its decorator (and, a scalar, in the test's id): the
+            # helper keeps observing that parameter, and its site is counted (``_new``).
+            tainted[call.func.id] |= {p for p, value in given.items() if _not_expected(value, ft, parametrized)}
+    out: dict[str, set[str]] = {}
+    for name, params in compared.items():
+        names = [n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == name]
+        uses = sum(1 for n in names if isinstance(n.ctx, ast.Load))
+        calls = sum(1 for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+                    and n.func.id == name)  # fmt: skip
+        if calls and uses == calls and params - tainted[name]:  # only ever called here, never handed on
+            out[name] = params - tainted[name]
+    return out
+
+
+def _not_expected(value: ast.expr, ft: FunctionTaint, parametrized: set[str]) -> bool:
+    """An argument that is the submission's, comes from elsewhere than the test's own code (an await,
+    a yield) or is a parametrized value (it stays in its decorator, and a scalar in the test's id)."""
+    names = {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}
+    return ft.tainted(value) or any(isinstance(n, _UNWRAPPABLE) for n in ast.walk(value)) or bool(names & parametrized)
 
 
 def _parametrized_names(dec: ast.expr) -> list[str]:
