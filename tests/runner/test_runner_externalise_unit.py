@@ -11,7 +11,7 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bouts.runner._decide import check_test, decode
+from bouts.runner._decide import check_occurrence, check_test, decode
 from bouts.runner._externalise import plan_file, site_base
 
 OBSERVE = Path(__file__).parents[2] / "src/bouts/runner/sandboxed/_bouts_driver/observe.py"
@@ -109,16 +109,85 @@ def test_what_cannot_be_externalised_is_counted_with_the_reason() -> None:
         """
         import pytest
         from calc import add
-        @pytest.mark.parametrize("a, expected", [(1, 2), (2, 3)])
+        @pytest.mark.parametrize("a, expected", [(1, 2), (2, 3)], ids=["one", "two"])
         def test_p(a, expected):
             assert add(a, 1) == expected
         def test_g():
             r = add(1, 2)
-            assert r > 0 or r is None
+            assert all(x > 0 for x in r)
         """
     )
     whys = sorted(s.why for s in p.sites.values() if not s.externalised)
     assert p.counts == (0, 2) and "parametrize" in whys[1] and "no recognised shape" in whys[0]
+
+
+def test_or_chained_and_negated_compounds_are_decided_on_the_host() -> None:
+    p = plan(
+        """
+        from calc import add
+        def test_g():
+            r = add(1, 2)
+            assert r == 3 or r is None
+            assert 0 < add(r, 1) <= 10
+            assert not (r == 4 or r == 5)
+        """
+    )
+    bools = [s for s in p.sites.values() if s.form == "bool"]
+    assert p.counts == (3, 3) and len(bools) == 3
+    assert "or" not in p.external.split("def test_g", 1)[1] and "<=" not in p.external
+    r_or, chain, negated = sorted(bools, key=lambda s: s.line)
+    assert check_occurrence(r_or, {"0": "3", "1": "3"}, None) is None
+    assert check_occurrence(r_or, {"0": "4", "1": "4"}, None) is not None
+    assert check_occurrence(r_or, {"0": "null", "1": "null"}, None) is None
+    assert check_occurrence(chain, {"0": "5"}, None) is None  # 0 < 5 <= 10
+    assert check_occurrence(chain, {"0": "11"}, None) is not None
+    assert check_occurrence(chain, {"0": "0"}, None) is not None
+    assert check_occurrence(negated, {"0": "3", "1": "3"}, None) is None
+    assert check_occurrence(negated, {"0": "5", "1": "5"}, None) is not None
+
+
+def test_a_needed_operand_that_raised_fails_a_bool_site_and_a_short_circuited_one_does_not() -> None:
+    p = plan(
+        """
+        from calc import get
+        def test_g():
+            r = get(1)
+            assert r is None or r.value == 3
+        """
+    )
+    (site,) = [s for s in p.sites.values() if s.form == "bool"]
+    raised = '{"$raise": ["AttributeError"], "m": "no value"}'
+    assert check_occurrence(site, {"0": "null", "1": raised}, None) is None
+    assert check_occurrence(site, {"0": "1", "1": raised}, None) is not None
+
+
+def test_parametrized_expected_values_are_blanked_and_the_ids_kept() -> None:
+    p = plan(
+        """
+        import pytest
+        from calc import add
+        @pytest.mark.parametrize("a, expected", [(1, (2, "x y")), (2, [3])])
+        def test_p(a, expected):
+            assert add(a, 1) == expected
+        """
+    )
+    assert p.counts == (1, 1)
+    assert "'x y'" not in p.external and "[3]" not in p.external
+    assert "ids=['1-expected0', '2-expected1']" in p.external and "ids=['1-expected0', '2-expected1']" in p.golden
+    assert "[(1, (2, 'x y')), (2, [3])]" in p.golden
+
+
+def test_a_parametrized_scalar_stays_counted_its_value_is_in_the_test_name() -> None:
+    p = plan(
+        """
+        import pytest
+        from calc import add
+        @pytest.mark.parametrize("a, expected", [(1, 2), (2, 3)])
+        def test_p(a, expected):
+            assert add(a, 1) == expected
+        """
+    )
+    assert p.counts == (0, 1) and "ids=" not in p.external
 
 
 def test_the_host_requires_the_reference_sequence_of_assertions() -> None:
@@ -521,3 +590,52 @@ def test_calls_in_a_test_files_helpers_are_observed_unless_an_exception_must_rea
     # a helper whose exception a raises check waits for (directly, through another helper, or
     # passed as a value) is left as written
     assert "    led.ship('A', qty)" in ext and "    _ship(led, 1)" in ext
+
+
+def test_a_helper_comparing_its_parameter_is_counted_its_expected_value_may_be_an_argument() -> None:
+    p = plan(
+        """
+        import pytest
+        from calc import add
+        def _check(x, want):
+            got = add(x, 1)
+            assert got == want
+            assert got > 0
+        @pytest.mark.parametrize("want", [2])
+        def test_h(want):
+            _check(1, want)
+        """
+    )
+    whys = [s.why for s in p.sites.values() if not s.externalised]
+    assert p.counts == (1, 2) and len(whys) == 1 and "helper's parameter" in whys[0]
+
+
+def test_a_helpers_expected_only_argument_is_taken_from_the_golden_run_and_blank_in_the_graded_text() -> None:
+    p = plan(
+        """
+        from calc import top
+        def _check(n, names):
+            rows = top(n)
+            assert [r[0] for r in rows] == names
+        def test_a():
+            _check(2, ["ann", "bob"])
+        def test_b():
+            _check(0, [])
+        """
+    )
+    assert p.counts == (1, 1)
+    assert "'ann'" not in p.external and "_check(2, None)" in p.external and "_check(0, None)" in p.external
+    assert "_check(2, ['ann', 'bob'])" in p.golden
+
+
+def test_a_helper_given_the_submissions_value_keeps_observing_that_parameter() -> None:
+    p = plan(
+        """
+        from calc import top
+        def _check(rows, names):
+            assert [r[0] for r in rows] == names
+        def test_a():
+            _check(["x"], top(1))
+        """
+    )
+    assert p.counts == (0, 1) and "top(1)" in p.external

@@ -17,7 +17,7 @@ import json
 import math
 import re
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from decimal import Decimal
 from fractions import Fraction
 
@@ -266,6 +266,9 @@ def check_occurrence(site: Site, sub: Mapping[str, object], gold: Mapping[str, o
         return values[j]
 
     tol = (site.rel, site.abs) if site.form == "approx" else (0.0, 0.0)
+    if site.form == "bool":
+        return _check_bool(site, lambda j: decoded(ref_t, ref, j) if site.operands[j].role == "U"
+                           else decoded(mine_t, mine, j))  # fmt: skip
     pairwise = site.form in ("generic", "gold") or any(o.role == "U" for o in site.operands) or len(observed) > 1
     if pairwise:
         if gold is None:
@@ -329,6 +332,61 @@ def check_occurrence(site: Site, sub: Mapping[str, object], gold: Mapping[str, o
     else:
         held = False
     return None if held else f"the assertion does not hold (observed {_brief(got)})"
+
+
+def _check_bool(site: Site, observed: Callable[[int], object]) -> str | None:
+    """A ``bool`` site (``or``, chained comparisons, ``not`` of a compound): its condition evaluated
+    here as Python would, short-circuits included, on the literal, reference (``U``) and observed
+    (``T``) values. An operand the condition needs that raised, or was not observed, fails it."""
+    try:
+        tree = json.loads(site.expr)
+    except (ValueError, RecursionError):
+        return "an assertion the host cannot read"
+    missing: list[int] = []
+
+    def value(j: object) -> object:
+        if type(j) is not int or not 0 <= j < len(site.operands):
+            raise ValueError(j)
+        o = site.operands[j]
+        v = o.value if o.role == "L" else observed(j)
+        if v is _MISSING or isinstance(v, Raised):
+            missing.append(j)
+            raise LookupError(j)
+        return v
+
+    def ev(node: object, depth: int = 0) -> bool:
+        if not isinstance(node, list) or not node or depth > MAX_DEPTH:
+            raise ValueError(node)
+        kind = node[0]
+        if kind in ("or", "and") and len(node) == 2 and isinstance(node[1], list):
+            want = kind == "or"
+            return want if any(ev(c, depth + 1) is want for c in node[1]) else not want
+        if kind == "not" and len(node) == 2:
+            return not ev(node[1], depth + 1)
+        if kind == "cmp" and len(node) == 3 and isinstance(node[1], list) and isinstance(node[2], list) \
+                and len(node[2]) == len(node[1]) + 1:  # fmt: skip
+            left = value(node[2][0])
+            for op, j in zip(node[1], node[2][1:], strict=True):
+                right = value(j)
+                if not _cmp(str(op), left, right):
+                    return False
+                left = right
+            return True
+        if kind == "leaf" and len(node) == 2:
+            truth = _truth(value(node[1]))
+            if truth is None:
+                raise LookupError(node[1])
+            return truth
+        raise ValueError(node)
+
+    try:
+        held = ev(tree)
+    except LookupError:
+        seen = observed(missing[0]) if missing else _MISSING
+        return "an operand the assertion needs " + ("was not observed" if seen is _MISSING else f"{_brief(seen)}")
+    except ValueError:
+        return "an assertion the host cannot read"
+    return None if held else "the assertion does not hold"
 
 
 def _brief(v: object) -> str:

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import json
 import zlib
 from dataclasses import dataclass, field
 from typing import Literal
@@ -42,10 +43,13 @@ from bouts import _pyast
 from bouts.runner._taint import FunctionTaint, ModuleTaint
 
 Role = Literal["L", "U", "T"]
-Form = Literal["cmp", "truthy", "falsy", "isinstance", "approx", "raises", "counteq", "gold", "generic", "plain"]
-VERSION = "externalise/5"
+Form = Literal[
+    "cmp", "truthy", "falsy", "isinstance", "approx", "raises", "counteq", "gold", "generic", "plain", "bool"
+]
+VERSION = "externalise/6"
 """Changes whenever a rewrite could number or class sites differently, or observations are recorded
-in another form (it keys cached golden runs). 5: each observed value is the text of its encoding."""
+in another form (it keys cached golden runs). 5: each observed value is the text of its encoding.
+6: ``or``, chained comparisons and ``not`` of a compound are ``bool`` sites decided on the host."""
 REWRITTEN_SUITES = ("visible", "hidden", "adversarial")
 """Suites whose files are externalised; generated tests carry their own oracle (the reference)."""
 OBS = "_bouts"
@@ -93,6 +97,9 @@ class Site:
     externalised: bool = True
     why: str = ""
     """Why not externalised (shown by ``bouts check``)."""
+    expr: str = ""
+    """A ``bool`` site's condition as JSON over operand indices (:func:`_bool_tree`): ``["or", [..]]``,
+    ``["and", [..]]``, ``["not", x]``, ``["cmp", [op, ..], [i, ..]]`` (chained), ``["leaf", i]``."""
 
     @property
     def observed(self) -> tuple[int, ...]:
@@ -124,6 +131,7 @@ def plan_file(source: str, rel: str = "<test>") -> FilePlan:
         return FilePlan(source, source, error=f"not rewritten: {exc.msg}")
     rw = _Rewriter(ModuleTaint(tree), site_base(rel), _Purity(tree))
     rw.helpers = _observed_helpers(tree)
+    rw.expected_args = _expected_arguments(tree, rw.mt)
     ext, gold = rw.stmts(tree.body, None)
     ext = rw.finish(tree.body, ext)
     return FilePlan(_module(tree, ext), _module(tree, gold), dict(rw.sites))
@@ -212,6 +220,14 @@ class _Rewriter:
         """Names handed to the submission (or iterated to make what is): inputs, not expectations."""
         self.helpers: set[str] = set()
         """Module-level helpers whose plain calls are observed too (:func:`_observed_helpers`)."""
+        self.module_functions: list[tuple[ast.stmt, ast.stmt, set[str], range]] = []
+        """Per module-level function: its external and golden nodes, its parametrized names and sites."""
+        self.param_leaks: dict[int, set[str]] = {}
+        """Per site marked for a parametrized expected value, the parametrized names it reads."""
+        self.expected_args: dict[str, set[str]] = {}
+        """Per module-level helper, the parameters that carry only expected values (``_expected_arguments``)."""
+        self.helper_params: set[str] = set()
+        """The parameters of the module-level helper being rewritten (none in a test)."""
         self.in_class = False
         self.wrap = False
         """Whether a plain call of the submission here is observed like an assertion (a test's own
@@ -231,7 +247,8 @@ class _Rewriter:
     def stmt(self, st: ast.stmt, ft: FunctionTaint | None) -> tuple[list[ast.stmt], list[ast.stmt]]:
         if isinstance(st, ast.FunctionDef | ast.AsyncFunctionDef):
             params = _parametrized(st)
-            inner = FunctionTaint(self.mt, st, params, ft.local if ft else set())
+            expected_args = self.expected_args.get(st.name, set()) if ft is None and not self.in_class else set()
+            inner = FunctionTaint(self.mt, st, params | expected_args, ft.local if ft else set())
             saved, self.params = self.params, (self.params | params)
             removed, self.removed = self.removed, set()
             wrap, self.wrap = (
@@ -239,6 +256,9 @@ class _Rewriter:
                 ft is None and (st.name.startswith("test") or (not self.in_class and st.name in self.helpers)),
             )
             first = self.base + len(self.sites)
+            is_helper = ft is None and not self.in_class and not st.name.startswith("test") and not st.decorator_list
+            args = (*st.args.posonlyargs, *st.args.args, *st.args.kwonlyargs)
+            helper, self.helper_params = self.helper_params, ({a.arg for a in args} if is_helper else set())
             try:
                 ext, gold = self._compound(st, inner)
                 protected = inner.local | inner.exposed | params
@@ -264,9 +284,11 @@ class _Rewriter:
                         inputs |= {_root(a) for a in it.args if _root(a)}  # type: ignore[misc]  # enumerate(xs)
                 self.inputs |= inputs
                 self.functions.append((ext[0], inner.bound - params, sites, clean, cleared | inputs))
+                if ft is None and not self.in_class:
+                    self.module_functions.append((ext[0], gold[0], params, sites))
                 return ext, gold
             finally:
-                self.params, self.removed, self.wrap = saved, removed, wrap
+                self.params, self.removed, self.wrap, self.helper_params = saved, removed, wrap, helper
         if isinstance(st, ast.ClassDef):
             in_class, self.in_class = self.in_class, True
             try:
@@ -345,6 +367,7 @@ class _Rewriter:
         read (an ``EXPECTED`` table, a ``_model`` function the test computes expectations with),
         with literal tables blanked where loops read only their keys; then every site whose
         expected value is still computable from the external text is marked not externalised."""
+        self._blank_parameters()
         used = _loads(original)
         ext = list(ext)
         while True:
@@ -376,6 +399,47 @@ class _Rewriter:
                                                    "sandboxed text, where it feeds the inputs"})  # fmt: skip
         return ext
 
+    def _blank_parameters(self) -> None:
+        """A parametrized expected value the test's external body no longer reads is ``None`` in the
+        graded text (``@parametrize("player, want", [("ann", (1, 2))])``), with ``ids=`` written into
+        both texts so the test's name stays pytest's own (:func:`_blank_parametrize`). A value passed
+        on to a helper stays: the helper's parameters are observed like the submission's values."""
+        dead: dict[str, tuple[set[int], set[str]]] = {}
+        for node, _, _, _ in self.module_functions:
+            name = node.name  # type: ignore[attr-defined]
+            args = node.args  # type: ignore[attr-defined]
+            expected = self.expected_args.get(name, set())
+            if expected and not args.vararg and not args.kwarg:
+                loaded = _loads(node.body)  # type: ignore[attr-defined]
+                positional = [*args.posonlyargs, *args.args]
+                gone = {a.arg for a in [*positional, *args.kwonlyargs] if a.arg in expected and a.arg not in loaded}
+                dead[name] = ({i for i, a in enumerate(positional) if a.arg in gone}, gone)
+        for node, gold, params, sites in self.module_functions:
+            if dead:
+                node.body = [_NoneForDead(dead).visit(copy.deepcopy(st)) for st in node.body]  # type: ignore[attr-defined]
+            body = node.body  # type: ignore[attr-defined]
+            if not params:
+                continue
+            loaded = _loads(body)
+            blanked: set[str] = set()
+            ext_decs, gold_decs = [], []
+            for dec in node.decorator_list:  # type: ignore[attr-defined]
+                done = _blank_parametrize(dec, loaded)
+                if done is None:
+                    ext_decs.append(dec)
+                    gold_decs.append(dec)
+                    continue
+                (e, g), names = done, _parametrized_names(dec)
+                ext_decs.append(e)
+                gold_decs.append(g)
+                blanked |= {n for n in names if n not in loaded}
+            node.decorator_list = ext_decs  # type: ignore[attr-defined]
+            gold.decorator_list = gold_decs  # type: ignore[attr-defined]
+            for k in sites:
+                site = self.sites.get(k)
+                if site is not None and k in self.param_leaks and self.param_leaks[k] <= blanked:
+                    self.sites[k] = Site(**{**site.__dict__, "externalised": True, "why": ""})
+
     def _module_dead(self, st: ast.stmt, unused: set[str]) -> bool:
         """A module-level definition that only expected values read, which the external text drops."""
         if isinstance(st, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
@@ -397,8 +461,17 @@ class _Rewriter:
         if site.externalised and form not in ("generic",):
             leaked = {n.id for r, node, _ in operands if r == "U" for n in ast.walk(node) if isinstance(n, ast.Name)}
             if leaked & self.params:
+                self.param_leaks[k] = leaked & self.params
                 site = Site(**{**site.__dict__, "externalised": False,
-                               "why": "its expected value comes from a parametrize decorator in the file"})  # fmt: skip
+                               "why": "its expected value comes from a parametrize decorator in the file "
+                                      "(a scalar's value is also in the test's name)"})  # fmt: skip
+            elif form in ("cmp", "approx", "counteq", "bool") and any(
+                isinstance(node, ast.Name) and node.id in self.helper_params and role == "T"
+                for role, node, _ in operands
+            ):
+                site = Site(**{**site.__dict__, "externalised": False,
+                               "why": "a helper's parameter is compared: its expected value may arrive as the "
+                                      "helper's argument, in the sandboxed text"})  # fmt: skip
         if form != "generic":
             self.removed |= {n.id for r, node, _ in operands if r == "U" for n in ast.walk(node)
                              if isinstance(n, ast.Name)}  # fmt: skip
@@ -456,6 +529,12 @@ class _Rewriter:
             return self._generic(st, test, ft, "await, yield or := in the assertion")
         shaped = self._shape(test, ft)
         if shaped is None:
+            leaves: list[ast.expr] = []
+            tree = _bool_tree(test, leaves, top=True)
+            if tree is not None:
+                operands = self._roles(leaves, ft)
+                site = self._new(st, "bool", operands, expr=json.dumps(tree))
+                return self._emit(st, site, operands)
             return self._generic(st, test, ft, "an assertion of no recognised shape, evaluated in the sandbox")
         form, operands, extra = shaped
         site = self._new(st, form, operands, **extra)
@@ -605,6 +684,159 @@ class _Rewriter:
         ext = ast.With(items=[ast.withitem(_call("block", ast.Constant(site.site)), item.optional_vars)], body=body_ext)
         gold = ast.With(items=[item, ast.withitem(_call("gblock", ast.Constant(site.site)))], body=body_gold)
         return [ast.copy_location(ext, st)], [ast.copy_location(gold, st)]
+
+
+def _bool_tree(node: ast.expr, leaves: list[ast.expr], top: bool = False) -> list | None:
+    """An assertion's condition made of ``or``/``and``/``not`` and (chained) comparisons, over leaves
+    the host receives as operands: the graded text observes every leaf (the host evaluates the
+    condition, short-circuits included, on the observed values); the golden text keeps it as written.
+    ``None`` when there is nothing to decompose (a plain leaf at the top: other shapes)."""
+    if isinstance(node, ast.BoolOp):
+        parts = [_bool_tree(v, leaves) for v in node.values]
+        return None if any(p is None for p in parts) else ["or" if isinstance(node.op, ast.Or) else "and", parts]
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        inner = _bool_tree(node.operand, leaves)
+        return None if inner is None else ["not", inner]
+    if isinstance(node, ast.Compare) and all(type(op) in _CMP_OPS for op in node.ops):
+        at = len(leaves)
+        leaves += [node.left, *node.comparators]
+        return ["cmp", [_CMP_OPS[type(op)] for op in node.ops], list(range(at, len(leaves)))]
+    if top:
+        return None
+    leaves.append(node)
+    return ["leaf", len(leaves) - 1]
+
+
+class _NoneForDead(ast.NodeTransformer):
+    """A helper's calls with ``None`` for the expected-only arguments its graded body no longer reads."""
+
+    def __init__(self, dead: dict[str, tuple[set[int], set[str]]]) -> None:
+        self.dead = dead
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:  # noqa: N802 (the visitor's naming)
+        self.generic_visit(node)
+        if not isinstance(node.func, ast.Name) or node.func.id not in self.dead:
+            return node
+        positions, names = self.dead[node.func.id]
+        if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+            return node
+        node.args = [ast.copy_location(ast.Constant(None), a) if i in positions else a for i, a in enumerate(node.args)]
+        for k in node.keywords:
+            if k.arg in names:
+                k.value = ast.copy_location(ast.Constant(None), k.value)
+        return node
+
+
+def _expected_arguments(tree: ast.Module, module: ModuleTaint) -> dict[str, set[str]]:
+    """Per module-level helper (undecorated, not a test), the parameters that carry only expected
+    values: compared bare in one of its assertions (``assert got == want``), and given at every call
+    in the file a value that is not the submission's (a literal, a parametrized value, the test's
+    own computation; ``_check_top(board, 3, ["ann", "bob"])``). The helper then treats them as the
+    expected side (taken from the golden run) and the graded text's calls pass ``None`` for them."""
+    helpers = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef) and not n.decorator_list
+               and not n.name.startswith("test") and not n.args.vararg and not n.args.kwarg}  # fmt: skip
+    compared: dict[str, set[str]] = {}
+    for name, func in helpers.items():
+        params = {a.arg for a in (*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs)}
+        bare = {o.id for a in ast.walk(func) if isinstance(a, ast.Assert) and isinstance(a.test, ast.Compare)
+                for o in (a.test.left, *a.test.comparators) if isinstance(o, ast.Name)}  # fmt: skip
+        if bare & params:
+            compared[name] = bare & params
+    if not compared:
+        return {}
+    tainted: dict[str, set[str]] = {name: set() for name in compared}
+    for func in (n for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)):
+        parametrized = _parametrized(func)
+        ft = FunctionTaint(module, func, parametrized)
+        for call in (n for n in ast.walk(func) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)):
+            target = helpers.get(call.func.id)
+            if target is None or call.func.id not in compared:
+                continue
+            positional = [a.arg for a in (*target.args.posonlyargs, *target.args.args)]
+            if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+                tainted[call.func.id] |= compared[call.func.id]
+                continue
+            given = dict(zip(positional, call.args, strict=False)) | {k.arg: k.value for k in call.keywords if k.arg}
+            # A parametrized value stays in its decorator (and, a scalar, in the test's id): the
+            # helper keeps observing that parameter, and its site is counted (``_new``).
+            tainted[call.func.id] |= {p for p, value in given.items() if _not_expected(value, ft, parametrized)}
+    out: dict[str, set[str]] = {}
+    for name, params in compared.items():
+        names = [n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == name]
+        uses = sum(1 for n in names if isinstance(n.ctx, ast.Load))
+        calls = sum(1 for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+                    and n.func.id == name)  # fmt: skip
+        if calls and uses == calls and params - tainted[name]:  # only ever called here, never handed on
+            out[name] = params - tainted[name]
+    return out
+
+
+def _not_expected(value: ast.expr, ft: FunctionTaint, parametrized: set[str]) -> bool:
+    """An argument that is the submission's, comes from elsewhere than the test's own code (an await,
+    a yield) or is a parametrized value (it stays in its decorator, and a scalar in the test's id)."""
+    names = {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}
+    return ft.tainted(value) or any(isinstance(n, _UNWRAPPABLE) for n in ast.walk(value)) or bool(names & parametrized)
+
+
+def _parametrized_names(dec: ast.expr) -> list[str]:
+    if not (isinstance(dec, ast.Call) and _func_name(dec.func) == "parametrize" and dec.args):
+        return []
+    ok, value = _lit(dec.args[0])
+    if ok and isinstance(value, str):
+        return [n.strip() for n in value.split(",") if n.strip()]
+    if ok and isinstance(value, list | tuple) and all(isinstance(n, str) for n in value):
+        return list(value)
+    return []
+
+
+def _pytest_id(value: object, name: str, index: int) -> str | None:
+    """pytest's own id of one parametrized value (before its escaping, which pytest applies to an
+    ``ids=`` entry as to a value); ``None`` where pytest would ask a hook or a function's name."""
+    if isinstance(value, str):
+        return value
+    if value is None or isinstance(value, bool | int | float | complex):
+        return str(value)
+    if isinstance(value, tuple | list | dict | set | frozenset):
+        return f"{name}{index}"
+    return None
+
+
+def _blank_parametrize(dec: ast.expr, loaded: set[str]) -> tuple[ast.expr, ast.expr] | None:
+    """``@pytest.mark.parametrize`` with the values of names the body no longer reads as ``None``
+    (external) and the same ``ids=`` (both): or None when nothing is blanked or it cannot be done
+    exactly (ids or indirect given, ``pytest.param`` entries, values that are not literals, ids
+    pytest would make unique by numbering), or not without a leak: a blanked scalar (a str, a
+    number) is its own id, so the test's name would still carry it (names are not opaque yet)."""
+    names = _parametrized_names(dec)
+    dead = [i for i, n in enumerate(names) if n not in loaded]
+    if not names or not dead or len(dec.args) != 2 or not isinstance(dec.args[1], ast.List | ast.Tuple):  # type: ignore[attr-defined]
+        return None
+    if any(k.arg in (None, "ids", "indirect") for k in dec.keywords):  # type: ignore[attr-defined]
+        return None
+    ids: list[str] = []
+    cases: list[ast.expr] = []
+    for index, case in enumerate(dec.args[1].elts):  # type: ignore[attr-defined]
+        parts = case.elts if len(names) > 1 and isinstance(case, ast.Tuple | ast.List) else [case]
+        if len(parts) != len(names):
+            return None
+        values = [_lit(p) for p in parts]
+        if not all(ok for ok, _ in values):
+            return None
+        pieces = [_pytest_id(v, n, index) for (_, v), n in zip(values, names, strict=True)]
+        if any(p is None for p in pieces) or any(pieces[i] != f"{names[i]}{index}" for i in dead):
+            return None  # a scalar's id is its value: the test's name would carry what is blanked
+        ids.append("-".join(pieces))  # type: ignore[arg-type]
+        new = [ast.copy_location(ast.Constant(None), p) if i in dead else p for i, p in enumerate(parts)]
+        cases.append(ast.copy_location(ast.Tuple(elts=new, ctx=ast.Load()), case) if len(names) > 1 else new[0])
+    if len(set(ids)) != len(ids):
+        return None
+    keyword = ast.keyword(arg="ids", value=ast.List(elts=[ast.Constant(i) for i in ids], ctx=ast.Load()))
+    ext = copy.copy(dec)
+    ext.args = [dec.args[0], ast.List(elts=cases, ctx=ast.Load())]  # type: ignore[attr-defined]
+    ext.keywords = [*dec.keywords, keyword]  # type: ignore[attr-defined]
+    gold = copy.copy(dec)
+    gold.keywords = [*dec.keywords, keyword]  # type: ignore[attr-defined]
+    return ext, gold
 
 
 def _tolerances(call: ast.Call, defaults: dict[str, float], names: tuple[str, str]) -> tuple[float, float] | None:

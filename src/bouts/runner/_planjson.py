@@ -15,7 +15,7 @@ from typing import Any, get_args
 
 from bouts.runner._externalise import FilePlan, Form, Operand, Role, Site
 
-SCHEMA = "planjson/1"
+SCHEMA = "planjson/2"
 _ROLES = frozenset(get_args(Role))
 _FORMS = frozenset(get_args(Form))
 _SEQUENCES: dict[str, type] = {"t": tuple, "l": list, "s": set, "fs": frozenset}
@@ -86,7 +86,7 @@ def encode_plan(plan: FilePlan) -> dict[str, Any]:
 def _encode_site(s: Site) -> dict[str, Any]:
     return {"site": s.site, "line": s.line, "form": s.form, "op": s.op, "types": list(s.types),
             "rel": encode_value(s.rel), "abs": encode_value(s.abs), "match": s.match,
-            "externalised": s.externalised, "why": s.why,
+            "externalised": s.externalised, "why": s.why, "expr": s.expr,
             "operands": [[o.role, encode_value(o.value)] for o in s.operands]}  # fmt: skip
 
 
@@ -115,6 +115,8 @@ def _decode_site(d: Any) -> Site:
         raise Unreadable("a site's numbers or texts")
     if d["form"] not in _FORMS or not isinstance(d["externalised"], bool):
         raise Unreadable("a site's form")
+    if not isinstance(d["expr"], str):
+        raise Unreadable("a site's condition")
     if not (d["match"] is None or isinstance(d["match"], str)):
         raise Unreadable("a site's match")
     if not isinstance(d["types"], list) or not all(isinstance(t, str) for t in d["types"]):
@@ -128,4 +130,4 @@ def _decode_site(d: Any) -> Site:
             raise Unreadable("a site's operand")
         operands.append(Operand(item[0], decode_value(item[1])))
     return Site(d["site"], d["line"], d["form"], tuple(operands), d["op"], tuple(d["types"]), rel, tol,
-                d["match"], d["externalised"], d["why"])  # fmt: skip
+                d["match"], d["externalised"], d["why"], d["expr"])  # fmt: skip

@@ -146,6 +146,16 @@ class FunctionTaint:
         elif isinstance(node, ast.For | ast.AsyncFor | ast.comprehension):
             if self.tainted(node.iter):
                 self.local |= _targets(node.target)
+        elif isinstance(node, ast.Try | ast.TryStar | ast.If | ast.While | ast.With | ast.AsyncWith):
+            # Control dependence: what a branch, a handler or a ``with`` block binds depends on what the
+            # submission did when the guard (the condition, the ``try`` or ``with`` body) involves it
+            # (``try: led.get("X") / except KeyError: seen = True / else: seen = False``).
+            guard: list[ast.AST] = [node.test] if isinstance(node, ast.If | ast.While) else list(node.body)
+            if any(self.tainted(g) for g in guard):
+                for part in (*getattr(node, "handlers", ()), *getattr(node, "orelse", ()), *node.body,
+                             *getattr(node, "finalbody", ()), *getattr(node, "items", ())):  # fmt: skip
+                    self.local |= _targets(part) | {h.name for h in ast.walk(part)
+                                                    if isinstance(h, ast.ExceptHandler) and h.name}  # fmt: skip
         elif isinstance(node, ast.withitem):
             if node.optional_vars is not None and self.tainted(node.context_expr):
                 self.local |= _targets(node.optional_vars) | _names_in(node.optional_vars)

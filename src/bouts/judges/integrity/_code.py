@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from bouts.judges.integrity._flow import ENV_SWITCH, flow_hits
 from bouts.judges.integrity._forging import FORGING, forging_hits
 from bouts.judges.integrity._imports import import_hits
+from bouts.judges.integrity._inputs import is_python_code, runs_callers_data
 from bouts.judges.integrity._pathexpr import PathReader
 from bouts.judges.integrity._scopes import Scopes
 from bouts.judges.integrity._tree import Hit, SourceFile
@@ -98,6 +99,19 @@ def code_hits(src: SourceFile) -> list[Hit]:
                 seen.add((rule, line))
                 code = src.line(line)
                 hits.append(Hit(rule, line, f"{what}: {code}", f"{rule}:{code}"))
+    docstrings = {id(n.body[0].value) for n in src.nodes  # type: ignore[attr-defined]
+                  if isinstance(n, ast.Module | ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) and n.body
+                  and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant)}  # fmt: skip
+    for node in src.nodes:
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings \
+                and is_python_code(node.value):  # fmt: skip
+            # Code in a string (literal or folded) is code no judge reads as code, wherever it is run:
+            # handed to a helper that execs its argument, it would pass for the caller's data.
+            line = getattr(node, "lineno", None)
+            if (UNREVIEWED, line) not in seen:
+                seen.add((UNREVIEWED, line))
+                code = src.line(line)
+                hits.append(Hit(UNREVIEWED, line, f"holds Python code in a string: {code}", f"{UNREVIEWED}:{code}"))
     for hit in (*flow_hits(src, scopes), *forging_hits(src, scopes)):
         if (hit.rule, hit.line) not in seen:
             seen.add((hit.rule, hit.line))
@@ -175,7 +189,7 @@ def _check(node: ast.AST, aliases: dict[str, str], paths: PathReader, argv: bool
         target = _dotted(node.value, aliases) or ""
         if target in {"__builtins__", "builtins.__dict__", "sys.modules"}:
             yield HOOKS, f"replaces an entry of {target}"
-    for why in import_hits(node, lambda n: _dotted(n, aliases), paths):
+    for why in import_hits(node, lambda n: _dotted(n, aliases), paths, lambda a: runs_callers_data(a, paths.scopes)):
         yield UNREVIEWED, why
     if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name.startswith("pytest_"):
         yield HOOKS, f"defines the pytest hook {node.name}() in solution code"

@@ -52,11 +52,21 @@ _CALLS = {
     **dict.fromkeys(("sys.gettrace", "sys.getprofile", "threading.gettrace", "threading.getprofile"), "trace"),
     **dict.fromkeys(("os.getppid", "psutil.Process", "psutil.process_iter", "psutil.Process.parent"), "process"),
     **dict.fromkeys(("inspect.getfile", "inspect.getsourcefile", "inspect.getmodule"), "location"),
+    # The process's state a test harness sets up and a plain run does not (issue 36's red team: each
+    # took the scoreboard starter from 55 to 94-96): its resource limits, the warnings filters pytest
+    # installs per test, the exit callbacks and threads it registers, its signal and fault handlers.
+    **dict.fromkeys(("resource.getrlimit", "resource.prlimit"), "process"),
+    **dict.fromkeys(("atexit._ncallbacks", "threading.enumerate", "threading.active_count", "threading._active",
+                     "faulthandler.is_enabled", "signal.getsignal", "signal.getitimer", "sys.getswitchinterval",
+                     "warnings.catch_warnings"), "harness"),
 }
 _ATTRS = {
     "sys.argv": "argv", "sys.orig_argv": "argv", "sys.executable": "interp", "sys.prefix": "interp",
     "sys.base_prefix": "interp", "sys.exec_prefix": "interp", "sys.path": "interp", "sys.flags": "interp",
     "sys.modules": "modules", "os.environ": "envmap", "os.environb": "envmap",
+    "warnings.filters": "harness", "threading._active": "harness", "sys.stdout.__class__": "harness",
+    "__main__.__file__": "argv", "__main__.__spec__": "argv", "__main__.__loader__": "argv",
+    "__main__.__package__": "argv",
 }
 _NAMES = dict.fromkeys(("__file__", "__spec__", "__loader__", "__path__", "__cached__"), "location")
 _ENV_READS = frozenset({"os.getenv", "os.getenvb", "os.environ.get", "os.environ.pop", "os.environ.setdefault",
@@ -69,7 +79,7 @@ _TRANSPARENT = frozenset({
     "os.path.split", "os.path.splitext", "os.path.join", "os.path.relpath", "os.fspath", "pathlib.Path",
     "pathlib.PurePath", "Path", "PurePath", "shlex.split", "shlex.join", "re.search", "re.match", "re.fullmatch",
     "re.findall", "re.sub", "fnmatch.fnmatch", "fnmatch.fnmatchcase", "hashlib.md5", "hashlib.sha1",
-    "hashlib.sha256", "zlib.crc32", "binascii.crc32", "base64.b64encode",
+    "hashlib.sha256", "zlib.crc32", "binascii.crc32", "base64.b64encode", "getattr", "type", "vars",
 })
 _VALUE_METHODS = frozenset({
     "lower", "upper", "casefold", "strip", "lstrip", "rstrip", "split", "rsplit", "partition", "rpartition",
@@ -101,7 +111,8 @@ _MAIN_FUNCTIONS = frozenset({"main", "_main", "cli", "run_cli"})
 _MAY_READ = re.compile(
     r"get(e?[ug]id|res[ug]id|groups|login|user|pw|grgid|hostname|fqdn|cwdb?|trace|profile|p?pid|file|sourcefile|"
     r"module|env)|platform|uname|\bcwd\b|\bhome\b|expanduser|psutil|\bsys\b|argv|environ|"
-    r"__(file|spec|loader|path|cached)__")
+    r"__(file|spec|loader|path|cached)__|getrlimit|prlimit|atexit|threading|faulthandler|getsignal|getitimer|"
+    r"getswitchinterval|warnings|__main__")
 """A file naming none of the sources (as text) cannot read one: the flow is not built for it."""
 _ROUNDS = 4
 """Passes over the module's helpers (a helper calling a helper calling a source)."""
@@ -112,6 +123,7 @@ _WHAT = {
     "argv": "the command line (sys.argv)", "location": "where the module sits on disk",
     "modules": "which modules are loaded", "trace": "whether a tracer or profiler is active",
     "process": "its parent process or resource limits", "interp": "the interpreter's paths or flags",
+    "harness": "state a test harness sets up (warnings filters, exit callbacks, threads, signal or fault handlers)",
     "env:*": "the whole environment",
 }
 
@@ -149,7 +161,7 @@ def _judge(kind: str, literals: list[str], compared: bool) -> tuple[str, str] | 
     """(rule, what) for a sink reached by ``kind``; None when it is ordinary configuration."""
     if kind == "host":
         return None  # reading the host name at all is already a bright line (_code)
-    if kind in ("uid", "argv", "trace", "process"):
+    if kind in ("uid", "argv", "trace", "process", "harness"):
         return ENV_DETECT, _WHAT[kind]
     if kind == "env:*":
         # Scanning the variables' names: for a test runner's (a prefix of one counts: "PYTE"), or
@@ -166,6 +178,9 @@ def _judge(kind: str, literals: list[str], compared: bool) -> tuple[str, str] | 
         if any(s.isdigit() or _TEST_MODULE.search(s) for s in literals):
             return ENV_DETECT, "which modules are loaded"
         return None
+    if kind == "module:__main__":  # the program running it, compared with a test runner's name or path
+        hit = any(_TEST_MODULE.search(s) or _GRADER_PATH.search(s) for s in literals)
+        return (ENV_DETECT, "which program runs it (the __main__ module)") if hit else None
     if kind.startswith("module:"):
         name = kind.removeprefix("module:")
         return (ENV_DETECT, f"whether {name} is loaded") if _TEST_MODULE.search(name) else None

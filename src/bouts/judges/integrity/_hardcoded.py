@@ -18,10 +18,13 @@ does. See docs/integrity.md for the false-positive safeguards.
 from __future__ import annotations
 
 import ast
+import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 
+from bouts.judges.integrity._inputs import constant, digest_of_input
 from bouts.judges.integrity._literals import LitKey, leaves, literal_expr, raise_conditions, show
+from bouts.judges.integrity._scopes import Scopes
 from bouts.judges.integrity._structures import Occurrence, SKey, occurrences, set_form, show_structure
 from bouts.judges.integrity._tree import Hit, SourceFile
 from bouts.judges.integrity._visible import VisibleLiterals
@@ -51,6 +54,8 @@ def hardcoded_hits(
         return []
     spans = structure_hits(src, starter_file, visible, explained_structures)
     hits = [h for h, _ in spans]
+    base_digests = {h.key for h in _digest_hits(starter_file)} if starter_file is not None else set()
+    hits += [h for h in _digest_hits(src) if h.key not in base_digests]
     covered = {n for _, span in spans for n in span}  # a table is one finding, not one per cell
     new = literal_counts(src) - literal_counts(starter_file)
     suspects = {k for k in new if k not in explained}
@@ -220,6 +225,32 @@ def _branch_hits(src: SourceFile, keys: set[LitKey]) -> Iterator[Hit]:
 
 
 _EQUALITY = (ast.Eq, ast.NotEq, ast.Is, ast.IsNot, ast.In, ast.NotIn)
+
+
+def _digest_hits(src: SourceFile) -> Iterator[Hit]:
+    """``if zlib.crc32(price.encode()) == 1735064…: return 1999``: a digest of an input compared with
+    (or looking up) a constant is a branch on one exact input whose value the code hides; no honest
+    fix needs it (issue 36's red team: the example's low anchor 27 → 51 with integrity 100)."""
+    if src.tree is None or not _DIGESTS.search(src.text):
+        return
+    scopes = Scopes.read(src.tree, src.nodes)
+    for node in src.nodes:
+        found = None
+        if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], _EQUALITY):
+            a, b = node.left, node.comparators[0]
+            if (digest_of_input(a, scopes) and constant(b)) or (digest_of_input(b, scopes) and constant(a)):
+                found = node
+        elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Dict) and constant(node.value) \
+                and digest_of_input(node.slice, scopes):  # fmt: skip
+            found = node
+        if found is not None:
+            line = getattr(found, "lineno", None)
+            code = src.line(line)
+            yield Hit(BRANCH, line, f"{_DIGEST_WHY}: {code}", f"{BRANCH}:digest:{code}")
+
+
+_DIGEST_WHY = "branches on a digest of its input compared with a constant (an answer keyed on one exact input)"
+_DIGESTS = re.compile(r"crc32|adler32|crc_hqx|hashlib|hash\(|digest")
 
 
 def _compared_keys(test: ast.expr, keys: set[LitKey]) -> set[LitKey]:

@@ -36,6 +36,11 @@ _CODE_BUILDERS = frozenset({
     "yaml.unsafe_load", "yaml.full_load", "jsonpickle.decode", "pkgutil.get_importer",
 })  # fmt: skip
 """Calls that build a finder, a loader or a code object, or turn data into calls (unpickling)."""
+_UNPICKLERS = frozenset({
+    "pickle.load", "pickle.loads", "pickle.Unpickler", "_pickle.load", "_pickle.loads", "dill.load", "dill.loads",
+    "cloudpickle.load", "cloudpickle.loads", "yaml.unsafe_load", "yaml.full_load", "jsonpickle.decode",
+})  # fmt: skip
+"""Calls that turn data into calls: of the caller's data, a security matter."""
 _IMPORT_MACHINERY = frozenset({"importlib.abc", "importlib.machinery", "importlib._bootstrap",
                                "importlib._bootstrap_external", "zipimport", "marshal", "runpy", "imp"})
 _SUFFIX_LISTS = frozenset({"SOURCE_SUFFIXES", "BYTECODE_SUFFIXES", "EXTENSION_SUFFIXES", "all_suffixes"})
@@ -44,8 +49,14 @@ _MUTATORS = frozenset({"append", "extend", "insert", "__setitem__", "__iadd__"})
 Dotted = Callable[[ast.AST], "str | None"]
 
 
-def import_hits(node: ast.AST, dotted: Dotted, paths: PathReader) -> Iterator[str]:
-    """Why ``node`` makes Python import or run code from a place no judge reads (one reason per hit)."""
+def import_hits(
+    node: ast.AST, dotted: Dotted, paths: PathReader, runs_data: Callable[[ast.AST], bool] | None = None
+) -> Iterator[str]:
+    """Why ``node`` makes Python import or run code from a place no judge reads (one reason per hit).
+
+    ``runs_data`` says whether what ``eval``/``exec``/an unpickler is given is the caller's data
+    (``_inputs.runs_callers_data``): running that is a security matter (the security judge's), not
+    code hidden from review; text built from the submission's own literals or files stays the line."""
     if isinstance(node, ast.Call):
         callee = dotted(node.func) or ""
         where = _PATH_CALLS.get(callee)
@@ -56,9 +67,10 @@ def import_hits(node: ast.AST, dotted: Dotted, paths: PathReader) -> Iterator[st
             args = node.args[where:where + 1]
             if not args or not _reviewed_dirs(args[0], paths, many=callee.endswith("extend")):
                 yield f"adds a place the judges do not read to the import path with {callee or 'a __path__ edit'}"
-        if callee in _RUNS_TEXT:
+        callers = runs_data is not None and bool(node.args) and runs_data(node.args[0])
+        if callee in _RUNS_TEXT and not callers:
             yield f"runs text as code with {callee}(): no judge reads it as code"
-        if callee in _CODE_BUILDERS:
+        if callee in _CODE_BUILDERS and not (callee in _UNPICKLERS and callers):
             yield f"builds an import finder, a loader or code by hand with {callee}"
         if callee.rsplit(".", 1)[-1] in ("import_module", "__import__") and node.args \
                 and isinstance(node.args[0], ast.Constant) and str(node.args[0].value) in _IMPORT_MACHINERY:

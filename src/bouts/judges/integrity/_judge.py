@@ -15,6 +15,7 @@ from pathlib import Path
 
 from bouts.judges.base import Component, Finding, IntegritySignals, JudgeInput, Verdict
 from bouts.judges.integrity import _code, _gray, _paths
+from bouts.judges.integrity._data import data_source, hidden_code
 from bouts.judges.integrity._languages import Language
 from bouts.judges.integrity._order import review_order
 from bouts.judges.integrity._tree import MAX_FILE_BYTES, Hit, Tree, is_test_path
@@ -259,9 +260,39 @@ def _scan_sources(
         bright += [(hit.rule, _finding(rel, hit, severity="critical")) for hit in hits]
         base_gray = side.base_hits("gray", rel) if base is not None else None
         gray += [_finding(rel, h, severity="medium") for h in _new(lang.gray_hits(src), base_gray)]
+    if lang.import_graph != "js":
+        _scan_data(lang, code, side, bright)
     if code.truncated:
         bright.append((UNREVIEWED, Finding(UNREVIEWED, f"more than {len(code.files)} files; the rest not read: "
                                            "code no judge reviews", severity="critical")))
+
+
+def _scan_data(lang: Language, code: Tree, side: ChallengeSide, bright: list[tuple[str, Finding]]) -> None:
+    """The hard-coding detectors over the submission's data files (``_data``): an answer table in a
+    ``rates.json`` the code loads is an answer table in the code."""
+    starter = side.starter
+    for rel in sorted(code.files):
+        if is_test_path(rel) or (rel in starter.files and _paths.same(starter, rel, code, rel)):
+            continue
+        data = code.read_bytes(rel)
+        if data is None or rel.endswith(".py"):
+            continue
+        why = hidden_code(rel, data)
+        if why is not None:
+            bright.append((UNREVIEWED, Finding(UNREVIEWED, f"{rel}: {why}", rel, severity="critical")))
+            continue
+        src = data_source(rel, data)
+        if src is None:
+            continue
+        base_data = starter.read_bytes(rel) if rel in starter.files else None
+        base = data_source(rel, base_data) if base_data is not None else None
+        hits = lang.hardcoded_hits(src, base, side.literals, side.explained, side.explained_structures)
+        bright += [(hit.rule, _finding(rel, _in_data(hit), severity="critical")) for hit in hits]
+
+
+def _in_data(hit: Hit) -> Hit:
+    """A data file's hit, said of the file (its line is the value it loads as)."""
+    return Hit(hit.rule, None, f"in a data file the code can load: {hit.message}", hit.key, hit.subject)
 
 
 def _text(tree: Tree, rel: str) -> str | None:
