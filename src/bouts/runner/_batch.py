@@ -69,6 +69,8 @@ class Session:
         from bouts.runner._run import _LIB_TARGET, DRIVER_LIB, _driver_env, compile_driver, supervisor_argv
 
         self.layout, self.served, self.dead = layout, 0, False
+        self.ended_under: int | None = None
+        """The submission (by its number in the session) the session ended under, if it did."""
         self.started = time.monotonic()
         self.lock = threading.Lock()
         self.dir = Path(tempfile.mkdtemp(prefix="bouts-batch-"))
@@ -204,17 +206,19 @@ class Session:
                 with contextlib.suppress(OSError):
                     os.write(self.ctl_w, f"{fresh_seed}\n".encode())
             records.append(rec)
-        if not begun:
-            self._end()
-            return None
-        # Over its time, or the session ended under it: as its own session would have ended.
         timed_out = time.monotonic() >= stop
-        res, violations = self._end(), self.reader.oversized - oversized
-        if isinstance(res, SandboxResult) and not timed_out:
-            end = RunEnd(res.timed_out, res.exit_code, res.signal, protocol_violations=violations,
-                         forbidden_calls=res.forbidden_calls)  # fmt: skip
-        else:
-            end = RunEnd(True, None, signal.SIGKILL, protocol_violations=violations)
+        self._end()
+        if not begun or not timed_out:
+            # The session ended under the submission before its time was up: an infrastructure
+            # failure of the shared session (a descriptor limit, a driver that died) or something the
+            # submission did to it; either way not its verdict. The caller grades it in a session of
+            # its own, whose verdict is what ``bouts score`` gives (issue 43).
+            self.ended_under = self.served
+            phase_at.clear()
+            return None
+        # Over its time: as its own session would have ended.
+        violations = self.reader.oversized - oversized
+        end = RunEnd(True, None, signal.SIGKILL, protocol_violations=violations)
         return records, end
 
     def _end(self) -> SandboxResult | BaseException | None:
