@@ -109,4 +109,3 @@ def test_a_session_that_dies_under_a_submission_is_not_its_verdict(
     assert sorted(_passed(first)) == ALL, [(r.id, r.outcome, r.detail) for r in first.results]
     assert sorted(_passed(second)) == ALL
     assert fresh is not killed[0] and fresh.served == 1  # the next submission: a new session
-
