@@ -76,7 +76,8 @@ def tests_challenge(root: Path, n: int) -> tuple[Path, Path]:
     for f in range(min(FILES, n)):
         body = "".join(f"def test_{f}_{i}():\n    assert add({i}, 1) == {i + 1}\n\n" for i in range(per))
         (ch / "tests" / "visible" / f"test_v{f}.py").write_text("from calc import add\n\n\n" + body)
-    (ch / "tests" / "hidden" / "test_h.py").write_text("from calc import add\n\n\ndef test_h():\n    assert add(2, 2) == 4\n")
+    hidden = "from calc import add\n\n\ndef test_h():\n    assert add(2, 2) == 4\n"
+    (ch / "tests" / "hidden" / "test_h.py").write_text(hidden)
     sub = root / f"tests-{n}-sub"
     (sub / "code").mkdir(parents=True)
     (sub / "code" / "calc.py").write_text("def add(a, b):\n    return a + b\n")
@@ -126,7 +127,7 @@ def trajectory_submission(root: Path, events: int) -> Path:
     records = [json.loads(line) for line in lines if line.strip()]
     body, submit = records[:-1], records[-1]
     middle = [r for r in body if r.get("kind") in ("read", "run", "edit", "search")] or body
-    out = list(body[:events - 1]) if events - 1 < len(body) else list(body)
+    out = list(body[: events - 1]) if events - 1 < len(body) else list(body)
     t = out[-1]["t"] if out else 0.0
     k = 0
     while len(out) < events - 1:
@@ -193,7 +194,8 @@ def main() -> None:
             print(f"| {label} | {n} | {u.wall_s:.2f} | {u.cpu_s:.2f} |")
     print(f"| generated tests | on | {gen_on.wall_s:.2f} | {gen_on.cpu_s:.2f} |")
     print(f"| generated tests | off | {gen_off.wall_s:.2f} | {gen_off.cpu_s:.2f} |")
-    print("\n| dimension | fitted growth exponent (CPU above the smallest point) | CPU per unit (linear fit) |\n|---|---:|---:|")
+    print("\n| dimension | fitted growth exponent (CPU above the smallest point) | CPU per unit (linear fit) |")
+    print("|---|---:|---:|")
     for label, (unit, sizes, usages) in series.items():
         exponent, per = growth([float(s) for s in sizes], [u.cpu_s for u in usages])
         print(f"| {label} | {exponent:.2f} | {per * 1000:.3f} ms per {unit[:-1] if unit.endswith('s') else unit} |")

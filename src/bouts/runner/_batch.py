@@ -13,7 +13,10 @@ session of its own, as does any run when no batch is active (:func:`batches`).
 
 The session is the host's to end: a submission over its time (the same budget its own session
 would have) ends it, as does the driver reporting that it could not restore the session's state;
-the next submission then starts a new one. Verdicts are decided on the host as always.
+the next submission then starts a new one. A session that ends under a submission before the
+submission's time is up (its driver died, a descriptor limit, a submission that killed the
+supervisor) is never that submission's verdict: :meth:`Session.run` answers ``None`` and the caller
+grades it in a session of its own (issue 43). Verdicts are decided on the host as always.
 """
 
 from __future__ import annotations
@@ -163,7 +166,8 @@ class Session:
         phase_at: list[float],
     ) -> tuple[list[Record], RunEnd] | None:
         """Grade one submission: its workspace and tests (left as they are), its run ``config``.
-        ``None`` when the session could not take it (the caller runs it in a session of its own)."""
+        ``None`` when the session could not take it, or ended under it before its time was up (the
+        caller runs it in a session of its own)."""
         if self.dead:
             return None
         for host_dir, src in ((self.source, workspace), (self.tests, tests)):
