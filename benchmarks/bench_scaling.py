@@ -166,7 +166,11 @@ def main() -> None:
     ap.add_argument("--events", default="10,100,1000,10000")
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--out", type=Path, default=ROOT / "docs" / "img" / "scaling.png")
+    ap.add_argument("--from-log", type=Path, help="re-render the table and plot from a run's printed points")
     args = ap.parse_args()
+    if args.from_log is not None:
+        _report(*_read_log(args.from_log), args.out)
+        return
     series: dict[str, tuple[str, list[int], list[Usage]]] = {}
     with tempfile.TemporaryDirectory(prefix="bouts-bench-scaling-") as tmp:
         root = Path(tmp)
@@ -187,22 +191,56 @@ def main() -> None:
                 print(f"{label} {n}: {usages[-1].wall_s:.2f} s wall, {usages[-1].cpu_s:.2f} s CPU", flush=True)
             series[label] = (unit, sizes, usages)
         gen_on = _score(EXAMPLE, HIGH, cache, [], args.repeat)
+        print(f"generated tests on: {gen_on.wall_s:.2f} s wall, {gen_on.cpu_s:.2f} s CPU", flush=True)
         gen_off = _score(EXAMPLE, HIGH, cache, ["--no-generated"], args.repeat)
+        print(f"generated tests off: {gen_off.wall_s:.2f} s wall, {gen_off.cpu_s:.2f} s CPU", flush=True)
+    _report(series, gen_on, gen_off, args.out)
+
+
+_UNITS = {"tests per suite": "tests", "changed code (kB)": "kB", "trajectory (events)": "events"}
+
+
+def _read_log(path: Path) -> tuple[dict[str, tuple[str, list[int], list[Usage]]], Usage | None, Usage | None]:
+    """The points a run printed (``<dimension> <size>: <wall> s wall, <cpu> s CPU``)."""
+    import re
+
+    series: dict[str, tuple[str, list[int], list[Usage]]] = {}
+    gen: dict[str, Usage] = {}
+    for line in path.read_text().splitlines():
+        m = re.fullmatch(r"(.+?) (\w+): ([\d.]+) s wall, ([\d.]+) s CPU", line.strip())
+        if m is None:
+            continue
+        label, size, usage = m.group(1), m.group(2), Usage(float(m.group(3)), float(m.group(4)), 0.0, 0.0)
+        if label == "generated tests":
+            gen[size] = usage
+        else:
+            unit, sizes, usages = series.setdefault(label, (_UNITS.get(label, ""), [], []))
+            sizes.append(int(size))
+            usages.append(usage)
+    return series, gen.get("on"), gen.get("off")
+
+
+def _report(
+    series: dict[str, tuple[str, list[int], list[Usage]]], gen_on: Usage | None, gen_off: Usage | None, out: Path
+) -> None:
     print("\n| dimension | size | wall (s) | CPU (core-s) |\n|---|---:|---:|---:|")
     for label, (_unit, sizes, usages) in series.items():
         for n, u in zip(sizes, usages, strict=True):
             print(f"| {label} | {n} | {u.wall_s:.2f} | {u.cpu_s:.2f} |")
-    print(f"| generated tests | on | {gen_on.wall_s:.2f} | {gen_on.cpu_s:.2f} |")
-    print(f"| generated tests | off | {gen_off.wall_s:.2f} | {gen_off.cpu_s:.2f} |")
+    for name, usage in (("on", gen_on), ("off", gen_off)):
+        if usage is not None:
+            print(f"| generated tests | {name} | {usage.wall_s:.2f} | {usage.cpu_s:.2f} |")
     print("\n| dimension | fitted growth exponent (CPU above the smallest point) | CPU per unit (linear fit) |")
     print("|---|---:|---:|")
     for label, (unit, sizes, usages) in series.items():
         exponent, per = growth([float(s) for s in sizes], [u.cpu_s for u in usages])
         print(f"| {label} | {exponent:.2f} | {per * 1000:.3f} ms per {unit[:-1] if unit.endswith('s') else unit} |")
-    _plot(series, gen_on, gen_off, args.out)
+    _plot(series, gen_on, gen_off, out)
 
 
-def _plot(series: dict[str, tuple[str, list[int], list[Usage]]], on: Usage, off: Usage, out: Path) -> None:
+def _plot(
+    series: dict[str, tuple[str, list[int], list[Usage]]], on: Usage | None, off: Usage | None, out: Path
+) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -218,7 +256,8 @@ def _plot(series: dict[str, tuple[str, list[int], list[Usage]]], on: Usage, off:
         ax.set_ylabel("seconds")
         ax.legend(fontsize=7)
     ax = axes[-1]
-    ax.bar(["generated on", "generated off"], [on.cpu_s, off.cpu_s], label="CPU (core-s)")
+    bars = [(name, u.cpu_s) for name, u in (("generated on", on), ("generated off", off)) if u is not None]
+    ax.bar([n for n, _ in bars], [c for _, c in bars], label="CPU (core-s)")
     ax.set_ylabel("CPU core-s")
     ax.set_title("one bouts score, the anchor")
     fig.suptitle("bouts score: cost as the work grows (benchmarks/bench_scaling.py)")
