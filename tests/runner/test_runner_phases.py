@@ -158,6 +158,49 @@ assert not procs.has_children()
 assert procs.kill_children() == procs.Sweep(0, 0)
 print("ok")
 """
-    done = subprocess.run([sys.executable, "-c", script, str(DRIVER_LIB)], capture_output=True, text=True,
-                          timeout=60)
+    done = subprocess.run([sys.executable, "-c", script, str(DRIVER_LIB)], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
+
+
+SOME_PASS = """
+def test_loops():
+    while True:
+        pass
+
+def test_fails():
+    assert False
+
+def test_ok(bouts_seed):
+    assert bouts_seed > 0
+"""
+
+
+def test_the_fresh_phase_runs_only_the_hidden_tests_that_passed_the_first(make_challenge, bwrap: Sandbox) -> None:
+    """A hidden test passes only with both seeds: one that timed out or failed with the first has
+    its verdict, and is not run again (issue 43: a looping sample paid each timeout twice)."""
+    challenge, code = make_challenge({"visible": {"test_v.py": "def test_v():\n    pass\n"},
+                                      "hidden": {"test_h.py": SOME_PASS}})  # fmt: skip
+    run = run_detailed(challenge, code, sandbox=bwrap, seed=1234, fresh=FreshPhase(FRESH, Expectations))
+    first = {r.id.split("::")[1]: r.outcome for r in run.report.results}
+    assert first == {"test_v": Outcome.PASSED, "test_loops": Outcome.TIMEOUT, "test_fails": Outcome.FAILED,
+                     "test_ok": Outcome.PASSED}  # fmt: skip
+    assert run.fresh is not None
+    second = {r.id.split("::")[1]: r.outcome for r in run.fresh.report.results}
+    assert second == {"test_ok": Outcome.PASSED}, run.fresh.report.results  # only it was collected again
+    assert not run.fresh.report.stability.crashes  # no second timeout
+    merged = {r.id.split("::")[1]: r.outcome for r in grade(challenge, code, sandbox=bwrap, fresh_seed=FRESH).results}
+    assert merged == first
+
+
+def test_no_fresh_phase_when_no_hidden_test_passed_the_first(make_challenge, bwrap: Sandbox) -> None:
+    loops = "def test_loops():\n    while True:\n        pass\n"
+    challenge, code = make_challenge({"visible": {"test_v.py": "def test_v():\n    pass\n"},
+                                      "hidden": {"test_h.py": loops}})  # fmt: skip
+    run = run_detailed(challenge, code, sandbox=bwrap, seed=1234, fresh=FreshPhase(FRESH, Expectations))
+    assert {r.id.split("::")[1]: r.outcome for r in run.report.results} == {
+        "test_v": Outcome.PASSED, "test_loops": Outcome.TIMEOUT}  # fmt: skip
+    assert run.fresh is not None
+    assert not any(r.outcome is Outcome.PASSED for r in run.fresh.report.results)
+    assert not any("timeout" in c for c in run.fresh.report.stability.crashes), run.fresh.report.stability
+    report = grade(challenge, code, sandbox=bwrap, fresh_seed=FRESH)
+    assert {r.id.split("::")[1]: r.outcome for r in report.results}["test_loops"] is Outcome.TIMEOUT

@@ -38,7 +38,9 @@ def run_batch(chunk: Sequence[ImportedChallenge], workdir: Path, *, sandbox: San
     files: dict[str, str] = {
         "challenge.toml": _layout.challenge_toml(
             id=f"verify-{chunk[0].id}", title="import verification batch", description="-", profile="engine"
-        ).replace("suite_timeout_s = 120", f"suite_timeout_s = {min(7200, 60 * len(chunk))}"),
+        ).replace(
+            f"suite_timeout_s = {_layout.SAMPLE_BUDGET_S}\n", f"suite_timeout_s = {min(7200, 60 * len(chunk))}\n"
+        ),
         f"starter/{_layout.MODULE}.py": "\n",
     }
     owner: dict[str, str] = {}

