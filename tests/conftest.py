@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import pytest
 
+collect_ignore_glob = ["fixtures/*"]
+"""Challenges under ``tests/fixtures`` (their own test suites) are graded by the engine, not collected here."""
+
 SLOW_MARKERS = frozenset({"sandbox", "browser", "postgres", "redis", "docker", "slow_io"})
 SLOW_FIXTURES = frozenset({"sandbox", "bwrap", "bwrap_js"})
 """A test that takes a fixture of these names runs payloads through the real sandbox."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 
+from bouts._pyast import parse
 from bouts.judges.integrity._scopes import PARAM, Scopes
 
 MAX_HOPS = 8
@@ -172,7 +173,7 @@ def is_python_code(text: str) -> bool:
     ):
         return False
     try:
-        tree = ast.parse(text)
+        tree = parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return False
     return any(isinstance(n, _CODE_NODES) for n in ast.walk(tree))
