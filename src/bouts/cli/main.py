@@ -21,6 +21,7 @@ from bouts.cli.cache import cache_app
 from bouts.cli.calibration import register as register_calibration
 from bouts.cli.eval import register as register_eval
 from bouts.cli.importers import import_app
+from bouts.cli.new import new_app
 from bouts.cli.sandbox import sandbox_app
 from bouts.cli.service import register as register_service
 from bouts.cli.trajectory import trajectory_app
@@ -41,6 +42,7 @@ app.add_typer(import_app, name="import")
 app.add_typer(advisories_app, name="advisories")
 app.add_typer(cache_app, name="cache")
 app.add_typer(sandbox_app, name="sandbox")
+app.add_typer(new_app, name="new")
 register_calibration(app)
 register_agents(app)
 register_eval(app)
