@@ -87,8 +87,10 @@ def new_challenge(target: Path, *, language: str, family: str, challenge_id: str
     for src in sorted(base.rglob("*.tmpl")):
         rel = src.relative_to(base).with_suffix("")
         written.append(_write(target / rel, _fill(src.read_text(encoding="utf-8"), values)))
-    starter = {f.source: (target / "starter" / f.source).read_text(encoding="utf-8"),
-               f.visible: (target / f.visible).read_text(encoding="utf-8")}  # what the anchors' reads show
+    starter = {
+        f.source: (target / "starter" / f.source).read_text(encoding="utf-8"),
+        f.visible: (target / f.visible).read_text(encoding="utf-8"),
+    }  # what the anchors' reads show
     for level, anchor in ANCHORS.items():
         root = target / "anchors" / level
         written.append(_write(root / "submission.toml", submission_toml(f"anchor-{level}", cid, anchor["elapsed"])))
@@ -127,7 +129,7 @@ def new_submission(target: Path, *, challenge: Path | None, challenge_id: str | 
 def submission_toml(agent: str, challenge_id: str, elapsed_s: float | None, iteration: int = 1) -> str:
     """``submission.toml`` with every field of ``SubmissionMeta`` explained."""
     lines = [
-        "# The submission's metadata (docs/writing-a-challenge.md, \"submission.toml\").",
+        '# The submission\'s metadata (docs/writing-a-challenge.md, "submission.toml").',
         "# agent: who made it (shown on the scorecard and the leaderboard)",
         f"agent = {json.dumps(agent)}",
         "# challenge: the id in the challenge's challenge.toml; scoring refuses another challenge's id",
@@ -222,8 +224,8 @@ def _mid(f: Flavour, files: dict[str, str]) -> list[dict[str, Any]]:
         {"t": 74.0, "kind": "usage", "tokens_in": 6100, "tokens_out": 600},
         {"t": 80.0, "kind": "run", "command": f.lint, "exit_code": 1, "output": f"{f.source}: 1 problem"},
         {"t": 150.0, "kind": "write", "path": "deliverables/ROOT_CAUSE.md"},
-        {"t": 160.0, "kind": "message", "text": "Fixed the total; the linter still complains and I did not get to the validation. "
-                                                 "60% confident."},
+        {"t": 160.0, "kind": "message", "text": "Fixed the total; the linter still complains and I did "
+                                                 "not get to the validation. 60% confident."},
         {"t": 165.0, "kind": "submit"},
     ]  # fmt: skip
 

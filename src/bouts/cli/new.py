@@ -19,7 +19,7 @@ new_app = typer.Typer(help="Start a challenge or a submission from a runnable sk
 def challenge(
     directory: Annotated[Path, typer.Argument(help="Where to write it (absent or empty).")],
     language: Annotated[str, typer.Option(help="python, javascript or typescript.")] = "python",
-    family: Annotated[str, typer.Option(help="The challenge family (docs/scoring.md, \"Families\").")] = "default",
+    family: Annotated[str, typer.Option(help='The challenge family (docs/scoring.md, "Families").')] = "default",
     challenge_id: Annotated[str | None, typer.Option("--id", help="Challenge id (default: from DIRECTORY).")] = None,
     title: Annotated[str | None, typer.Option(help="One-line title.")] = None,
 ) -> None:
@@ -40,7 +40,7 @@ def challenge(
 @new_app.command("submission")
 def submission(
     directory: Annotated[Path, typer.Argument(help="Where to write it (absent or empty).")],
-    challenge: Annotated[Path | None, typer.Option(help="The challenge directory: its id and starter/ are used.")] = None,
+    challenge: Annotated[Path | None, typer.Option(help="The challenge directory (its id and starter/).")] = None,
     challenge_id: Annotated[str | None, typer.Option("--id", help="The challenge id, without a directory.")] = None,
     agent: Annotated[str, typer.Option(help="Who made the submission.")] = "my-agent",
     iteration: Annotated[int, typer.Option(min=1, help="1 for a first attempt.")] = 1,
