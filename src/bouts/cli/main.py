@@ -175,10 +175,21 @@ def score(
     if as_json:
         typer.echo(json_safe(card.to_json()))
     else:
-        render.scorecard(console, card, show_tests=tests)
+        render.scorecard(console, card, show_tests=tests, behaviours=_behaviours(challenge) if tests else None)
     if card.infra_error is not None:  # the scorecard says what broke; the exit code says it was not the agent
         err.print(plain(f"the engine's environment failed, nothing was scored as the agent's: {card.infra_error}"))
         raise typer.Exit(EXIT_INFRA)
+
+
+def _behaviours(challenge: Path) -> dict[str, str] | None:
+    """The behaviour each hidden test varies, for ``--tests`` (None when the challenge does not load)."""
+    from bouts.authoring.behaviours import hidden_behaviours
+    from bouts.loading import load_challenge
+
+    try:
+        return hidden_behaviours(load_challenge(challenge))
+    except BoutsError:
+        return None
 
 
 def _stored_scorecard(path: Path) -> Any:
