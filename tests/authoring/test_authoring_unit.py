@@ -128,3 +128,15 @@ def test_hidden_tests_are_named_by_their_behaviour(language: str, tmp_path: Path
     assert len(found) >= 2 and len(set(found.values())) == 1
     some = next(iter(found))
     assert behaviour_of(some + "[#1a2b]", found) == found[some]
+
+
+def test_a_challenges_own_mix_must_sum_to_100(tmp_path: Path) -> None:
+    new_challenge(tmp_path / "ch", language="python", family="default")
+    toml = tmp_path / "ch" / "challenge.toml"
+    text = toml.read_text()
+    toml.write_text(text.replace("seed = 1234", "seed = 1234\nmix = { functionality = 60, edge = 40 }"))
+    assert load_challenge(tmp_path / "ch").spec.tests.mix == {"functionality": 60.0, "edge": 40.0, "integration": 0.0}
+    toml.write_text(text.replace("seed = 1234", "seed = 1234\nmix = { functionality = 60, edge = 30 }"))
+    with pytest.raises(ChallengeError) as e:
+        load_challenge(tmp_path / "ch")
+    assert e.value.field == "tests.mix"

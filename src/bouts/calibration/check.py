@@ -84,7 +84,7 @@ def check_challenge(
         problems += found
     elif support.has("check.lint"):
         files = _test_sources(challenge)
-        lint, found = support.part("check.lint")(files)
+        lint, found = support.part("check.lint")(files, target=challenge.spec.tests.mix)
         problems += found
         if support.assertions == "golden":  # decided on the host: how many the runner can externalise
             counts, found = assertion_counts(files)

@@ -43,8 +43,9 @@ def parse_js_tests(source: str) -> list[tuple[str, str | None, int]]:
     return out
 
 
-def lint_js_suites(files: SuiteFiles) -> tuple[LintReport, list[Problem]]:
-    """The visible:hidden coverage of a JavaScript challenge's test files."""
+def lint_js_suites(files: SuiteFiles, *, target: Mapping[str, float] | None = None) -> tuple[LintReport, list[Problem]]:
+    """The visible:hidden coverage of a JavaScript challenge's test files. ``target`` (the
+    challenge's ``[tests] mix``) is not used: the category mix is Python-only."""
     tests: dict[str, list[tuple[str, str, str | None, int]]] = {"visible": [], "hidden": []}
     seeded: list[str] = []
     for rel, (suite, source) in sorted(files.items()):

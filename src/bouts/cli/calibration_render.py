@@ -29,7 +29,8 @@ def check(console: Console, report: CheckReport) -> None:
             "; ".join(report.incomplete))
     warnings = len(report.problems) - errors
     shown = f"{report.path} ({report.challenge})" if report.path else report.challenge
-    console.print(f"bouts check {markup_safe(shown)}: {verdict} ({errors} error(s), {warnings} warning(s))")
+    console.print(f"bouts check {markup_safe(shown)}: {verdict} ({errors} error(s), {warnings} warning(s))",
+                  soft_wrap=True)  # fmt: skip
     if report.problems:
         t = Table(title="problems", show_lines=False)
         for col in ("", "check", "where", "problem"):
