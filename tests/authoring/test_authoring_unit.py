@@ -41,7 +41,12 @@ def test_the_skeleton_loads_and_only_the_expected_scores_are_missing(language: s
         assert tomllib.loads((root / "anchors" / level / "expected.toml").read_text()) == {"expected": {}}
     report = check_challenge(root, CheckConfig(runs=0, anchors=False))
     assert [p for p in report.problems if p.level == "error"] == []
-    assert report.path == str(root)
+
+
+def test_the_checks_header_names_the_directory_checked(tmp_path: Path) -> None:
+    new_challenge(tmp_path / "basket", language="python", family="default")
+    result = CliRunner().invoke(app, ["check", str(tmp_path / "basket"), "--runs", "0", "--no-anchors"])
+    assert result.output.splitlines()[0].startswith(f"bouts check {tmp_path / 'basket'} (basket): ")
 
 
 def test_no_template_placeholder_is_left(tmp_path: Path) -> None:

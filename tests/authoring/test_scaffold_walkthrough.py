@@ -41,7 +41,7 @@ def test_the_walkthrough_generates_checks_and_scores_a_challenge(language: str, 
     # 2. a first check: everything passes but the expected scores the author has not written yet
     code, out = _bouts("check", str(challenge), "--runs", "1", "--json")
     report = json.loads(out)
-    assert code == 1 and report["path"] == str(challenge)
+    assert code == 1
     errors = [p for p in report["problems"] if p["level"] == "error"]
     assert [(p["file"], p["field"]) for p in errors] == [
         (f"anchors/{level}/expected.toml", "expected") for level in ("low", "mid", "high")

@@ -141,7 +141,7 @@ def check_challenge(
             skipped.append("anchors")
     incomplete = _not_a_launch_check(config) if challenge is not None else []
     return CheckReport(
-        challenge=challenge.spec.id if challenge else str(path), path=str(path),
+        challenge=challenge.spec.id if challenge else str(path),
         launch=not incomplete and not any(p.level == "error" for p in problems),
         incomplete=incomplete,
         problems=problems, lint=lint, starter=starter, reference=reference, anchors=anchors, skipped=skipped,

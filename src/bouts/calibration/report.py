@@ -139,8 +139,6 @@ class StarterReport(_Model):
 class CheckReport(_Model):
     schema_: str = Field(CHECK_SCHEMA, alias="schema")
     challenge: str
-    path: str | None = None
-    """The directory checked, as given; problem files are relative to it."""
     launch: bool
     """False when at least one problem is an error, or the check skipped what a launch needs
     (``incomplete``): the challenge must not go live on this report."""

@@ -92,7 +92,7 @@ def check(
     if as_json:
         typer.echo(json_safe(report.to_json()))
     else:
-        render.check(terminal(), report)
+        render.check(terminal(), report, str(challenge))
     if any(p.level == "error" for p in report.problems) or (not report.launch and not report.incomplete):
         raise typer.Exit(EXIT_REFUSED)
 

@@ -18,7 +18,8 @@ def _n(x: float | None, digits: int = 2) -> str:
     return "—" if x is None else f"{x:.{digits}f}".rstrip("0").rstrip(".")
 
 
-def check(console: Console, report: CheckReport) -> None:
+def check(console: Console, report: CheckReport, path: str | None = None) -> None:
+    """``path``: the directory checked, as given (problem files are relative to it)."""
     errors = sum(p.level == "error" for p in report.problems)
     if report.launch:
         verdict = "[bold green]PASS[/]: fit to launch"
@@ -28,7 +29,7 @@ def check(console: Console, report: CheckReport) -> None:
         verdict = "[bold yellow]NOT A LAUNCH CHECK[/]: no errors found, but it did not run " + markup_safe(
             "; ".join(report.incomplete))
     warnings = len(report.problems) - errors
-    shown = f"{report.path} ({report.challenge})" if report.path else report.challenge
+    shown = f"{path} ({report.challenge})" if path and path != report.challenge else report.challenge
     console.print(f"bouts check {markup_safe(shown)}: {verdict} ({errors} error(s), {warnings} warning(s))",
                   soft_wrap=True)  # fmt: skip
     if report.problems:
