@@ -145,3 +145,16 @@ def test_a_challenges_own_mix_must_sum_to_100(tmp_path: Path) -> None:
     with pytest.raises(ChallengeError) as e:
         load_challenge(tmp_path / "ch")
     assert e.value.field == "tests.mix"
+
+
+def test_a_relative_challenge_root_is_not_found_in_every_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`bouts check .` made the root "." and every event of every anchor an off-limits access."""
+    from bouts.judges.trajectory.integrity import off_limits
+
+    new_challenge(tmp_path / "ch", language="python", family="default")
+    monkeypatch.chdir(tmp_path / "ch")
+    challenge = load_challenge(Path("."))
+    assert not off_limits("pricing/cart.py", challenge)
+    assert not off_limits("python -m pytest -q tests/visible", challenge)
+    assert off_limits(f"cat {tmp_path / 'ch'}/reference/pricing/cart.py", challenge)
+    assert off_limits("cat tests/hidden/test_pricing_hidden.py", challenge)
