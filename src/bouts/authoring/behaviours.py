@@ -5,8 +5,8 @@ failure, whose detail is never shown."""
 
 from __future__ import annotations
 
-from bouts.calibration._tests_ast import MarkerError, parse_tests
 from bouts.calibration.js_lint import parse_js_tests
+from bouts.calibration.lint import parse_suites
 from bouts.models.challenge import Challenge
 
 
@@ -19,11 +19,9 @@ def hidden_behaviours(challenge: Challenge) -> dict[str, str]:
             source = (challenge.root / rel).read_text(encoding="utf-8", errors="replace")
         except OSError:
             continue
-        if python:
-            try:
-                tests = [(t.name, t.behaviour) for t in parse_tests(source, filename=rel)]
-            except (SyntaxError, MarkerError):
-                continue
+        if python:  # the lint's own reading; a file it cannot read is left out
+            parsed, _, _ = parse_suites({rel: ("hidden", source)})
+            tests = [(t.name, t.behaviour) for t in parsed.get(rel, [])]
         else:
             tests = [(name, b) for name, b, _ in parse_js_tests(source) if b]
         out.update({f"{rel}::{name}": behaviour for name, behaviour in tests})
