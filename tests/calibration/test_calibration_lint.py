@@ -86,11 +86,24 @@ def test_sub__fresh_generator(): random.Random().random()
 
 
 def test_no_seeded_hidden_test_and_a_lopsided_mix_are_warnings() -> None:
-    hidden = "\n".join(f"def test_{b}__rejects_{i}(): pass" for b in ("add", "sub") for i in range(3))
+    hidden = "\n".join(f"def test_{b}__rejects_{i}(): pass" for b in ("add", "sub") for i in range(10))
     _, problems = lint_suites(_suite(hidden))
     assert all(p.level == "warning" for p in problems)
     assert any("no hidden test reads the seed" in p.message for p in problems)
-    assert any(p.field == "edge" and "target mix" in p.message for p in problems)
+    assert any(p.field == "edge" and "target mix" in p.message and "[tests] mix" in p.message for p in problems)
+
+
+def test_a_small_suite_or_the_challenges_own_mix_is_not_told_to_relabel_tests() -> None:
+    small = "\n".join(f"def test_{b}__rejects_{i}(): pass" for b in ("add", "sub") for i in range(3))
+    report, problems = lint_suites(_suite(small))
+    assert report.mix is not None and not [p for p in problems if "target mix" in p.message]
+    pure = "\n".join(f"def test_{b}__{w}_{i}(): pass" for b in ("add", "sub") for i in range(5)
+                      for w in ("rejects", "value"))  # fmt: skip
+    _, problems = lint_suites(_suite(pure))
+    assert any(p.field == "integration" for p in problems)  # 0% integration against the default 20
+    own = {"functionality": 50.0, "edge": 50.0, "integration": 0.0}
+    report, problems = lint_suites(_suite(pure), target=own)
+    assert not [p for p in problems if "target mix" in p.message] and report.mix and report.mix.target == own
 
 
 def test_a_bad_marker_or_syntax_error_is_an_error_with_the_file() -> None:

@@ -15,17 +15,18 @@ The launch is refused (``CheckReport.launch`` is False) when any problem is an e
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bouts.calibration.anchors import ScoreAnchor, check_anchors
+from bouts.calibration.anchors import DEFAULT_BANDS, ScoreAnchor, check_anchors
 from bouts.calibration.assertions import assertion_counts
 from bouts.calibration.lint import SuiteFiles, lint_suites
 from bouts.calibration.reference import (
     analyse,
     generated_problems,
+    generated_summary,
     run_generated_on_reference,
     run_reference,
     write_quarantine,
@@ -61,6 +62,9 @@ class CheckConfig:
     scoring: ScoreConfig | None = None
     """How the anchors are scored (``bouts.score_settings.configure``: the judges, LLM panel,
     advisory store and PostgreSQL variant real scoring uses); ``None``: ``ScoreConfig(sandbox=sandbox)``."""
+    bands: Mapping[str, tuple[int, int]] = field(default_factory=lambda: dict(DEFAULT_BANDS))
+    """The final each anchor should reach (inclusive ranges): outside it, a warning that the anchors
+    do not span the bands."""
 
 
 def check_challenge(
@@ -80,7 +84,7 @@ def check_challenge(
         problems += found
     elif support.has("check.lint"):
         files = _test_sources(challenge)
-        lint, found = support.part("check.lint")(files)
+        lint, found = support.part("check.lint")(files, target=challenge.spec.tests.mix)
         problems += found
         if support.assertions == "golden":  # decided on the host: how many the runner can externalise
             counts, found = assertion_counts(files)
@@ -114,6 +118,7 @@ def check_challenge(
                     generated = run_generated_on_reference(challenge, get_sandbox(config.sandbox), seeds=seeds)
                     found, not_scored = generated_problems(generated)
                     problems += found
+                    reference = reference.model_copy(update={"generated": generated_summary(generated)})
                     if not_scored:
                         skipped.append(f"generated adversarial tests on the reference ({not_scored})")
                 else:
@@ -130,7 +135,7 @@ def check_challenge(
         else:
             skipped.append("reference")
         if config.anchors:
-            anchors, found = check_anchors(challenge, score or _pipeline_scorer(path, config))
+            anchors, found = check_anchors(challenge, score or _pipeline_scorer(path, config), config.bands)
             problems += found
         else:
             skipped.append("anchors")

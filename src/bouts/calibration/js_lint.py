@@ -18,7 +18,7 @@ import re
 from collections.abc import Mapping
 
 from bouts.calibration._tests_ast import CATEGORIES, EDGE_WORDS, INTEGRATION_WORDS
-from bouts.calibration.lint import MIN_HIDDEN_PER_VISIBLE, MIX_TOLERANCE, TARGET_MIX, SuiteFiles
+from bouts.calibration.lint import MIN_HIDDEN_PER_VISIBLE, TARGET_MIX, SuiteFiles, mix_problems
 from bouts.calibration.report import BehaviourCoverage, Category, LintReport, Mix, Problem
 
 _TEST = re.compile(r"""(?<![\w.$])(?:test|it)(?:\.(?:only|skip|todo))?\s*\(\s*(['"`])((?:\\.|(?!\1).)*)\1""")
@@ -66,7 +66,7 @@ def js_category(name: str, source: str, line: int) -> tuple[Category, bool]:
     return "functionality", False
 
 
-def _js_mix(files: SuiteFiles) -> Mix | None:
+def _js_mix(files: SuiteFiles, target: Mapping[Category, float]) -> Mix | None:
     counts: dict[Category, int] = {c: 0 for c in CATEGORIES}
     declared = 0
     for _, (suite, source) in sorted(files.items()):
@@ -80,11 +80,13 @@ def _js_mix(files: SuiteFiles) -> Mix | None:
     if not total:
         return None
     shares = {c: round(100.0 * n / total, 1) for c, n in counts.items()}
-    return Mix(counts=counts, shares=shares, target=dict(TARGET_MIX), declared=declared)
+    return Mix(counts=counts, shares=shares, target={c: float(target[c]) for c in CATEGORIES}, declared=declared)
 
 
-def lint_js_suites(files: SuiteFiles) -> tuple[LintReport, list[Problem]]:
-    """The visible:hidden coverage of a JavaScript challenge's test files."""
+def lint_js_suites(files: SuiteFiles, *, target: Mapping[str, float] | None = None) -> tuple[LintReport, list[Problem]]:
+    """The visible:hidden coverage and the category mix of a JavaScript challenge's test files.
+    ``target``: the challenge's own mix (``[tests] mix``), default :data:`TARGET_MIX`."""
+    goal: Mapping[Category, float] = target or TARGET_MIX  # type: ignore[assignment]
     tests: dict[str, list[tuple[str, str, str | None, int]]] = {"visible": [], "hidden": []}
     seeded: list[str] = []
     for rel, (suite, source) in sorted(files.items()):
@@ -120,17 +122,8 @@ def lint_js_suites(files: SuiteFiles) -> tuple[LintReport, list[Problem]]:
     if hidden and not seeded:
         problems.append(_problem("warning", "no hidden test reads the seed (BOUTS_SEED): the fresh-seed phase "
                                  "re-runs the same data", "tests/hidden"))
-    mix = _js_mix(files)
-    if mix is not None:
-        for cat in CATEGORIES:
-            if abs(mix.shares[cat] - TARGET_MIX[cat]) > MIX_TOLERANCE:
-                problems.append(_problem(
-                    "warning",
-                    f"{cat} tests are {mix.shares[cat]:.0f}% of visible + hidden tests; the target mix is "
-                    f"{'/'.join(f'{v:.0f}' for v in TARGET_MIX.values())} (functionality/edge/integration; "
-                    "declare one with `// @category <name>` above a test)",
-                    "tests", cat,
-                ))  # fmt: skip
+    mix = _js_mix(files, goal)
+    problems += mix_problems(mix, goal, declare=" (or declare one with `// @category <name>` above a test)")
     report = LintReport(coverage=coverage, mix=mix, seeded_hidden=seeded, hidden_total=len(hidden))
     return report, problems
 

@@ -26,6 +26,10 @@ from bouts.models.challenge import Suite
 MIN_HIDDEN_PER_VISIBLE = 2
 TARGET_MIX: Mapping[Category, float] = {"functionality": 50.0, "edge": 30.0, "integration": 20.0}
 MIX_TOLERANCE = 15.0
+MIN_MIX_CASES = 20
+"""Below this many visible + hidden cases the mix is reported, never warned about: one test moves a
+share by more than 5 points, and a small challenge (one pure function, say) has nothing to
+integrate."""
 
 SuiteFiles = Mapping[str, tuple[Suite, str]]
 """Test file path relative to the challenge root → (suite, source text)."""
@@ -51,8 +55,10 @@ def parse_suites(files: SuiteFiles) -> tuple[dict[str, list[TestInfo]], dict[str
     return parsed, suites, problems
 
 
-def lint_suites(files: SuiteFiles) -> tuple[LintReport, list[Problem]]:
-    """The lint report of a challenge's visible, hidden and adversarial test files."""
+def lint_suites(files: SuiteFiles, *, target: Mapping[str, float] | None = None) -> tuple[LintReport, list[Problem]]:
+    """The lint report of a challenge's visible, hidden and adversarial test files. ``target``: the
+    challenge's own mix (``[tests] mix``), default :data:`TARGET_MIX`."""
+    goal: Mapping[Category, float] = target or TARGET_MIX  # type: ignore[assignment]
     parsed, suites, problems = parse_suites(files)
     by_suite: dict[Suite, list[tuple[str, TestInfo]]] = defaultdict(list)
     for rel, tests in parsed.items():
@@ -100,21 +106,33 @@ def lint_suites(files: SuiteFiles) -> tuple[LintReport, list[Problem]]:
     kinds = _hidden_kinds(visible, hidden)
     problems += _kind_problems(kinds, visible, hidden)
 
-    mix = _mix([t for _, t in (*visible, *hidden)])
-    if mix is not None:
-        for cat in CATEGORIES:
-            if abs(mix.shares[cat] - TARGET_MIX[cat]) > MIX_TOLERANCE:
-                problems.append(_problem(
-                    "warning",
-                    f"{cat} tests are {mix.shares[cat]:.0f}% of visible + hidden cases; the target mix is "
-                    f"{'/'.join(f'{v:.0f}' for v in TARGET_MIX.values())} (functionality/edge/integration)",
-                    "tests", cat,
-                ))  # fmt: skip
+    mix = _mix([t for _, t in (*visible, *hidden)], goal)
+    problems += mix_problems(mix, goal, declare="")
     report = LintReport(
         coverage=coverage, mix=mix, seeded_hidden=seeded, hidden_total=sum(t.cases for _, t in hidden),
         hidden_kinds={k: sorted(f"{rel}::{t.name}" for rel, t in hidden if k in kinds[(rel, t.name)]) for k in KINDS},
     )  # fmt: skip
     return report, problems
+
+
+def mix_problems(mix: Mix | None, goal: Mapping[Category, float], *, declare: str) -> list[Problem]:
+    """Warnings for a category share more than ``MIX_TOLERANCE`` from the challenge's target mix, once
+    the suites have ``MIN_MIX_CASES`` cases (Python's and JavaScript's lint alike). ``declare``: how
+    the language declares a test's category, said in the message."""
+    if mix is None or sum(mix.counts.values()) < MIN_MIX_CASES:
+        return []
+    return [
+        _problem(
+            "warning",
+            f"{cat} tests are {mix.shares[cat]:.0f}% of visible + hidden cases; the target mix is "
+            f"{'/'.join(f'{goal[c]:.0f}' for c in CATEGORIES)} (functionality/edge/integration): add "
+            f"{cat} tests{declare}, or, when the task has none to offer (a pure function has nothing to "
+            "integrate), set the challenge's own target in [tests] mix; never relabel a test",
+            "tests", cat,
+        )
+        for cat in CATEGORIES
+        if abs(mix.shares[cat] - goal[cat]) > MIX_TOLERANCE
+    ]  # fmt: skip
 
 
 def _coverage(visible: list[tuple[str, TestInfo]], hidden: list[tuple[str, TestInfo]]) -> list[BehaviourCoverage]:
@@ -128,7 +146,7 @@ def _coverage(visible: list[tuple[str, TestInfo]], hidden: list[tuple[str, TestI
     return [BehaviourCoverage(behaviour=b, visible=v, hidden=varied.get(b, [])) for b, v in shown.items()]
 
 
-def _mix(tests: list[TestInfo]) -> Mix | None:
+def _mix(tests: list[TestInfo], target: Mapping[Category, float] = TARGET_MIX) -> Mix | None:
     total = sum(t.cases for t in tests)
     if not total:
         return None
@@ -138,7 +156,7 @@ def _mix(tests: list[TestInfo]) -> Mix | None:
     return Mix(
         counts=counts,
         shares={c: round(100.0 * n / total, 1) for c, n in counts.items()},
-        target=dict(TARGET_MIX),
+        target={c: float(target[c]) for c in CATEGORIES},
         declared=sum(t.cases for t in tests if t.category_declared),
     )
 

@@ -205,6 +205,20 @@ def generated_problems(runs: Sequence[tuple[int, GeneratedRun]]) -> tuple[list[P
     return problems, not_scored
 
 
+def generated_summary(runs: Sequence[tuple[int, GeneratedRun]]) -> str:
+    """One line saying whether the generated adversarial tests ran on the reference and how they
+    ended, per seed (a check that passes says they ran, not only that nothing failed). Pure."""
+    parts = []
+    for seed, run in runs:
+        if run.suite is None or not run.suite.tests or run.report is None:
+            parts.append(f"seed {seed}: not run ({getattr(run.verdict.score, 'reason', None) or 'not scored'})")
+            continue
+        outcomes = list(run.outcomes())
+        passed = sum(r is not None and r.outcome is Outcome.PASSED for _, r in outcomes)
+        parts.append(f"seed {seed}: {passed}/{len(outcomes)} passed")
+    return "; ".join(parts) or "none"
+
+
 def _fresh(published: int) -> int:
     while (seed := secrets.randbelow(2**31 - 1) + 1) == published:
         pass

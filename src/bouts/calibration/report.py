@@ -97,6 +97,8 @@ class ReferenceReport(_Model):
     suggested_suite_timeout_s: float | None = None
     quarantine_file: str | None = None
     """Where the quarantine list was written, when it was (``--write-quarantine``)."""
+    generated: str | None = None
+    """Whether the adversarial tests generated from the reference ran, per seed, and how many passed."""
 
 
 class ComponentCheck(_Model):
@@ -116,7 +118,14 @@ class ComponentCheck(_Model):
 class AnchorReport(_Model):
     level: str
     final: int | None = None
+    band: str | None = None
+    """The band of ``final`` (Elite, Strong, Competent, Struggling, Weak, Failed)."""
     checks: list[ComponentCheck] = Field(default_factory=list)
+    measured: dict[str, float | None] = Field(default_factory=dict)
+    """Every component of the scorecard and ``final``, as measured, whether or not an expected score
+    names it: what an author reads before writing ``expected.toml``."""
+    math: dict[str, list[str]] = Field(default_factory=dict)
+    """The math lines of each component that is off its expected score or breaks the anchors' order."""
 
 
 class StarterReport(_Model):

@@ -86,13 +86,16 @@ def spec_problems(challenge: Challenge, files: Sequence[str]) -> list[Problem]:
     return problems
 
 
-def read_expected(text: str, *, shown: str) -> dict[str, float]:
-    """The ``[expected]`` table of an anchor's ``expected.toml``. Raises ``ChallengeError``."""
+def read_expected(text: str, *, shown: str, allow_empty: bool = False) -> dict[str, float]:
+    """The ``[expected]`` table of an anchor's ``expected.toml``. Raises ``ChallengeError``; with
+    ``allow_empty``, an empty or absent table (a new anchor, ``bouts new``) is ``{}``."""
     try:
         data = toml_loads(text)
     except tomllib.TOMLDecodeError as e:
         raise ChallengeError(f"not valid TOML: {e}", file=shown) from e
     table = data.get("expected")
+    if allow_empty and (table is None or table == {}):
+        return {}
     if not isinstance(table, dict) or not table:
         raise ChallengeError("no [expected] table with scores", file=shown, field="expected")
     out: dict[str, float] = {}

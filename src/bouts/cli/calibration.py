@@ -60,6 +60,10 @@ def check(
     postgres: Annotated[
         str | None, typer.Option(help="PostgreSQL DSN the anchors are scored with; default: $BOUTS_POSTGRES_DSN.")
     ] = None,
+    bands: Annotated[str, typer.Option(
+        help="Where each anchor's final should land, e.g. low=0-34,mid=55-89,high=75-100 (the default; a level "
+        "left out keeps its range): outside it, a warning that the anchors do not span the bands.",
+    )] = "",
 ) -> None:
     """Is CHALLENGE fit to launch? Spec, test lint, repeated reference runs, anchors. Exit 1: errors found.
     The anchors are scored as `bouts score` scores (the same settings and variables). A check without the
@@ -67,6 +71,7 @@ def check(
     when it found no error."""
     from bouts.cache import default_cache_dir
     from bouts.calibration import CheckConfig, check_challenge
+    from bouts.calibration.anchors import parse_bands
     from bouts.cli import calibration_render as render
     from bouts.cli.advisories import store_path
     from bouts.score_settings import ScoreSettings, configure, parse_judges
@@ -80,7 +85,7 @@ def check(
         ), os.environ).config if anchors else None  # fmt: skip
         config = CheckConfig(
             runs=runs, anchors=anchors, sandbox=chosen_sandbox, fresh_seeds=fresh_seed or None,
-            write_quarantine=write_quarantine, scoring=scoring,
+            write_quarantine=write_quarantine, scoring=scoring, bands=parse_bands(bands),
         )  # fmt: skip
         report = check_challenge(challenge, config)
     except BoutsError as exc:
@@ -88,7 +93,7 @@ def check(
     if as_json:
         typer.echo(json_safe(report.to_json()))
     else:
-        render.check(terminal(), report)
+        render.check(terminal(), report, str(challenge))
     if any(p.level == "error" for p in report.problems) or (not report.launch and not report.incomplete):
         raise typer.Exit(EXIT_REFUSED)
 

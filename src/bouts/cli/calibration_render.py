@@ -18,7 +18,8 @@ def _n(x: float | None, digits: int = 2) -> str:
     return "—" if x is None else f"{x:.{digits}f}".rstrip("0").rstrip(".")
 
 
-def check(console: Console, report: CheckReport) -> None:
+def check(console: Console, report: CheckReport, path: str | None = None) -> None:
+    """``path``: the directory checked, as given (problem files are relative to it)."""
     errors = sum(p.level == "error" for p in report.problems)
     if report.launch:
         verdict = "[bold green]PASS[/]: fit to launch"
@@ -28,7 +29,9 @@ def check(console: Console, report: CheckReport) -> None:
         verdict = "[bold yellow]NOT A LAUNCH CHECK[/]: no errors found, but it did not run " + markup_safe(
             "; ".join(report.incomplete))
     warnings = len(report.problems) - errors
-    console.print(f"bouts check {markup_safe(report.challenge)}: {verdict} ({errors} error(s), {warnings} warning(s))")
+    shown = f"{path} ({report.challenge})" if path and path != report.challenge else report.challenge
+    console.print(f"bouts check {markup_safe(shown)}: {verdict} ({errors} error(s), {warnings} warning(s))",
+                  soft_wrap=True)  # fmt: skip
     if report.problems:
         t = Table(title="problems", show_lines=False)
         for col in ("", "check", "where", "problem"):
@@ -72,21 +75,40 @@ def check(console: Console, report: CheckReport) -> None:
                 f"      slowest test {s.slowest_s:g} s ({markup_safe(s.id)}); suggested test_timeout_s = "
                 f"{_n(ref.suggested_test_timeout_s)}, suite_timeout_s = {_n(ref.suggested_suite_timeout_s)}"
             )
+    if report.reference and report.reference.generated:
+        console.print(plain(f"      generated adversarial tests on the reference: {report.reference.generated}"))
     if report.anchors:
-        t = Table(title="anchors (expected ± 10)")
-        t.add_column("component")
-        for a in report.anchors:
-            t.add_column(f"{a.level} expected → actual", justify="right")
-        keys = list(dict.fromkeys(c.component for a in report.anchors for c in a.checks))
-        for key in keys:
-            cells = []
-            for a in report.anchors:
-                c = next((c for c in a.checks if c.component == key), None)
-                cells.append("" if c is None else f"{_n(c.expected)} → {_n(c.actual)} {'✓' if c.ok else '[red]✗[/]'}")
-            t.add_row(key, *cells)
-        console.print(t)
+        _anchors(console, report)
     if report.skipped:
         console.print(f"[dim]skipped: {', '.join(report.skipped)}[/]")
+
+
+def _anchors(console: Console, report: CheckReport) -> None:
+    """One table: per component, each anchor's expected score (or —) and what was measured; then the
+    math line of every component that is off its expected score or breaks the anchors' order."""
+    t = Table(title="anchors: expected → measured (✗ more than ±10 off)")
+    t.add_column("component")
+    for a in report.anchors:
+        t.add_column(a.level, justify="right")
+    keys = list(dict.fromkeys([*(k for a in report.anchors for k in a.measured if k != "final"),
+                               *(c.component for a in report.anchors for c in a.checks), "final"]))  # fmt: skip
+    for key in keys:
+        cells = []
+        for a in report.anchors:
+            c = next((c for c in a.checks if c.component == key), None)
+            got = a.measured.get(key, c.actual if c else None)
+            if c is None:
+                cells.append(f"— → {_n(got)}")
+            else:
+                cells.append(f"{_n(c.expected)} → {_n(got)} {'✓' if c.ok else '[red]✗[/]'}")
+        t.add_row(key, *cells)
+    t.add_row("band", *(a.band or "—" for a in report.anchors))
+    console.print(t)
+    for a in report.anchors:
+        for key, lines in a.math.items():
+            console.print(plain(f"  {a.level} {key}:"))
+            for line in lines[-4:]:
+                console.print(plain(f"      {line}"))
 
 
 def stats(console: Console, report: StatsReport) -> None:

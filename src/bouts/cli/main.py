@@ -22,6 +22,7 @@ from bouts.cli.cache import cache_app
 from bouts.cli.calibration import register as register_calibration
 from bouts.cli.eval import register as register_eval
 from bouts.cli.importers import import_app
+from bouts.cli.new import new_app
 from bouts.cli.sandbox import sandbox_app
 from bouts.cli.service import register as register_service
 from bouts.cli.trajectory import trajectory_app
@@ -42,6 +43,7 @@ app.add_typer(import_app, name="import")
 app.add_typer(advisories_app, name="advisories")
 app.add_typer(cache_app, name="cache")
 app.add_typer(sandbox_app, name="sandbox")
+app.add_typer(new_app, name="new")
 register_calibration(app)
 register_agents(app)
 register_eval(app)
@@ -174,10 +176,21 @@ def score(
     if as_json:
         typer.echo(json_safe(card.to_json()))
     else:
-        render.scorecard(console, card, show_tests=tests)
+        render.scorecard(console, card, show_tests=tests, behaviours=_behaviours(challenge) if tests else None)
     if card.infra_error is not None:  # the scorecard says what broke; the exit code says it was not the agent
         err.print(plain(f"the engine's environment failed, nothing was scored as the agent's: {card.infra_error}"))
         raise typer.Exit(EXIT_INFRA)
+
+
+def _behaviours(challenge: Path) -> dict[str, str] | None:
+    """The behaviour each hidden test varies, for ``--tests`` (None when the challenge does not load)."""
+    from bouts.authoring.behaviours import hidden_behaviours
+    from bouts.loading import load_challenge
+
+    try:
+        return hidden_behaviours(load_challenge(challenge))
+    except BoutsError:
+        return None
 
 
 def _stored_scorecard(path: Path) -> Any:

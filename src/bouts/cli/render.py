@@ -27,7 +27,9 @@ def _num(x: float | None) -> str:
     return "—" if x is None else fmt(x)
 
 
-def scorecard(console: Console, card: Scorecard, *, show_tests: bool = False) -> None:
+def scorecard(
+    console: Console, card: Scorecard, *, show_tests: bool = False, behaviours: dict[str, str] | None = None
+) -> None:
     """The readable breakdown: headline, components, profiles, flags, then the math line by line."""
     headline = Text()
     final = "—" if card.final is None else str(card.final)
@@ -77,10 +79,16 @@ def scorecard(console: Console, card: Scorecard, *, show_tests: bool = False) ->
     if show_tests and card.tests:
         tests = Table(title="Tests")
         for col in ("suite", "test", "outcome", "detail"):
-            tests.add_column(col)
+            tests.add_column(col, overflow="fold")  # a test id is never cut: it is what an author looks up
         for t in card.tests:
             outcome = Text(t.outcome.value, style=_OUTCOME_STYLE[t.outcome])
-            tests.add_row(t.suite, plain(t.id), outcome, plain(t.detail[:80]))
+            detail = t.detail[:200]
+            if t.suite == "hidden" and behaviours is not None:
+                from bouts.authoring.behaviours import behaviour_of
+
+                name = behaviour_of(t.id, behaviours)
+                detail = f"behaviour '{name}'" + (f": {detail}" if detail else "") if name else detail
+            tests.add_row(t.suite, plain(t.id), outcome, plain(detail))
         console.print(tests)
     # Text, not markup: math lines hold "[judge]" prefixes and submitted names, never Rich tags.
     console.print(Panel(plain("\n".join(card.math)), title="Math", expand=False))

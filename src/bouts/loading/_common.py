@@ -3,10 +3,12 @@ pydantic errors turned into ``InputError``s that name the file and the field."""
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import os
 import stat
 import tomllib
+import typing
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -196,12 +198,43 @@ def validate(model: type[M], data: dict[str, Any], *, display: str, error: type[
         problems = e.errors(include_url=False)
         fields = [dotted(p["loc"]) for p in problems]
         if len(problems) == 1:
-            message = _describe(problems[0])
+            message = _describe(problems[0], model)
         else:
             message = f"{len(problems)} problems: " + "; ".join(
-                f"{f or '(top level)'}: {_describe(p)}" for f, p in zip(fields, problems, strict=True)
+                f"{f or '(top level)'}: {_describe(p, model)}" for f, p in zip(fields, problems, strict=True)
             )
         raise error(message, file=display, field=fields[0] or None) from e
+
+
+def _keys_at(model: type[BaseModel], loc: tuple[Any, ...]) -> list[str]:
+    """The keys the model accepts at ``loc`` (its field names and aliases, through nested models,
+    lists and optionals); empty when the location leaves the models."""
+    current: Any = model
+    for part in loc:
+        if isinstance(part, int):
+            continue
+        fields = getattr(current, "model_fields", None)
+        if fields is None:
+            return []
+        info = next((f for name, f in fields.items() if part in (name, f.alias)), None)
+        if info is None:
+            return []
+        current = _model_in(info.annotation)
+        if current is None:
+            return []
+    fields = getattr(current, "model_fields", None) or {}
+    return [f.alias or name for name, f in fields.items()]
+
+
+def _model_in(annotation: Any) -> Any:
+    """The pydantic model an annotation holds (``M``, ``M | None``, ``list[M]``), or None."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in typing.get_args(annotation):
+        found = _model_in(arg)
+        if found is not None:
+            return found
+    return None
 
 
 def dotted(loc: tuple[Any, ...]) -> str:
@@ -217,9 +250,14 @@ def dotted(loc: tuple[Any, ...]) -> str:
     return out
 
 
-def _describe(problem: Any) -> str:
+def _describe(problem: Any, model: type[BaseModel] | None = None) -> str:
     kind = problem["type"]
     if kind == "extra_forbidden":
+        loc = problem["loc"]
+        known = _keys_at(model, loc[:-1]) if model is not None and loc else []
+        near = difflib.get_close_matches(str(loc[-1]), known, n=1, cutoff=0.6) if known else []
+        if near:
+            return f"unknown key (did you mean '{near[0]}'?)"
         return "unknown key (not allowed here; check the spelling)"
     if kind == "missing":
         return "is required"

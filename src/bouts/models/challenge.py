@@ -238,6 +238,19 @@ class TestsConfig(_Strict):
     engine's environment or the challenge's prepared dependencies only: one inside the workspace, or
     one that cannot be imported, is skipped silently (``bouts check`` names a package the engine
     lacks). Python (pytest) challenges only."""
+    mix: dict[Literal["functionality", "edge", "integration"], float] | None = None
+    """The challenge's own target for ``bouts check``'s functionality / edge / integration lint, in
+    percent summing to 100 (e.g. ``{functionality = 60, edge = 40, integration = 0}`` for a pure
+    function, which has nothing to integrate); default 50 / 30 / 20. Only the lint reads it."""
+
+    @field_validator("mix")
+    @classmethod
+    def _percentages(cls, value: dict[str, float] | None) -> dict[str, float] | None:
+        if value is None:
+            return value
+        if any(v < 0 or v > 100 for v in value.values()) or abs(sum(value.values()) - 100) > 0.01:
+            raise ValueError(f"shares must be 0-100 and sum to 100, got {dict(value)}")
+        return {c: float(value.get(c, 0.0)) for c in ("functionality", "edge", "integration")}
 
     engine_packages: list[str] = Field(default_factory=list, max_length=50)
     """Distributions of the engine's own environment the challenge's code and tests import (e.g.

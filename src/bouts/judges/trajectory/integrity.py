@@ -90,8 +90,14 @@ def off_limits(text: str, challenge: Challenge) -> bool:
         any(m in t for m in OFF_LIMITS_MARKERS)
         or any(re.search(rf"(?:^|[\s/'\"]){re.escape(n)}\b", t) for n in held_back)
         or bool(re.search(r"(?:^|[\s'\"])(?:\./)?reference/", t))
-        or str(challenge.root) in t
+        or _root(challenge) in t
     )
+
+
+def _root(challenge: Challenge) -> str:
+    """The challenge's directory as an absolute path: a relative one (``.``, ``ch``) given on the
+    command line would otherwise be found inside every path the agent touched."""
+    return challenge.root.absolute().as_posix()
 
 
 def scan(
