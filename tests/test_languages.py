@@ -131,7 +131,9 @@ def toy_generate(analysis: Analysis, seed: int, examples: Mapping[str, Sequence[
     return GeneratedSuite(seed, {}, ())
 
 
-def toy_lint(files: Mapping[str, tuple[str, str]]) -> tuple[LintReport, list[Problem]]:
+def toy_lint(
+    files: Mapping[str, tuple[str, str]], *, target: Mapping[str, float] | None = None
+) -> tuple[LintReport, list[Problem]]:
     CALLS["linted"] = dict(files)
     return LintReport(hidden_total=len([f for f in files.values() if f[0] == "hidden"])), []
 

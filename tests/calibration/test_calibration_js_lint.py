@@ -61,7 +61,16 @@ def test_the_functionality_edge_integration_mix_is_reported_and_warned_as_for_py
     files = {"tests/visible/a.test.mjs": ("visible", visible), "tests/hidden/b.test.mjs": ("hidden", hidden)}
     report, problems = lint_js_suites(files)
     assert report.mix is not None and report.mix.counts == {"functionality": 6, "edge": 0, "integration": 0}
+    # below MIN_MIX_CASES cases the mix is reported, never warned about (as for Python)
+    assert not [p for p in problems if "target mix" in (p.message or "")]
+    many = "".join(f'test("adds case {i}", () => {{}});\n' for i in range(20))
+    report, problems = lint_js_suites({**files, "tests/hidden/b.test.mjs": ("hidden", many)})
+    assert report.mix is not None and report.mix.counts == {"functionality": 22, "edge": 0, "integration": 0}
     assert {p.field for p in problems if "target mix" in (p.message or "")} == {"functionality", "edge", "integration"}
+    # the challenge's own target ([tests] mix) is the one checked
+    report, problems = lint_js_suites({**files, "tests/hidden/b.test.mjs": ("hidden", many)},
+                                      target={"functionality": 100, "edge": 0, "integration": 0})  # fmt: skip
+    assert not [p for p in problems if "target mix" in (p.message or "")]
 
     mixed = hidden.replace('test("adds case 0"', '// @category integration\ntest("adds case 0"')
     mixed = mixed.replace('"adds case 1"', '"rejects a negative amount"').replace('"adds case 2"', '"rejects zero"')
