@@ -74,3 +74,44 @@ def test_a_private_module_an_upward_import_and_io_in_the_core_each_break_their_c
     assert "bouts.judging:" in out and "imports bouts.runner._run: a private module of bouts.runner" in out
     assert "bouts.loading is not allowed to import bouts.runner" in out
     assert "bouts.scoring is not allowed to import os" in out
+
+
+def _circles(graph: object) -> list[list[str]]:
+    """The import circles between files of ``graph`` (a grimp graph: every import statement, at module
+    level, inside a function or under ``TYPE_CHECKING``): its strongly connected parts of two or more
+    modules, or of one that imports itself."""
+    import numpy as np
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    modules = sorted(graph.modules)  # type: ignore[attr-defined]
+    index = {m: i for i, m in enumerate(modules)}
+    edges = [(index[m], index[d]) for m in modules for d in graph.find_modules_directly_imported_by(m) if d in index]  # type: ignore[attr-defined]
+    rows, cols = [a for a, _ in edges], [b for _, b in edges]
+    matrix = csr_matrix((np.ones(len(edges)), (rows, cols)), shape=(len(modules), len(modules)))
+    _, labels = connected_components(matrix, directed=True, connection="strong")
+    parts: dict[int, list[str]] = {}
+    for module, label in zip(modules, labels, strict=True):
+        parts.setdefault(int(label), []).append(module)
+    selfish = [[m] for m in modules if m in graph.find_modules_directly_imported_by(m)]  # type: ignore[attr-defined]
+    return [p for p in parts.values() if len(p) > 1] + selfish
+
+
+def test_no_import_circle_between_files_counting_every_import_statement() -> None:
+    """Issue 42: a function-level import that closes a circle is a circle deferred; there are none."""
+    import grimp
+
+    assert _circles(grimp.build_graph("bouts", cache_dir=None)) == []
+
+
+def test_the_circle_finder_sees_a_circle_closed_three_files_away() -> None:
+    import grimp
+
+    graph = grimp.ImportGraph()
+    for module in ("p", "p.a", "p.b", "p.c", "p.d"):
+        graph.add_module(module)
+    for importer, imported in (("p.a", "p.b"), ("p.b", "p.c"), ("p.c", "p.d")):
+        graph.add_import(importer=importer, imported=imported)
+    assert _circles(graph) == []
+    graph.add_import(importer="p.d", imported="p.b")  # e.g. inside a function
+    assert _circles(graph) == [["p.b", "p.c", "p.d"]]
