@@ -22,7 +22,7 @@ from bouts.errors import SandboxError
 from bouts.languages import language_of
 from bouts.loading import severity_for
 from bouts.models.challenge import SUITES, Challenge, Limits, Suite
-from bouts.models.results import AssertionCount, Outcome, RunReport, TestResult
+from bouts.models.results import Outcome, RunReport, TestResult
 from bouts.prepare import DEFAULT_CACHE, prepare_dependencies
 from bouts.runner import _batch
 from bouts.runner._channel import Record, parse_record
@@ -35,7 +35,7 @@ from bouts.runner._session import DRIVER_LIB, compile_driver, session_config, su
 from bouts.runner._session import LIB_TARGET as _LIB_TARGET
 from bouts.runner._session import driver_env as _driver_env
 from bouts.runner._supervise import supervise
-from bouts.runner._verdicts import RunEnd, assemble, to_result
+from bouts.runner._verdicts import RunEnd, assemble, counts_by_suite, to_result
 from bouts.runner._visible import visible_distributions, visible_modules
 from bouts.runner._workspace import assemble_workspace, plant_canaries, seal_tests, write_generated
 from bouts.sandbox import Mount, Sandbox, tree_bytes
@@ -348,9 +348,10 @@ class _Phase:
         seed: int, duration_s: float,
     ) -> DetailedRun:  # fmt: skip
         plans = {f: p for f, p in self.plans.items() if f in file_suite}
-        tampering = findings(records, self.canaries, externalised=self.assertions == "external")
+        external = self.assertions == "external"
+        tampering = findings(records, self.canaries, externalised=external)
         graded = without_canaries(records, CanaryIds(self.canaries))
-        if self.assertions == "external":
+        if external:
             graded = decide(graded, plans, expect.golden_occurrences or {}, self.hidden_files)
         results, stability = assemble(
             graded,
@@ -377,7 +378,7 @@ class _Phase:
             duration_s=duration_s,
             tampering=tampering,
             exploits=observed(graded, end),
-            assertions=_counts(plans, file_suite) if self.assertions == "external" else [],
+            assertions=counts_by_suite((file_suite[rel], *p.counts) for rel, p in plans.items()) if external else [],
         )
         readers = None
         if self.assertions == "golden":
@@ -401,16 +402,6 @@ def _rewrite(
         path.write_text(plan.external if mode == "external" else plan.golden, encoding="utf-8")
         plans[rel] = plan
     return plans
-
-
-def _counts(plans: Mapping[str, FilePlan], file_suite: Mapping[str, Suite]) -> list[AssertionCount]:
-    totals: dict[Suite, list[int]] = {}
-    for rel, plan in plans.items():
-        done, total = plan.counts
-        acc = totals.setdefault(file_suite[rel], [0, 0])
-        acc[0] += done
-        acc[1] += total
-    return [AssertionCount(suite=s, externalised=d, total=t) for s, (d, t) in sorted(totals.items())]
 
 
 def decide(
