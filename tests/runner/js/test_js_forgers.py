@@ -302,14 +302,16 @@ def test_progress_hears_each_graded_result_once_and_no_canary(tmp_path: Path, bw
 
     root = tmp_path / "challenge"
     (root / "tests" / "visible").mkdir(parents=True)
-    (root / "tests" / "visible" / "add.test.mjs").write_text(textwrap.dedent("""\
+    (root / "tests" / "visible" / "add.test.mjs").write_text(
+        textwrap.dedent("""\
         import { test } from 'node:test';
         import assert from 'node:assert/strict';
         import { add } from '../../src/add.mjs';
 
         test('adds', () => { assert.equal(add(2, 3), 5); });
         test('adds negatives', () => { assert.equal(add(-2, -3), -5); });
-        """))
+        """)
+    )
     code = tmp_path / "code"
     (code / "src").mkdir(parents=True)
     (code / "src" / "add.mjs").write_text("export const add = (a, b) => (a < 0 ? a - b : a + b);\n")
