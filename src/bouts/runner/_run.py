@@ -22,7 +22,7 @@ from bouts.errors import SandboxError
 from bouts.languages import language_of
 from bouts.loading import severity_for
 from bouts.models.challenge import SUITES, Challenge, Limits, Suite
-from bouts.models.results import AssertionCount, Outcome, RunReport, TestResult
+from bouts.models.results import Outcome, RunReport, TestResult
 from bouts.prepare import DEFAULT_CACHE, prepare_dependencies
 from bouts.runner import _batch
 from bouts.runner._channel import Record, parse_record
@@ -31,13 +31,13 @@ from bouts.runner._exploits import observed
 from bouts.runner._externalise import REWRITTEN_SUITES, FilePlan
 from bouts.runner._integrity import CanaryIds, findings, looked, unlooked, void
 from bouts.runner._plans import plan_for
-from bouts.runner._session import DRIVER_LIB, compile_driver, supervisor_argv
+from bouts.runner._session import DRIVER_LIB, compile_driver, session_config, supervisor_argv
 from bouts.runner._session import LIB_TARGET as _LIB_TARGET
 from bouts.runner._session import driver_env as _driver_env
 from bouts.runner._supervise import supervise
-from bouts.runner._verdicts import RunEnd, assemble, to_result
+from bouts.runner._verdicts import RunEnd, assemble, counts_by_suite, to_result
 from bouts.runner._visible import visible_distributions, visible_modules
-from bouts.runner._workspace import assemble_workspace, plant_canaries, seal_tests
+from bouts.runner._workspace import assemble_workspace, plant_canaries, seal_tests, write_generated
 from bouts.sandbox import Mount, Sandbox, tree_bytes
 
 _DEPS_TARGET = "/bouts/deps"
@@ -230,9 +230,7 @@ def run_pytest(
         workspace = Path(tmp) / "workspace"
         removed = assemble_workspace(code_dir, challenge.root / "tests", workspace,
                                      replaced=language_of(challenge).replaced_by_runner)
-        for rel, text in (generated or {}).items():  # after the pristine tests: nothing can replace them
-            (workspace / rel).parent.mkdir(parents=True, exist_ok=True)
-            (workspace / rel).write_text(text, encoding="utf-8")
+        write_generated(workspace, generated)
         plans = _rewrite(workspace, file_suite, assertions, options.cache_dir)
         inline = [f for f in file_suite if f not in plans]  # externalised files need no canary
         canaries = plant_canaries(workspace, inline, random.SystemRandom()) if options.canaries else []
@@ -240,17 +238,10 @@ def run_pytest(
         compile_driver()
         deps = prepare_dependencies(challenge.root, "python", cache_root=options.deps_cache)
         config = {
+            **session_config(file_suite, seed, limits, options.workers),
             "files": sorted(select) if select is not None else sorted(file_suite),
-            "suite_of": file_suite,
-            "hidden_files": [f for f, s in file_suite.items() if s == "hidden"],
-            "seed": seed,
-            "test_timeout_s": limits.test_timeout_s,
-            "suite_timeout_s": limits.suite_timeout_s,
-            "max_output_kb": limits.max_output_kb,
-            "memory_mb": limits.memory_mb,
             "workspace": workdir if isolated else str(workspace),
             "lib": lib,
-            "workers": max(1, options.workers),
             "tests_per_process": max(1, options.tests_per_process or challenge.spec.tests.tests_per_process),
             "preload": list(challenge.spec.tests.preload),
             "visible": visible_modules(challenge.spec.tests.engine_packages),
@@ -274,7 +265,7 @@ def run_pytest(
             config["fresh_files"] = sorted(fresh_files)
         phase_at: list[float] = []
         timeout_s = budget + limits.suite_timeout_s * bool(fresh_files) + _STARTUP_GRACE_S
-        on_result = _progress_adapter(challenge, own if part else file_suite, CanaryIds(canaries), progress)
+        on_result = progress_adapter(challenge, own if part else file_suite, CanaryIds(canaries), progress)
         fresh_at = fresh.seed if fresh and fresh_files else None
         got = None
         if sealed and deps is None and options.postgres is None and assertions != "golden" \
@@ -357,9 +348,10 @@ class _Phase:
         seed: int, duration_s: float,
     ) -> DetailedRun:  # fmt: skip
         plans = {f: p for f, p in self.plans.items() if f in file_suite}
-        tampering = findings(records, self.canaries, externalised=self.assertions == "external")
-        graded = _without(records, CanaryIds(self.canaries))
-        if self.assertions == "external":
+        external = self.assertions == "external"
+        tampering = findings(records, self.canaries, externalised=external)
+        graded = without_canaries(records, CanaryIds(self.canaries))
+        if external:
             graded = decide(graded, plans, expect.golden_occurrences or {}, self.hidden_files)
         results, stability = assemble(
             graded,
@@ -386,7 +378,7 @@ class _Phase:
             duration_s=duration_s,
             tampering=tampering,
             exploits=observed(graded, end),
-            assertions=_counts(plans, file_suite) if self.assertions == "external" else [],
+            assertions=counts_by_suite((file_suite[rel], *p.counts) for rel, p in plans.items()) if external else [],
         )
         readers = None
         if self.assertions == "golden":
@@ -410,16 +402,6 @@ def _rewrite(
         path.write_text(plan.external if mode == "external" else plan.golden, encoding="utf-8")
         plans[rel] = plan
     return plans
-
-
-def _counts(plans: Mapping[str, FilePlan], file_suite: Mapping[str, Suite]) -> list[AssertionCount]:
-    totals: dict[Suite, list[int]] = {}
-    for rel, plan in plans.items():
-        done, total = plan.counts
-        acc = totals.setdefault(file_suite[rel], [0, 0])
-        acc[0] += done
-        acc[1] += total
-    return [AssertionCount(suite=s, externalised=d, total=t) for s, (d, t) in sorted(totals.items())]
 
 
 def decide(
@@ -470,7 +452,7 @@ def _part(records: Sequence[Record], others: Mapping[str, Suite]) -> list[Record
     return out
 
 
-def _without(records: Sequence[Record], canaries: set[str]) -> list[Record]:
+def without_canaries(records: Sequence[Record], canaries: set[str]) -> list[Record]:
     """The records with every trace of the canaries removed (they are not the submission's tests)."""
     out: list[Record] = []
     for rec in records:
@@ -482,12 +464,15 @@ def _without(records: Sequence[Record], canaries: set[str]) -> list[Record]:
     return out
 
 
-def _progress_adapter(
+def progress_adapter(
     challenge: Challenge,
     file_suite: dict[str, Suite],
     canaries: set[str],
     progress: Callable[[TestResult], None] | None,
 ) -> Callable[[Record], None]:
+    """What hears each ``result`` record (Python's as they arrive, JavaScript's after the session):
+    ``progress`` gets it as a :class:`TestResult`, canaries and outcome-less records left out."""
+
     def on_result(rec: Record) -> None:
         if progress is None or rec.outcome is None or rec.id in canaries:
             return

@@ -10,6 +10,7 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
+from bouts.models.challenge import Limits, Suite
 from bouts.sandbox import user_env
 
 DRIVER_LIB = Path(__file__).with_name("sandboxed")
@@ -27,6 +28,24 @@ def compile_driver() -> None:
 
     with contextlib.suppress(OSError, ValueError):
         compileall.compile_dir(DRIVER_LIB / "_bouts_driver", quiet=2, legacy=False, workers=1)
+
+
+def session_config(file_suite: Mapping[str, Suite], seed: int, limits: Limits, workers: int) -> dict[str, object]:
+    """What every supervisor's config holds (Python's ``_bouts_driver``, JavaScript's
+    ``_bouts_jsdriver``): the run's test files and their suites, the hidden ones (their failures
+    say less), the seed, the per-test and per-suite limits and the worker count. Each runner adds
+    its own keys (where the workspace and libraries are, ...)."""
+    return {
+        "files": sorted(file_suite),
+        "suite_of": dict(file_suite),
+        "hidden_files": [f for f, s in file_suite.items() if s == "hidden"],
+        "seed": seed,
+        "test_timeout_s": limits.test_timeout_s,
+        "suite_timeout_s": limits.suite_timeout_s,
+        "max_output_kb": limits.max_output_kb,
+        "memory_mb": limits.memory_mb,
+        "workers": max(1, workers),
+    }
 
 
 def driver_env(seed: int, isolated: bool = True) -> dict[str, str]:

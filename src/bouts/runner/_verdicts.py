@@ -7,11 +7,11 @@ upgraded: an id that never reports is missing, crashed or timed out, never passe
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from bouts.models.challenge import Severity, Suite
-from bouts.models.results import Outcome, StabilitySignals, TestResult
+from bouts.models.results import AssertionCount, Outcome, StabilitySignals, TestResult
 from bouts.runner._channel import Record
 
 _OUT_OF_MEMORY = re.compile(r"(E\s+)?MemoryError\b")
@@ -158,3 +158,14 @@ def assemble(
     order = {node: i for i, node in enumerate([*(expected_ids or []), *(collected or [])])}
     ranked = sorted(results.values(), key=lambda r: (order.get(r.id, len(order)), r.id))
     return ranked, stability
+
+
+def counts_by_suite(counts: Iterable[tuple[Suite, int, int]]) -> list[AssertionCount]:
+    """Each suite's externalised and total assertions, summed over its files' ``(suite,
+    externalised, total)`` (the Python and JavaScript rewrites' counts alike), by suite name."""
+    totals: dict[Suite, list[int]] = {}
+    for suite, done, total in counts:
+        acc = totals.setdefault(suite, [0, 0])
+        acc[0] += done
+        acc[1] += total
+    return [AssertionCount(suite=s, externalised=d, total=t) for s, (d, t) in sorted(totals.items())]

@@ -11,7 +11,7 @@ import os
 import random
 import re
 import shutil
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from bouts.errors import SubmissionError
@@ -124,6 +124,14 @@ def assemble_workspace(code_dir: Path, tests_dir: Path, dest: Path, replaced: It
         # files (links dereferenced inside the challenge are the author's business).
         shutil.copytree(tests_dir, dest / "tests", symlinks=False, ignore=shutil.ignore_patterns("__pycache__"))
     return sorted(removed)
+
+
+def write_generated(workspace: Path, generated: Mapping[str, str] | None) -> None:
+    """Write the engine's generated test files (path checked by the runner → source) into the
+    workspace, after the pristine tests: nothing the submission holds can replace them."""
+    for rel, text in (generated or {}).items():
+        (workspace / rel).parent.mkdir(parents=True, exist_ok=True)
+        (workspace / rel).write_text(text, encoding="utf-8")
 
 
 def _cannot_copy(path: Path, exc: OSError) -> SubmissionError:

@@ -292,3 +292,36 @@ def test_a_generated_test_forged_through_the_test_stream_fails(tmp_path: Path, b
                  expected_ids=["tests/generated/test_gen_fuzz.mjs::gen 1"])  # fmt: skip
     assert [r.outcome for r in run.report.results] == [Outcome.FAILED]
     assert any("verdicts are being forged" in t for t in run.report.tampering)
+
+
+def test_progress_hears_each_graded_result_once_and_no_canary(tmp_path: Path, bwrap_js: Sandbox) -> None:
+    # The JavaScript runner reports results to ``progress`` after the session, through the same
+    # adapter as Python's (``progress_adapter``): the report's results, canaries left out.
+    from bouts.models.results import TestResult
+    from bouts.runner import run_suites
+
+    root = tmp_path / "challenge"
+    (root / "tests" / "visible").mkdir(parents=True)
+    (root / "tests" / "visible" / "add.test.mjs").write_text(
+        textwrap.dedent("""\
+        import { test } from 'node:test';
+        import assert from 'node:assert/strict';
+        import { add } from '../../src/add.mjs';
+
+        test('adds', () => { assert.equal(add(2, 3), 5); });
+        test('adds negatives', () => { assert.equal(add(-2, -3), -5); });
+        """)
+    )
+    code = tmp_path / "code"
+    (code / "src").mkdir(parents=True)
+    (code / "src" / "add.mjs").write_text("export const add = (a, b) => (a < 0 ? a - b : a + b);\n")
+    spec = ChallengeSpec(id="tiny-progress", title="Tiny", language="javascript", limits=JS_LIMITS)
+    challenge = Challenge(root=root, spec=spec, content_hash="progress", suite_hashes={"visible": "x"},
+                          test_files={"visible": ["tests/visible/add.test.mjs"]})  # fmt: skip
+    heard: list[TestResult] = []
+    report = run_suites(challenge, code, sandbox=bwrap_js, progress=heard.append)
+    assert sorted((r.id, r.outcome) for r in heard) == sorted((r.id, r.outcome) for r in report.results)
+    assert sorted((r.id, r.outcome) for r in heard) == [
+        ("tests/visible/add.test.mjs::adds", Outcome.PASSED),
+        ("tests/visible/add.test.mjs::adds negatives", Outcome.FAILED),
+    ]

@@ -14,6 +14,7 @@ from pathlib import Path
 from bouts.models.challenge import Suite
 from bouts.models.results import AssertionCount, Outcome
 from bouts.runner._channel import Record
+from bouts.runner._verdicts import counts_by_suite
 from bouts.runner.js._decide import check_external, check_inline, entries
 from bouts.runner.js._externalise import Rewrite, rewrite
 
@@ -91,9 +92,5 @@ def _forged_pass(occurrences: Sequence[object], plan: Rewrite) -> str | None:
 
 
 def assertion_counts(plans: Mapping[str, Rewrite], file_suite: Mapping[str, Suite]) -> list[AssertionCount]:
-    totals: dict[Suite, list[int]] = {}
-    for rel, plan in plans.items():
-        acc = totals.setdefault(file_suite[rel], [0, 0])
-        acc[0] += plan.externalised
-        acc[1] += plan.total
-    return [AssertionCount(suite=s, externalised=d, total=t) for s, (d, t) in sorted(totals.items())]
+    """Each suite's externalised and total assertions (:func:`bouts.runner._verdicts.counts_by_suite`)."""
+    return counts_by_suite((file_suite[rel], plan.externalised, plan.total) for rel, plan in plans.items())

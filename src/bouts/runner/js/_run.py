@@ -29,10 +29,18 @@ from bouts.prepare import PreparedEnv, prepare_dependencies
 from bouts.runner._channel import Record, parse_record
 from bouts.runner._exploits import observed
 from bouts.runner._integrity import void
-from bouts.runner._run import DEFAULT_OPTIONS, DRIVER_LIB, DetailedRun, RunOptions
+from bouts.runner._run import (
+    DEFAULT_OPTIONS,
+    DRIVER_LIB,
+    DetailedRun,
+    RunOptions,
+    progress_adapter,
+    without_canaries,
+)
+from bouts.runner._session import session_config
 from bouts.runner._supervise import supervise
-from bouts.runner._verdicts import RunEnd, assemble, to_result
-from bouts.runner._workspace import seal_tests
+from bouts.runner._verdicts import RunEnd, assemble
+from bouts.runner._workspace import seal_tests, write_generated
 from bouts.runner.js._observed import assertion_counts, decide_js, externalise_files
 from bouts.runner.js._workspace import assemble_js_workspace, plant_js_canaries
 from bouts.sandbox import Mount, Sandbox, user_env
@@ -108,9 +116,7 @@ def run_js(
     with tempfile.TemporaryDirectory(prefix="bouts-jsrun-") as tmp:
         workspace = Path(tmp) / "workspace"
         removed = assemble_js_workspace(code_dir, challenge.root, workspace)
-        for rel, text in (generated or {}).items():  # after the pristine tests, before sealing
-            (workspace / rel).parent.mkdir(parents=True, exist_ok=True)
-            (workspace / rel).write_text(text, encoding="utf-8")
+        write_generated(workspace, generated)  # after the pristine tests, before sealing
         rng = random.SystemRandom()
         observe = True  # node:test, vitest and jest alike: assertions become observations
         external = assertions == "external"
@@ -131,14 +137,10 @@ def run_js(
                 os.symlink(deps.path, workspace / "node_modules")
         in_box = workdir if isolated else str(workspace)
         config = {
-            "files": sorted(file_suite), "suite_of": file_suite,
-            "hidden_files": [f for f, s in file_suite.items() if s == "hidden"],
-            "seed": seed, "test_timeout_s": challenge.spec.limits.test_timeout_s,
-            "suite_timeout_s": challenge.spec.limits.suite_timeout_s,
-            "max_output_kb": challenge.spec.limits.max_output_kb, "memory_mb": challenge.spec.limits.memory_mb,
+            **session_config(file_suite, seed, challenge.spec.limits, options.workers),
             "workspace": in_box,
             "jslib": f"{_JSLIB}/jslib" if isolated else str(JS_LIB / "jslib"),
-            "workers": max(1, options.workers), "node": NODE, "framework": framework,
+            "node": NODE, "framework": framework,
             "deps": f"{in_box}/node_modules",
             "tsx": _tsx_loader(deps, in_box, framework, file_suite, challenge.spec.language),
             "observe": observe, "check": not external,
@@ -149,7 +151,10 @@ def run_js(
         timeout = challenge.spec.limits.suite_timeout_s * len(set(file_suite.values())) + _STARTUP_GRACE_S
         records, end = _drive(sandbox, workspace, mounts, config, libs, nonce, challenge, timeout, seed,
                               workdir if isolated else None)  # fmt: skip
-        _notify(records, challenge, file_suite, set(canaries), progress)
+        on_result = progress_adapter(challenge, file_suite, set(canaries), progress)
+        for rec in records:
+            if rec.kind == "result":
+                on_result(rec)
     if not any(r.kind == "hello" for r in records):
         raise SandboxError(f"the JavaScript test supervisor did not start in sandbox '{sandbox.name}' ({end})")
     forged: list[str] = []
@@ -158,9 +163,7 @@ def run_js(
         records = decide_js(records, plans, golden_occurrences if external else None, hidden,
                             forged if assertions != "golden" else None)  # the reference is trusted  # fmt: skip
     tampering = js_findings(records, canaries) + forged[:10]
-    graded = [r for r in records if not (r.kind == "result" and r.id in set(canaries))]
-    graded = [Record("collected", ids=tuple(i for i in r.ids if i not in canaries)) if r.kind == "collected" else r
-              for r in graded]  # fmt: skip
+    graded = without_canaries(records, set(canaries))
     results, stability = assemble(
         graded, file_suite=file_suite, expected_ids=expected_ids, end=end,
         severity_of=lambda node: severity_for(challenge, node), golden=golden,
@@ -233,18 +236,6 @@ def js_findings(records: Sequence[Record], canaries: Sequence[str]) -> list[str]
         if text and text not in found:
             found.append(text)
     return found[:20]
-
-
-def _notify(records: list[Record], challenge: Challenge, file_suite: dict[str, Suite], canaries: set[str],
-            progress: Callable[[TestResult], None] | None) -> None:  # fmt: skip
-    if progress is None:
-        return
-    for rec in records:
-        if rec.kind == "result" and rec.outcome is not None and rec.id not in canaries:
-            res = to_result(rec.id, rec.outcome, rec.detail, rec.duration_s, file_suite=file_suite,
-                            severity_of=lambda node: severity_for(challenge, node))  # fmt: skip
-            if res is not None:
-                progress(res)
 
 
 def _drive(sandbox: Sandbox, workspace: Path, mounts: list[Mount], config: dict[str, object],
