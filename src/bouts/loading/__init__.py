@@ -3,13 +3,12 @@
 from bouts.loading._common import SKIP_DIRS, read_toml, toml_loads, validate
 from bouts.loading.archive import extract_archive
 from bouts.loading.challenge import load_challenge, severity_for
-from bouts.loading.submission import check_matches, inspect_submission_archive, load_submission
+from bouts.loading.submission import check_matches, load_submission
 
 __all__ = [
     "SKIP_DIRS",
     "check_matches",
     "extract_archive",
-    "inspect_submission_archive",
     "load_challenge",
     "load_submission",
     "read_toml",

@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import BinaryIO
 
 from bouts.errors import ChallengeError, SubmissionError
-from bouts.loading import inspect_submission_archive, read_toml, validate
+from bouts.loading import read_toml, validate
 from bouts.loading.archive import ARCHIVE_SUFFIXES
+from bouts.loading.submission import inspect_submission_archive
 from bouts.models.challenge import ChallengeSpec
 from bouts.models.submission import SubmissionMeta
 from bouts.scoring.budgets import iteration_refusal
