@@ -157,13 +157,19 @@ def test_a_tar_past_the_file_limit_is_refused_after_limit_plus_one_headers(
     assert headers == limit + 1
 
 
+@pytest.mark.parametrize("zip64", [False, True])
 def test_a_zip_past_the_file_limit_is_refused_before_zipfile_reads_its_directory(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, zip64: bool
 ) -> None:
     """``zipfile`` parses every central-directory entry on opening (as many as the upload has room
-    for, whatever the end record declares): the entries are counted first, at most limit + 1."""
+    for, whatever the end record declares): the entries are counted first, at most limit + 1. With
+    more than 65,535 entries a zip ends with a zip64 record (forced here on a small one)."""
     limit = 20
-    archive = _zip(tmp_path / "many.zip", _many(10 * limit))
+    with monkeypatch.context() as m:
+        if zip64:
+            m.setattr(zipfile, "ZIP_FILECOUNT_LIMIT", 10)
+        archive = _zip(tmp_path / "many.zip", _many(10 * limit))
+    assert (b"PK\x06\x06" in archive.read_bytes()[-200:]) == zip64  # the zip64 end record
     monkeypatch.setattr(submission_module, "MAX_FILES", limit)
     parsed, read = [], 0
     monkeypatch.setattr(zipfile.ZipFile, "_RealGetContents", lambda self: parsed.append(self))
@@ -185,4 +191,4 @@ def test_a_zip_past_the_file_limit_is_refused_before_zipfile_reads_its_directory
     # The end record (zipfile looks at the last 22 bytes, then up to 64 KiB for a comment) and
     # limit + 1 directory headers with their names: not the other 180 entries.
     header = 46 + len("s/code/f100.py")
-    assert read <= 22 + (limit + 1) * header + 1024 < archive.stat().st_size
+    assert read <= 22 + 76 + (limit + 1) * header + 1024 < archive.stat().st_size

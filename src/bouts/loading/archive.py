@@ -420,7 +420,10 @@ def _count_zip_entries(archive: Path, writer: _Writer) -> None:
         if not end:
             return
         size_cd = end[zipfile._ECD_SIZE]  # type: ignore[attr-defined]
+        # Where zipfile itself starts reading it (_RealGetContents), a zip64 end record included.
         start = end[zipfile._ECD_LOCATION] - size_cd  # type: ignore[attr-defined]
+        if end[zipfile._ECD_SIGNATURE] == zipfile.stringEndArchive64:  # type: ignore[attr-defined]
+            start -= zipfile.sizeEndCentDir64 + zipfile.sizeEndCentDir64Locator  # type: ignore[attr-defined]
         if start < 0:
             return
         fp.seek(start)
