@@ -33,8 +33,13 @@ CASES: dict[str, Members] = {
     "plain": _base(),
     "no top directory": _base(""),
     "explicit directories": [("s/", DIR), ("s/code/", DIR), *_base()],
-    "caches are left out": [*_base(), ("s/code/__pycache__/app.cpython-311.pyc", "b"), ("s/code/m.pyc", "b"),
-                            ("s/code/.pytest_cache/v", "c"), ("s/trajectory.pyc", "t")],
+    "caches are left out": [
+        *_base(),
+        ("s/code/__pycache__/app.cpython-311.pyc", "b"),
+        ("s/code/m.pyc", "b"),
+        ("s/code/.pytest_cache/v", "c"),
+        ("s/trajectory.pyc", "t"),
+    ],
     "macOS folder is skipped": [*_base(), ("__MACOSX/s/._app.py", "junk"), ("__MACOSX/", DIR)],
     "a link inside code": [*_base(), ("s/code/passwd", (LINK, "/etc/passwd"))],
     "a link beside the top directory": [*_base(), ("other", (LINK, "s"))],  # no unwrap: no root toml
