@@ -55,6 +55,8 @@ CASES: dict[str, Members] = {
     "two trajectories": [*_base(), ("s/trajectory.jsonl", "{}\n"), ("s/trajectory.json", "[]")],
     "bad TOML": [("s/submission.toml", "agent = \n"), ("s/code/x.py", "")],
     "TOML not UTF-8": [("s/submission.toml", b"agent = '\xff'\n"), ("s/code/x.py", "")],
+    "submission.toml too big": [("s/submission.toml", META + "#" * (1 << 16)), ("s/code/x.py", "")],
+    "a toml in each of three top folders": [(f"{t}/submission.toml", META) for t in "abc"],
     "bad field": [("s/submission.toml", META.replace("1", "-1")), ("s/code/x.py", "")],
     "path too long": [*_base(), ("s/code/" + "/".join(["d" * 200] * 6) + "/x.py", "")],
     "file then a file under it": [*_base(), ("s/code/a", ""), ("s/code/a/b", "")],

@@ -41,13 +41,16 @@ from typing import IO, NoReturn
 from bouts.errors import SubmissionError, UnsafeArchiveError
 
 # The root's submission.toml is the only content a scan keeps: before the archive is read to its end
-# it cannot tell whether the root will be unwrapped, so it keeps that file at depth one and two.
+# it cannot tell whether the root will be unwrapped, so it keeps that file at depth one and two (at
+# most one of the latter: under two top-level folders nothing is unwrapped), up to KEPT_BYTES + 1.
 _KEPT_NAME = "submission.toml"
 
 MiB = 1024 * 1024
 TAR_SUFFIXES = (".tar.gz", ".tgz", ".tar")
 ZIP_SUFFIXES = (".zip",)
 ARCHIVE_SUFFIXES = TAR_SUFFIXES + ZIP_SUFFIXES
+KEPT_BYTES = 64 * 1024
+"""The bytes a scan keeps of a ``submission.toml`` (one more, to tell that it is longer)."""
 
 _CHUNK = 1 << 16
 # Below this much output a ratio proves nothing: a tiny archive of small text files or of tar's
@@ -84,7 +87,8 @@ class Scanned:
     links: tuple[tuple[str, str], ...]
     """``(path, target text)`` of each symbolic link member, sorted by path (never created)."""
     kept: dict[str, bytes]
-    """The bytes of every ``submission.toml`` at depth one or two."""
+    """The first ``KEPT_BYTES + 1`` bytes of the ``submission.toml`` at depth one and of one at depth
+    two, the one the root's would be if the archive holds one top-level folder."""
 
 
 def is_archive(path: Path) -> bool:
@@ -326,13 +330,17 @@ class _Writer:
                 self.refuse(name, "conflicts with another member of the same path")
             self.dirs.add("/".join(parts[:depth]))
         keep = parts[-1] == _KEPT_NAME and len(parts) <= 2
+        if keep and len(parts) == 2 and (deeper := [k for k in self.kept if "/" in k]):
+            if deeper[0].split("/")[0] != parts[0]:
+                del self.kept[deeper[0]]  # two top-level folders: none is unwrapped, none is needed
+            keep = False
         digest, kept, size = hashlib.sha256(), bytearray(), 0
         while chunk := stream.read(_CHUNK):
             size += len(chunk)
             self.count(name, size, len(chunk), compressed_size)
             digest.update(chunk)
-            if keep:
-                kept += chunk
+            if keep and len(kept) <= KEPT_BYTES:
+                kept += chunk[: KEPT_BYTES + 1 - len(kept)]
         self.files[key] = digest.digest()
         if keep:
             self.kept[key] = bytes(kept)

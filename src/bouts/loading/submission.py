@@ -35,7 +35,7 @@ from bouts.loading._common import (
     validate,
     walk_tree,
 )
-from bouts.loading.archive import MiB, extract_archive_dropping_links, is_archive, scan_archive
+from bouts.loading.archive import KEPT_BYTES, MiB, extract_archive_dropping_links, is_archive, scan_archive
 from bouts.models.challenge import Challenge
 from bouts.models.submission import DroppedLink, Submission, SubmissionMeta
 from bouts.scoring.budgets import iteration_refusal
@@ -45,6 +45,9 @@ _FOLDERS = ("code", "deliverables")
 # The same caps as an archive's, so a huge directory is refused as clearly as a huge archive.
 MAX_FILES = 10_000
 MAX_TOTAL_BYTES = 200 * MiB
+MAX_META_BYTES = KEPT_BYTES
+"""The largest ``submission.toml`` (a few lines are expected): parsing a bigger one would cost the
+API more CPU than the whole rest of an upload's checks."""
 
 
 def load_submission(path: Path, workdir: Path) -> Submission:
@@ -101,7 +104,10 @@ def load_submission(path: Path, workdir: Path) -> Submission:
     if "submission.toml" in gone:
         raise SubmissionError("is a symbolic link that leaves the submission (links are never followed)",
                               file=name("submission.toml"))
-    data = read_toml(root / "submission.toml", display=name("submission.toml"), error=SubmissionError)
+    toml = root / "submission.toml"
+    if toml.is_file() and toml.stat().st_size > MAX_META_BYTES:
+        raise SubmissionError(_too_big(), file=name("submission.toml"))
+    data = read_toml(toml, display=name("submission.toml"), error=SubmissionError)
     meta = validate(SubmissionMeta, data, display=name("submission.toml"), error=SubmissionError)
 
     code_dir = root / "code"
@@ -179,6 +185,8 @@ def inspect_submission_archive(path: Path) -> tuple[SubmissionMeta, str]:
         raise SubmissionError("is a symbolic link that leaves the submission (links are never followed)", file=toml)
     if "submission.toml" not in files:
         raise SubmissionError("is missing" if "submission.toml" not in dirs else "is not a regular file", file=toml)
+    if len(kept["submission.toml"]) > MAX_META_BYTES:
+        raise SubmissionError(_too_big(), file=toml)
     meta = validate(SubmissionMeta, parse_toml(kept["submission.toml"], display=toml, error=SubmissionError),
                     display=toml, error=SubmissionError)
     if "code" not in gone and "code" not in dirs:
@@ -193,6 +201,10 @@ def inspect_submission_archive(path: Path) -> tuple[SubmissionMeta, str]:
             field="trajectory",
         )
     return meta, tree_hash(entries)
+
+
+def _too_big() -> str:
+    return f"is larger than {MAX_META_BYTES} bytes (a submission.toml holds a few lines)"
 
 
 def _made(workdir: Path) -> Path:
