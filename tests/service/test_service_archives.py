@@ -151,3 +151,35 @@ def test_unknown_and_closed_challenges(client: TestClient) -> None:
     assert r.status_code == 404
     client.patch("/api/v1/challenges/inventory-ledger", json={"active": False}, headers={"X-API-Key": OPERATOR_KEY})
     assert _post(client, key, tiny_submission("a")).status_code == 409
+
+
+def test_an_upload_past_the_file_limit_is_refused_after_limit_plus_one_headers(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Attack: an upload of many tiny files, to make the API spend CPU per member. The check stops
+    at the first member past the limit, so the work is bounded by the limit, not by the upload;
+    nothing is extracted and nothing is stored."""
+    from bouts.loading import submission as submission_module
+
+    limit = 20
+    monkeypatch.setattr(submission_module, "MAX_FILES", limit)
+    files: dict[str, bytes | str] = {"submission.toml": 'agent = "a"\nchallenge = "inventory-ledger"\n'}
+    files |= {f"code/f{i}.py": f"x = {i}\n" for i in range(10 * limit)}
+    data = tar_gz(files)
+    headers = 0
+    real = tarfile.TarInfo.fromtarfile.__func__  # type: ignore[attr-defined]
+
+    def counting(cls: type[tarfile.TarInfo], tar: tarfile.TarFile) -> tarfile.TarInfo:
+        nonlocal headers
+        headers += 1
+        return real(cls, tar)
+
+    key = agent_key(client, "a")
+    monkeypatch.setattr(tarfile.TarInfo, "fromtarfile", classmethod(counting))
+    r = _post(client, key, data)
+    assert r.status_code == 422, r.text
+    assert f"member 'submission/code/f{limit - 1}.py' is past the limit of {limit} members" in r.json()["detail"]
+    assert headers == limit + 1
+    _assert_nothing_stored(client)
+    scratch = client.app.state.ctx.settings.data_dir / "tmp"  # type: ignore[attr-defined]
+    assert not scratch.exists() or not any(scratch.iterdir())

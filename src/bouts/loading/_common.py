@@ -38,6 +38,9 @@ class TreeEntry:
     """The link's target text when the entry is a symlink (its target is hashed on its own)."""
     escapes: bool = False
     """A symlink whose target (followed by the operating system, never by us) lies outside the tree."""
+    digest: bytes | None = None
+    """The file's sha256, when it was computed as the file streamed by (an archive scanned in memory,
+    ``bouts.loading.archive.scan_archive``); else the file at ``path`` is read to hash it."""
 
 
 def walk_tree(
@@ -69,7 +72,7 @@ def walk_tree(
         # Every name is checked, in skipped folders too: the judges read every file (loading.view) and
         # reports may name any of them.
         for name in (*dirnames, *filenames):
-            _check_name((here / name).relative_to(root).as_posix(), display, error)
+            check_name((here / name).relative_to(root).as_posix(), display, error)
         if SKIP_DIRS.intersection(here.relative_to(root).parts):
             continue  # neither hashed nor run (the runner removes the folder)
         # os.walk lists symlinked directories but does not descend into them (followlinks=False).
@@ -111,7 +114,7 @@ def _escaped(text: str) -> str:
     return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
-def _check_name(rel: str, display: str, error: type[InputError]) -> None:
+def check_name(rel: str, display: str, error: type[InputError]) -> None:
     """Refuse a path that is not valid UTF-8 (every report, hash and judge names files as text) or
     longer than ``MAX_PATH_BYTES``; the error shows it with its undecodable bytes escaped."""
     try:
@@ -127,7 +130,7 @@ def _check_name(rel: str, display: str, error: type[InputError]) -> None:
 def check_link(rel: str, target: str, display: str, error: type[InputError]) -> None:
     """Refuse a link whose target text is not valid UTF-8: the target is recorded and reported
     (``Submission.dropped_links``, the integrity judge's findings) as text; its own name as any."""
-    _check_name(rel, display, error)
+    check_name(rel, display, error)
     try:
         target.encode("utf-8")
     except UnicodeEncodeError:
@@ -155,6 +158,8 @@ def tree_hash(entries: Iterable[TreeEntry], prefix: str = "") -> str:
         h.update(entry.rel.encode("utf-8", "surrogateescape") + b"\0")
         if entry.link is not None:
             h.update(b"L" + entry.link.encode("utf-8", "surrogateescape"))
+        elif entry.digest is not None:
+            h.update(b"F" + entry.digest)
         else:
             fh = hashlib.sha256()
             with entry.path.open("rb") as f:
@@ -169,8 +174,13 @@ def read_toml(path: Path, *, display: str, error: type[InputError]) -> dict[str,
     """Parse a TOML file; a missing file, bad UTF-8 or bad syntax becomes ``error`` naming it."""
     if not path.is_file():
         raise error("is missing" if not path.exists() else "is not a regular file", file=display)
+    return parse_toml(path.read_bytes(), display=display, error=error)
+
+
+def parse_toml(raw: bytes, *, display: str, error: type[InputError]) -> dict[str, Any]:
+    """``read_toml`` of content already read: bad UTF-8 or bad syntax becomes ``error`` naming ``display``."""
     try:
-        text = path.read_bytes().decode("utf-8")
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as e:
         raise error(f"is not valid UTF-8 (byte {e.start})", file=display) from e
     try:

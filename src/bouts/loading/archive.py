@@ -11,16 +11,25 @@ A submission is extracted with ``extract_archive_dropping_links``: a symbolic li
 never created (so nothing can be written or read through it) but dropped and returned with its
 target text, so that the submission is scored and the link judged (docs/integrity.md) rather than
 the whole archive refused: "no score" must never be better than a flagged score.
+
+An upload is checked with ``scan_archive``: the same single forward pass and the same checks, but
+nothing is written: each file is hashed as it streams by and only its digest is kept (and the bytes
+of a ``submission.toml`` that may be the root's). Every cap is checked as the member arrives and the
+first one exceeded stops the read, so the work a request can cause is bounded by the caps, not by the
+archive: at most ``max_files + 1`` member headers (a zip's central directory is counted before
+``zipfile`` parses it) and at most ``max_total_bytes`` of content decompressed and hashed.
 """
 
 from __future__ import annotations
 
 import copy
 import gzip
+import hashlib
 import os
 import re
 import shutil
 import stat
+import struct
 import tarfile
 import tempfile
 import zipfile
@@ -31,10 +40,17 @@ from typing import IO, NoReturn
 
 from bouts.errors import SubmissionError, UnsafeArchiveError
 
+# The root's submission.toml is the only content a scan keeps: before the archive is read to its end
+# it cannot tell whether the root will be unwrapped, so it keeps that file at depth one and two (at
+# most one of the latter: under two top-level folders nothing is unwrapped), up to KEPT_BYTES + 1.
+_KEPT_NAME = "submission.toml"
+
 MiB = 1024 * 1024
 TAR_SUFFIXES = (".tar.gz", ".tgz", ".tar")
 ZIP_SUFFIXES = (".zip",)
 ARCHIVE_SUFFIXES = TAR_SUFFIXES + ZIP_SUFFIXES
+KEPT_BYTES = 64 * 1024
+"""The bytes a scan keeps of a ``submission.toml`` (one more, to tell that it is longer)."""
 
 _CHUNK = 1 << 16
 # Below this much output a ratio proves nothing: a tiny archive of small text files or of tar's
@@ -57,6 +73,22 @@ class Extracted:
     root: Path
     links: tuple[tuple[str, str], ...]
     """``(path relative to root, target text)`` of each dropped link member, sorted by path."""
+
+
+@dataclass(frozen=True)
+class Scanned:
+    """An archive read in one pass without writing anything (``scan_archive``): the tree it would
+    extract to, as paths relative to the archive (``__MACOSX`` left out, as extraction does)."""
+
+    files: dict[str, bytes]
+    """Each regular file's path and the sha256 of its bytes."""
+    dirs: frozenset[str]
+    """Every directory extraction would create, named or implied by a deeper member."""
+    links: tuple[tuple[str, str], ...]
+    """``(path, target text)`` of each symbolic link member, sorted by path (never created)."""
+    kept: dict[str, bytes]
+    """The first ``KEPT_BYTES + 1`` bytes of the ``submission.toml`` at depth one and of one at depth
+    two, the one the root's would be if the archive holds one top-level folder."""
 
 
 def is_archive(path: Path) -> bool:
@@ -104,23 +136,51 @@ def extract_archive_dropping_links(
     return _extract(archive, dest, drop_links=True, caps=caps)
 
 
-def _extract(archive: Path, dest: Path, *, drop_links: bool, caps: dict) -> Extracted:
-    archive, dest = Path(archive), Path(dest)
+def scan_archive(
+    archive: Path,
+    *,
+    max_total_bytes: int = 200 * MiB,
+    max_files: int = 10_000,
+    max_member_bytes: int = 50 * MiB,
+    max_ratio: float = 200,
+) -> Scanned:
+    """``extract_archive_dropping_links`` without writing anything: the same checks, refusals and
+    messages, in one forward pass that stops at the first cap exceeded (module docstring); what it
+    would have extracted comes back as ``Scanned``."""
+    archive = Path(archive)
+    _check_source(archive)
+    writer = _Writer(archive, None, drop_links=True, max_total_bytes=max_total_bytes, max_files=max_files,
+                     max_member_bytes=max_member_bytes, max_ratio=max_ratio)
+    _read(archive, writer)
+    return Scanned(files=writer.files, dirs=frozenset(writer.dirs), links=tuple(sorted(writer.links)),
+                   kept=writer.kept)
+
+
+def _check_source(archive: Path) -> None:
     if not is_archive(archive):
         raise SubmissionError(f"is not a supported archive ({', '.join(ARCHIVE_SUFFIXES)})",
                               file=str(archive))
     if not archive.is_file():
         raise SubmissionError("does not exist or is not a file", file=str(archive))
+
+
+def _read(archive: Path, writer: _Writer) -> None:
+    if archive.name.lower().endswith(ZIP_SUFFIXES):
+        _extract_zip(archive, writer)
+    else:
+        _extract_tar(archive, writer)
+
+
+def _extract(archive: Path, dest: Path, *, drop_links: bool, caps: dict) -> Extracted:
+    archive, dest = Path(archive), Path(dest)
+    _check_source(archive)
     if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
         raise FileExistsError(f"extraction target {dest} already exists and is not empty")
     dest.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", suffix=".partial", dir=dest.parent))
     try:
         writer = _Writer(archive, staging, drop_links=drop_links, **caps)
-        if archive.name.lower().endswith(ZIP_SUFFIXES):
-            _extract_zip(archive, writer)
-        else:
-            _extract_tar(archive, writer)
+        _read(archive, writer)
         staging.chmod(0o755)  # mkdtemp makes it 0700; the sandbox user must be able to read it
         if dest.exists():
             dest.rmdir()
@@ -138,9 +198,10 @@ def _extract(archive: Path, dest: Path, *, drop_links: bool, caps: dict) -> Extr
 
 
 class _Writer:
-    """Checks member names and writes members into the staging directory under every cap."""
+    """Checks member names and writes members into the staging directory under every cap; with no
+    staging directory (``scan_archive``) it writes nothing and records the tree instead."""
 
-    def __init__(self, archive: Path, staging: Path, *, max_total_bytes: int, max_files: int,
+    def __init__(self, archive: Path, staging: Path | None, *, max_total_bytes: int, max_files: int,
                  max_member_bytes: int, max_ratio: float, drop_links: bool = False) -> None:
         self.archive = archive
         self.drop_links = drop_links
@@ -154,6 +215,9 @@ class _Writer:
         self.members = 0
         self.written = 0
         self.seen: set[str] = set()
+        self.files: dict[str, bytes] = {}  # a scan's tree: what extraction would have created
+        self.dirs: set[str] = set()
+        self.kept: dict[str, bytes] = {}
 
     def refuse(self, member: str, why: str) -> NoReturn:
         raise UnsafeArchiveError(f"member '{member}' {why}", file=str(self.archive))
@@ -191,10 +255,21 @@ class _Writer:
         parts = self.admit(name)
         if not parts or parts[0] in _SKIPPED_TOP:
             return
+        if self.staging is None:
+            self.make_dirs(name, parts)
+            return
         try:
             self.staging.joinpath(*parts).mkdir(parents=True, exist_ok=True)
         except (FileExistsError, NotADirectoryError):
             self.refuse(name, "conflicts with a file of the same path")
+
+    def make_dirs(self, name: str, parts: tuple[str, ...]) -> None:
+        """A scan's ``mkdir(parents=True, exist_ok=True)``: refused where a file stands on the way."""
+        for depth in range(1, len(parts) + 1):
+            key = "/".join(parts[:depth])
+            if key in self.files:
+                self.refuse(name, "conflicts with a file of the same path")
+            self.dirs.add(key)
 
     def add_link(self, name: str, target: str) -> None:
         """A symbolic link member: refused, or (``drop_links``) recorded and never created."""
@@ -216,6 +291,8 @@ class _Writer:
             self.refuse(name, "is a file at the archive's root path")
         if parts[0] in _SKIPPED_TOP:
             return None
+        if self.staging is None:
+            return self.hash_file(name, parts, stream, compressed_size)
         target = self.staging.joinpath(*parts)
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -228,16 +305,45 @@ class _Writer:
         with os.fdopen(fd, "wb") as out:
             while chunk := stream.read(_CHUNK):
                 size += len(chunk)
-                self.written += len(chunk)
-                # Checked before writing, so a cap is never exceeded on disk.
-                if size > self.max_member_bytes:
-                    self.refuse(name, f"holds more than {self.max_member_bytes} bytes")
-                if self.written > self.max_total_bytes:
-                    self.refuse(name, f"takes the archive past {self.max_total_bytes} bytes")
-                if compressed_size is not None:
-                    self.check_ratio(name, size, compressed_size)
-                self.check_ratio(name, self.written, self.archive_size)
+                self.count(name, size, len(chunk), compressed_size)  # before writing: never past a cap on disk
                 out.write(chunk)
+        return size
+
+    def count(self, name: str, size: int, new: int, compressed_size: int | None) -> None:
+        """Count ``new`` bytes of a member that has now produced ``size``; refuse past any cap."""
+        self.written += new
+        if size > self.max_member_bytes:
+            self.refuse(name, f"holds more than {self.max_member_bytes} bytes")
+        if self.written > self.max_total_bytes:
+            self.refuse(name, f"takes the archive past {self.max_total_bytes} bytes")
+        if compressed_size is not None:
+            self.check_ratio(name, size, compressed_size)
+        self.check_ratio(name, self.written, self.archive_size)
+
+    def hash_file(self, name: str, parts: tuple[str, ...], stream: IO[bytes], compressed_size: int | None) -> int:
+        """A scan's ``add_file``: the same path conflicts and caps; the bytes are hashed, not written."""
+        key = "/".join(parts)
+        if key in self.dirs:
+            self.refuse(name, "conflicts with another member of the same path")
+        for depth in range(1, len(parts)):
+            if "/".join(parts[:depth]) in self.files:
+                self.refuse(name, "conflicts with another member of the same path")
+            self.dirs.add("/".join(parts[:depth]))
+        keep = parts[-1] == _KEPT_NAME and len(parts) <= 2
+        if keep and len(parts) == 2 and (deeper := [k for k in self.kept if "/" in k]):
+            if deeper[0].split("/")[0] != parts[0]:
+                del self.kept[deeper[0]]  # two top-level folders: none is unwrapped, none is needed
+            keep = False
+        digest, kept, size = hashlib.sha256(), bytearray(), 0
+        while chunk := stream.read(_CHUNK):
+            size += len(chunk)
+            self.count(name, size, len(chunk), compressed_size)
+            digest.update(chunk)
+            if keep and len(kept) <= KEPT_BYTES:
+                kept += chunk[: KEPT_BYTES + 1 - len(kept)]
+        self.files[key] = digest.digest()
+        if keep:
+            self.kept[key] = bytes(kept)
         return size
 
 
@@ -300,6 +406,7 @@ def _tar_member(tar: tarfile.TarFile, member: tarfile.TarInfo, writer: _Writer) 
 
 def _extract_zip(archive: Path, writer: _Writer) -> None:
     try:
+        _count_zip_entries(archive, writer)
         with zipfile.ZipFile(archive) as zf:
             infos = zf.infolist()
             if len(infos) > writer.max_files:
@@ -309,6 +416,40 @@ def _extract_zip(archive: Path, writer: _Writer) -> None:
                 _zip_member(zf, info, writer)
     except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError) as e:
         raise SubmissionError(f"is not a readable zip archive: {e}", file=str(archive)) from e
+
+
+def _count_zip_entries(archive: Path, writer: _Writer) -> None:
+    """Refuse a zip whose central directory holds more than ``max_files`` entries, walking at most
+    ``max_files + 1`` of its headers: ``zipfile`` parses the whole directory before anything can be
+    counted (as many entries as the upload has room for), and the count the end record declares may
+    lie. What this cannot read is left to ``zipfile`` to refuse."""
+    with archive.open("rb") as fp:
+        end = zipfile._EndRecData(fp)  # type: ignore[attr-defined]  # the record zipfile itself reads
+        if not end:
+            return
+        size_cd = end[zipfile._ECD_SIZE]  # type: ignore[attr-defined]
+        # Where zipfile itself starts reading it (_RealGetContents), a zip64 end record included.
+        start = end[zipfile._ECD_LOCATION] - size_cd  # type: ignore[attr-defined]
+        if end[zipfile._ECD_SIGNATURE] == zipfile.stringEndArchive64:  # type: ignore[attr-defined]
+            start -= zipfile.sizeEndCentDir64 + zipfile.sizeEndCentDir64Locator  # type: ignore[attr-defined]
+        if start < 0:
+            return
+        fp.seek(start)
+        header = zipfile.sizeCentralDir  # type: ignore[attr-defined]
+        position, entries = 0, 0
+        while position + header <= size_cd:
+            fp.seek(start + position)
+            fixed = fp.read(header)
+            if len(fixed) < header or fixed[:4] != b"PK\x01\x02":
+                return
+            name_len, extra_len, comment_len = struct.unpack("<3H", fixed[28:34])
+            entries += 1
+            if entries > writer.max_files:
+                raw = fp.read(name_len)  # decoded as zipfile does: UTF-8 when flagged, else cp437
+                flags = struct.unpack("<H", fixed[8:10])[0]
+                name = raw.decode("utf-8", "surrogateescape") if flags & 0x800 else raw.decode("cp437")
+                writer.refuse(name, f"is past the limit of {writer.max_files} members")
+            position += header + name_len + extra_len + comment_len
 
 
 def _zip_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, writer: _Writer) -> None:

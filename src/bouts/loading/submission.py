@@ -23,8 +23,19 @@ import tempfile
 from pathlib import Path
 
 from bouts.errors import SubmissionError
-from bouts.loading._common import TreeEntry, check_link, read_toml, tree_hash, validate, walk_tree
-from bouts.loading.archive import MiB, extract_archive_dropping_links, is_archive
+from bouts.loading._common import (
+    SKIP_DIRS,
+    SKIP_SUFFIXES,
+    TreeEntry,
+    check_link,
+    check_name,
+    parse_toml,
+    read_toml,
+    tree_hash,
+    validate,
+    walk_tree,
+)
+from bouts.loading.archive import KEPT_BYTES, MiB, extract_archive_dropping_links, is_archive, scan_archive
 from bouts.models.challenge import Challenge
 from bouts.models.submission import DroppedLink, Submission, SubmissionMeta
 from bouts.scoring.budgets import iteration_refusal
@@ -34,6 +45,9 @@ _FOLDERS = ("code", "deliverables")
 # The same caps as an archive's, so a huge directory is refused as clearly as a huge archive.
 MAX_FILES = 10_000
 MAX_TOTAL_BYTES = 200 * MiB
+MAX_META_BYTES = KEPT_BYTES
+"""The largest ``submission.toml`` (a few lines are expected): parsing a bigger one would cost the
+API more CPU than the whole rest of an upload's checks."""
 
 
 def load_submission(path: Path, workdir: Path) -> Submission:
@@ -90,7 +104,10 @@ def load_submission(path: Path, workdir: Path) -> Submission:
     if "submission.toml" in gone:
         raise SubmissionError("is a symbolic link that leaves the submission (links are never followed)",
                               file=name("submission.toml"))
-    data = read_toml(root / "submission.toml", display=name("submission.toml"), error=SubmissionError)
+    toml = root / "submission.toml"
+    if toml.is_file() and toml.stat().st_size > MAX_META_BYTES:
+        raise SubmissionError(_too_big(), file=name("submission.toml"))
+    data = read_toml(toml, display=name("submission.toml"), error=SubmissionError)
     meta = validate(SubmissionMeta, data, display=name("submission.toml"), error=SubmissionError)
 
     code_dir = root / "code"
@@ -125,6 +142,69 @@ def load_submission(path: Path, workdir: Path) -> Submission:
         trajectory_path=trajectories[0] if trajectories else None,
         dropped_links=dropped,
     )
+
+
+def inspect_submission_archive(path: Path) -> tuple[SubmissionMeta, str]:
+    """What ``load_submission`` finds in the archive at ``path`` (its ``meta`` and ``content_hash``,
+    or the same ``SubmissionError``), from one streamed pass that writes nothing (``scan_archive``):
+    the checks an upload needs, at a cost bounded by the archive caps rather than by the archive.
+
+    It follows ``load_submission`` step by step on the scanned tree: the single top directory is
+    unwrapped, every path is checked, caches are left out of the hash, links are dropped and hashed
+    as links, and ``submission.toml``, ``code/``, ``deliverables/`` and the trajectory are checked
+    in the same order with the same messages (tests/loading/test_submission_scan.py holds the two
+    to the same answers).
+    """
+    path = Path(path)
+    scanned = scan_archive(path, max_total_bytes=MAX_TOTAL_BYTES, max_files=MAX_FILES)
+    files, dirs, links = scanned.files, set(scanned.dirs), list(scanned.links)
+    kept = scanned.kept
+    # Unwrapped as ``_extract`` does: one top-level entry (a dropped link counts) that is a directory.
+    top = {rel.split("/")[0] for rel in (*files, *dirs)} | {rel.split("/")[0] for rel, _ in links}
+    if len(top) == 1 and (only := next(iter(top))) in dirs:
+        prefix = f"{only}/"
+        files = {rel.removeprefix(prefix): d for rel, d in files.items() if rel.startswith(prefix)}
+        kept = {rel.removeprefix(prefix): b for rel, b in kept.items() if rel.startswith(prefix)}
+        dirs = {rel.removeprefix(prefix) for rel in dirs if rel.startswith(prefix)}
+        links = [(rel.removeprefix(prefix), target) for rel, target in links]
+    display = str(path)
+
+    def name(rel: str) -> str:
+        return f"{display.rstrip('/')}!{rel}"
+
+    for rel in sorted((*dirs, *files)):  # walk_tree's checks: every path, in skipped folders too
+        check_name(rel, display, SubmissionError)
+    entries = [TreeEntry(rel, path, digest=digest) for rel, digest in files.items()
+               if not rel.endswith(SKIP_SUFFIXES) and not SKIP_DIRS.intersection(rel.split("/")[:-1])]
+    for rel, target in links:
+        check_link(rel, target, display, SubmissionError)
+    entries = sorted([*entries, *(TreeEntry(rel, path, target) for rel, target in links)], key=lambda e: e.rel)
+    gone = {rel for rel, _ in links}
+    toml = name("submission.toml")
+    if "submission.toml" in gone:
+        raise SubmissionError("is a symbolic link that leaves the submission (links are never followed)", file=toml)
+    if "submission.toml" not in files:
+        raise SubmissionError("is missing" if "submission.toml" not in dirs else "is not a regular file", file=toml)
+    if len(kept["submission.toml"]) > MAX_META_BYTES:
+        raise SubmissionError(_too_big(), file=toml)
+    meta = validate(SubmissionMeta, parse_toml(kept["submission.toml"], display=toml, error=SubmissionError),
+                    display=toml, error=SubmissionError)
+    if "code" not in gone and "code" not in dirs:
+        raise SubmissionError("required directory is missing", file=name("code"))
+    if "deliverables" not in gone and "deliverables" in files:
+        raise SubmissionError("must be a directory", file=name("deliverables"))
+    trajectories = sorted(rel for rel in files if "/" not in rel and rel.startswith("trajectory."))
+    if len(trajectories) > 1:
+        raise SubmissionError(
+            "a submission holds at most one trajectory file; found " + ", ".join(trajectories),
+            file=name(trajectories[1]),
+            field="trajectory",
+        )
+    return meta, tree_hash(entries)
+
+
+def _too_big() -> str:
+    return f"is larger than {MAX_META_BYTES} bytes (a submission.toml holds a few lines)"
 
 
 def _made(workdir: Path) -> Path:

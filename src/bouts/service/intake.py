@@ -1,20 +1,24 @@
-"""Accepting an uploaded submission archive: store it under a cap, validate it with the same loader
-``score()`` uses (safe extraction included), check it against the URL and the caller, record it
-queued. The route only parses the request and calls ``accept_submission``."""
+"""Accepting an uploaded submission archive: store it under a cap, validate it with the checks of the
+loader ``score()`` uses, check it against the URL and the caller, record it queued. The route only
+parses the request and calls ``accept_submission``.
+
+The archive is validated by ``bouts.loading.inspect_submission_archive``: one streamed pass that
+writes nothing and stops at the first cap exceeded, so the CPU one upload can cost is bounded by the
+archive caps (10,000 members, 200 MiB of content) whatever the archive holds (docs/service.md)."""
 
 from __future__ import annotations
 
 import os
 import shutil
-import tempfile
 import time
 import uuid
 from pathlib import Path
 from typing import BinaryIO
 
 from bouts.errors import ChallengeError, SubmissionError
-from bouts.loading import load_submission, read_toml, validate
+from bouts.loading import read_toml, validate
 from bouts.loading.archive import ARCHIVE_SUFFIXES
+from bouts.loading.submission import inspect_submission_archive
 from bouts.models.challenge import ChallengeSpec
 from bouts.models.submission import SubmissionMeta
 from bouts.scoring.budgets import iteration_refusal
@@ -26,7 +30,8 @@ from bouts.service.storage.records import ChallengeInfo, Principal, SubmissionIn
 
 _CHUNK = 1 << 16
 INCOMING, ARCHIVES, SCRATCH = "incoming", "submissions", "tmp"
-"""Under the data dir: uploads being received, accepted archives, extraction scratch."""
+"""Under the data dir: uploads being received, accepted archives, scratch (an upload is no longer
+extracted there; what an older version left is still swept)."""
 KEPT_SUFFIX = ".scored.json"
 """Beside an accepted archive: its finished scoring, kept until it is saved (``bouts.service.jobs``)."""
 
@@ -55,7 +60,7 @@ def accept_submission(
     final = data_dir / ARCHIVES / f"{submission_id}{suffix}"
     try:
         _store(upload, staged, max_bytes)
-        meta, content_hash = _inspect(staged, shown, data_dir)
+        meta, content_hash = _inspect(staged, shown)
         if meta.challenge != challenge:
             raise SubmissionError(f"is for challenge '{meta.challenge}', not '{challenge}'",
                                   file=f"{shown}!submission.toml", field="challenge")  # fmt: skip
@@ -148,18 +153,16 @@ def _store(upload: BinaryIO, target: Path, max_bytes: int) -> None:
         raise SubmissionError("is empty", field="archive")
 
 
-def _inspect(archive: Path, shown: str, data_dir: Path) -> tuple[SubmissionMeta, str]:
-    """Load the archive exactly as a worker will; server paths in messages become the upload's name."""
-    scratch = data_dir / SCRATCH
-    scratch.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=scratch) as tmp:
-        try:
-            # Member names and link targets that are not UTF-8 (or too long) are the loader's to refuse.
-            submission = load_submission(archive, Path(tmp))
-            check_meta(submission.meta, file=f"{shown}!submission.toml")
-        except SubmissionError as exc:
-            exc.message = exc.message.replace(str(archive), shown).replace(str(tmp), "")
-            exc.file = (exc.file or shown).replace(str(archive), shown)
-            exc.field = exc.field or "archive"  # the upload's part that is at fault
-            raise
-    return submission.meta, submission.content_hash
+def _inspect(archive: Path, shown: str) -> tuple[SubmissionMeta, str]:
+    """Check the archive as a worker will load it, without extracting it; server paths in messages
+    become the upload's name."""
+    try:
+        # Member names and link targets that are not UTF-8 (or too long) are the loader's to refuse.
+        meta, content_hash = inspect_submission_archive(archive)
+        check_meta(meta, file=f"{shown}!submission.toml")
+    except SubmissionError as exc:
+        exc.message = exc.message.replace(str(archive), shown)
+        exc.file = (exc.file or shown).replace(str(archive), shown)
+        exc.field = exc.field or "archive"  # the upload's part that is at fault
+        raise
+    return meta, content_hash
