@@ -30,6 +30,9 @@ JUDGE = "llm-quality:svc-fake-model"
 def _judges_as_they_were():
     """The API seats the panel's judges in this process's registry: take them out again, so later
     tests (the docs-cover-every-judge test among them) see only the judges the engine ships."""
+    # The built-ins registered before the snapshot: one taken before their first import would drop them on
+    # restore, and they never register again in this process (an order-dependent failure under xdist).
+    import bouts.judges.builtin  # noqa: F401
     from bouts.judging import JUDGES
 
     factories, docs = dict(JUDGES._factories), dict(JUDGES._docs)
