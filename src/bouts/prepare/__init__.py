@@ -10,9 +10,10 @@ from bouts.prepare._deps import (
     PreparedEnv,
     dependency_manifests,
     environment_key,
+    exact_version,
     prepare_dependencies,
     unpinned_requirements,
 )
 
-__all__ = ["DEFAULT_CACHE", "PreparedEnv", "dependency_manifests", "environment_key", "prepare_dependencies",
-           "unpinned_requirements"]
+__all__ = ["DEFAULT_CACHE", "PreparedEnv", "dependency_manifests", "environment_key", "exact_version",
+           "prepare_dependencies", "unpinned_requirements"]

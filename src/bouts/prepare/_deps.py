@@ -20,10 +20,13 @@ import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from bouts.cache import private_directory
 from bouts.errors import ChallengeError, InfrastructureError
+
+if TYPE_CHECKING:
+    from packaging.requirements import Requirement
 
 DEFAULT_CACHE = Path.home() / ".cache" / "bouts" / "deps"
 """Engine-private (created 0700): whoever can write an environment decides what tests import."""
@@ -98,13 +101,24 @@ def unpinned_requirements(text: str) -> list[tuple[int, str]]:
         except InvalidRequirement as exc:
             out.append((start, f"not a requirement: {req_text!r} ({str(exc).splitlines()[0]})"))
             continue
-        specs = list(req.specifier)
+        _, why = exact_version(req)
         if req.url:
-            out.append((start, f"{req_text}: a direct reference (URL or path), not a version"))
-        elif not (len(specs) == 1 and specs[0].operator in ("==", "===") and "*" not in specs[0].version):
-            why = "no version given" if not specs else f"a range ({req.specifier}), not one version"
+            out.append((start, f"{req_text}: {why}"))
+        elif why is not None:
             out.append((start, f"{req_text}: {why}; pin it as {req.name}==VERSION"))
     return out
+
+
+def exact_version(req: Requirement) -> tuple[str | None, str | None]:
+    """``(version, None)`` when the requirement names exactly one version (``==``/``===``, no
+    wildcard), else ``(None, why not)``. The one reading of "pinned" for the prepared environment's
+    lock and the dependency advisories."""
+    if req.url:
+        return None, "a direct reference (URL or path), not a version"
+    specs = list(req.specifier)
+    if len(specs) == 1 and specs[0].operator in ("==", "===") and "*" not in specs[0].version:
+        return specs[0].version, None
+    return None, "no version given" if not specs else f"a range ({req.specifier}), not one version"
 
 
 def _has_dependencies(manifests: list[Path]) -> bool:

@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any, Literal
 
+from bouts.prepare import exact_version
+
 Ecosystem = Literal["PyPI", "npm"]
 LOCK_NAMES = frozenset({"package-lock.json", "npm-shrinkwrap.json"})
 _REQ_FILE = re.compile(r"^requirements([-_.][\w.-]*)?\.txt$")
@@ -95,13 +97,8 @@ def pep508(raw: str, file: str, line: int) -> tuple[Dependency | None, str | Non
         req = Requirement(raw)
     except InvalidRequirement as exc:
         return None, f"{file}:{line}: not a requirement, not checked: {raw!r} ({str(exc).splitlines()[0]})"
-    if req.url:
-        return _python(req.name, None, raw, file, line, "a direct reference (URL), not a version"), None
-    specs = list(req.specifier)
-    if len(specs) == 1 and specs[0].operator in ("==", "===") and "*" not in specs[0].version:
-        return _python(req.name, specs[0].version, raw, file, line), None
-    why = "no version given" if not specs else f"a range ({req.specifier}), not one version"
-    return _python(req.name, None, raw, file, line, why), None
+    version, why = exact_version(req)
+    return _python(req.name, version, raw, file, line, why), None
 
 
 def _python(name: str, version: str | None, spec: str, file: str, line: int, why: str | None = None) -> Dependency:
