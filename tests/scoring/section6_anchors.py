@@ -19,7 +19,7 @@ from bouts.pipeline import Measured, ScoreConfig, measure
 from bouts.trajectory import load_trajectory
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-CHALLENGES = ("inventory-ledger", "league-table", "room-bookings", "rate-limiter-js")
+CHALLENGES = ("inventory-ledger", "league-table", "room-bookings", "rate-limiter-js", "journal-replay")
 LEVELS = ("low", "mid", "high")
 TRAJECTORY_JUDGES = ("trajectory-process", "trajectory-strategy", "trajectory-recovery", "trajectory-efficiency",
                      "trajectory-integrity")  # fmt: skip
